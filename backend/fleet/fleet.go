@@ -1,0 +1,252 @@
+// Package fleet connects driftdeck's live model to clusters: for every selected
+// context it discovers which GitOps engines are installed, watches their
+// objects into the store, and keeps the context's connection state.
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/store"
+)
+
+// Fleet is the live model of every selected cluster.
+type Fleet struct {
+	Store    *store.Store
+	Projects *argocd.Projects
+	Updates  *pulumiop.UpdateIndex
+
+	mu       sync.Mutex
+	clusters map[string]*kube.Cluster
+	order    []string
+	synced   sync.WaitGroup
+	// refused receives watch errors no retry will mend (forbidden,
+	// unauthorized), so that one-shot commands can stop waiting.
+	refused chan error
+}
+
+// Options select what to watch.
+type Options struct {
+	// Namespace limits every context to one namespace; "" watches all.
+	Namespace  string
+	Thresholds model.Thresholds
+}
+
+// New returns a fleet with an empty store.
+func New(opts Options) *Fleet {
+	th := opts.Thresholds
+	if th == (model.Thresholds{}) {
+		th = model.DefaultThresholds
+	}
+	f := &Fleet{
+		Store:    store.New(th),
+		Projects: argocd.NewProjects(),
+		Updates:  pulumiop.NewUpdateIndex(),
+		clusters: map[string]*kube.Cluster{},
+		refused:  make(chan error, 16),
+	}
+	f.Store.AddClassifier(f.Projects)
+	f.Store.AddClassifier(f.Updates)
+	return f
+}
+
+// Cluster returns a connected context by name.
+func (f *Fleet) Cluster(context string) (*kube.Cluster, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.clusters[context]
+	return c, ok
+}
+
+// Contexts lists the contexts in the order they were added.
+func (f *Fleet) Contexts() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.order...)
+}
+
+// watched lists every resource driftdeck looks for.
+var watched = []schema.GroupVersionResource{
+	argocd.Applications, argocd.AppProjects, pulumiop.Stacks, pulumiop.Updates,
+}
+
+// Add connects one context: discovery, identity, then watches, all until ctx
+// ends. It returns once discovery is done; the watches run on.
+func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) error {
+	f.mu.Lock()
+	if _, dup := f.clusters[c.Context]; dup {
+		f.mu.Unlock()
+		return fmt.Errorf("context %q added twice", c.Context)
+	}
+	f.clusters[c.Context] = c
+	f.order = append(f.order, c.Context)
+	f.mu.Unlock()
+
+	if err := c.Discover(ctx, watched); err != nil {
+		f.Store.UpdateStatus(c.Context, func(s *store.ContextStatus) {
+			s.Connected, s.Error, s.Since = false, err.Error(), time.Now()
+		})
+		return err
+	}
+	missing := map[string]string{}
+	if !c.Has(argocd.Applications) {
+		missing[string(model.EngineArgoCD)] = "Argo CD is not installed (no applications.argoproj.io)"
+	}
+	if !c.Has(pulumiop.Stacks) {
+		missing[string(model.EnginePulumi)] = "the Pulumi operator is not installed (no stacks.pulumi.com)"
+	}
+	f.Store.UpdateStatus(c.Context, func(s *store.ContextStatus) {
+		s.Connected, s.Since, s.Missing = true, time.Now(), missing
+		s.LastEvent = time.Now()
+	})
+	go f.probeIdentity(ctx, c)
+
+	h := &health{store: f.Store, context: c.Context, refused: f.refused}
+	if c.Has(argocd.AppProjects) {
+		// AppProjects live in Argo CD's own namespace, which may differ from
+		// the one selected: watch them everywhere when we may.
+		projectNS := namespace
+		if v, err := c.Access.Can(ctx, "list", argocd.AppProjects, "", ""); err == nil && v.Allowed {
+			projectNS = ""
+		}
+		f.start(ctx, h, func(ctx context.Context, done func()) { f.watchProjects(ctx, c, projectNS, h, done) })
+	}
+	if c.Has(pulumiop.Updates) {
+		f.start(ctx, h, func(ctx context.Context, done func()) { f.watchUpdates(ctx, c, namespace, h, done) })
+	}
+	if c.Has(argocd.Applications) {
+		f.start(ctx, h, func(ctx context.Context, done func()) {
+			watchUnits(ctx, f.Store, c, argocd.Applications, model.EngineArgoCD, namespace, argocd.Convert, h, done)
+		})
+	}
+	if c.Has(pulumiop.Stacks) {
+		f.start(ctx, h, func(ctx context.Context, done func()) {
+			watchUnits(ctx, f.Store, c, pulumiop.Stacks, model.EnginePulumi, namespace, pulumiop.Convert, h, done)
+		})
+	}
+	return nil
+}
+
+// start runs one watch; done is called once, when its first list has arrived.
+func (f *Fleet) start(ctx context.Context, h *health, run func(ctx context.Context, done func())) {
+	f.synced.Add(1)
+	h.pending.Add(1)
+	var once sync.Once
+	done := func() {
+		once.Do(func() {
+			f.synced.Done()
+			if h.pending.Add(-1) == 0 {
+				h.markSynced()
+			}
+		})
+	}
+	go run(ctx, done)
+}
+
+// WaitSynced blocks until every watch delivered its first list. It returns
+// early with the error when a watch is refused (forbidden, unauthorized) or
+// ctx ends.
+func (f *Fleet) WaitSynced(ctx context.Context) error {
+	ch := make(chan struct{})
+	go func() { f.synced.Wait(); close(ch) }()
+	select {
+	case <-ch:
+		return nil
+	case err := <-f.refused:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (f *Fleet) probeIdentity(ctx context.Context, c *kube.Cluster) {
+	id, err := c.Access.Identity(ctx)
+	if err != nil {
+		id = "unknown (" + err.Error() + ")"
+	}
+	f.Store.UpdateStatus(c.Context, func(s *store.ContextStatus) { s.Identity = id })
+}
+
+func (f *Fleet) watchProjects(ctx context.Context, c *kube.Cluster, namespace string, h *health, done func()) {
+	type project struct {
+		namespace, name string
+		windows         []argocd.SyncWindow
+	}
+	affected := func(name string) func(*model.Unit) bool {
+		return func(u *model.Unit) bool { return u.Key.Context == c.Context && u.Argo != nil && u.Project == name }
+	}
+	kube.Watch(ctx, c, argocd.AppProjects, namespace, kube.Feed[project]{
+		Convert: func(obj map[string]any) project {
+			p := project{windows: argocd.ReadWindows(obj)}
+			if md, ok := obj["metadata"].(map[string]any); ok {
+				p.namespace, _ = md["namespace"].(string)
+				p.name, _ = md["name"].(string)
+			}
+			return p
+		},
+		Put: func(p project) {
+			f.Projects.Put(c.Context, p.namespace, p.name, p.windows)
+			f.Store.Reclassify(affected(p.name))
+		},
+		Delete: func(ns, name string) {
+			f.Projects.Remove(c.Context, ns, name)
+			f.Store.Reclassify(affected(name))
+		},
+		Replace: func(ps []project) {
+			for _, p := range ps {
+				f.Projects.Put(c.Context, p.namespace, p.name, p.windows)
+			}
+			f.Store.Reclassify(func(u *model.Unit) bool { return u.Key.Context == c.Context && u.Argo != nil })
+			done()
+		},
+	}, h)
+}
+
+func (f *Fleet) watchUpdates(ctx context.Context, c *kube.Cluster, namespace string, h *health, done func()) {
+	affected := func(ns string) func(*model.Unit) bool {
+		return func(u *model.Unit) bool {
+			return u.Key.Context == c.Context && u.Key.Namespace == ns && u.Stack != nil && u.Stack.CurrentUpdate != ""
+		}
+	}
+	kube.Watch(ctx, c, pulumiop.Updates, namespace, kube.Feed[pulumiop.Update]{
+		Convert: func(obj map[string]any) pulumiop.Update { return pulumiop.ConvertUpdate(c.Context, obj) },
+		Put: func(u pulumiop.Update) {
+			f.Updates.Put(u)
+			f.Store.Reclassify(affected(u.Namespace))
+		},
+		Delete: func(ns, name string) {
+			f.Updates.Remove(c.Context, ns, name)
+			f.Store.Reclassify(affected(ns))
+		},
+		Replace: func(us []pulumiop.Update) {
+			f.Updates.Replace(c.Context, namespace, us)
+			f.Store.Reclassify(func(u *model.Unit) bool { return u.Key.Context == c.Context && u.Stack != nil })
+			done()
+		},
+	}, h)
+}
+
+// watchUnits feeds one engine's objects into the store as units.
+func watchUnits(ctx context.Context, st *store.Store, c *kube.Cluster, gvr schema.GroupVersionResource, engine model.Engine,
+	namespace string, convert func(string, map[string]any) *model.Unit, h *health, done func()) {
+	scope := store.Scope{Context: c.Context, Engine: engine, Namespace: namespace}
+	kube.Watch(ctx, c, gvr, namespace, kube.Feed[*model.Unit]{
+		Convert: func(obj map[string]any) *model.Unit { return convert(c.Context, obj) },
+		Put:     st.Put,
+		Delete: func(ns, name string) {
+			st.Remove(model.Key{Context: c.Context, Engine: engine, Namespace: ns, Name: name})
+		},
+		Replace: func(us []*model.Unit) {
+			st.Replace(scope, us)
+			done()
+		},
+	}, h)
+}

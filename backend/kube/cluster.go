@@ -1,0 +1,123 @@
+// Package kube is driftdeck's access to Kubernetes clusters: connections per
+// kubeconfig context, discovery of the GitOps resources present, watches that
+// feed the store, and identity and permission probes.
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Cluster is one kubeconfig context, connected.
+type Cluster struct {
+	Context   string
+	Config    *rest.Config
+	Dynamic   dynamic.Interface
+	Kube      kubernetes.Interface
+	Namespace string // the context's default namespace
+	Access    *Access
+	// Resources present, by resource (filled by Discover).
+	Resources map[schema.GroupVersionResource]bool
+}
+
+// ErrNoKubeconfig means no kubeconfig could be found at all.
+var ErrNoKubeconfig = errors.New("no kubeconfig found")
+
+// ContextNames resolves the contexts to use: the comma-separated --context
+// value, or the current context.
+func ContextNames(flags *genericclioptions.ConfigFlags) ([]string, error) {
+	raw, err := flags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return nil, fmt.Errorf("reading kubeconfig: %w", err)
+	}
+	if len(raw.Contexts) == 0 && (flags.APIServer == nil || *flags.APIServer == "") {
+		return nil, ErrNoKubeconfig
+	}
+	var names []string
+	if flags.Context != nil && *flags.Context != "" {
+		for _, n := range strings.Split(*flags.Context, ",") {
+			n = strings.TrimSpace(n)
+			if n == "" {
+				continue
+			}
+			if _, ok := raw.Contexts[n]; !ok {
+				return nil, fmt.Errorf("context %q not found in kubeconfig (have: %s)", n, strings.Join(sortedKeys(raw.Contexts), ", "))
+			}
+			names = append(names, n)
+		}
+		return names, nil
+	}
+	return []string{raw.CurrentContext}, nil
+}
+
+// Connect builds the clients of one context, with the command line's overrides
+// (--as, --request-timeout, ...). QPS and burst are raised: driftdeck starts a
+// handful of watches at once and must not queue behind client-side throttling.
+func Connect(flags *genericclioptions.ConfigFlags, context string) (*Cluster, error) {
+	f := perContext(flags, context)
+	loader := f.ToRawKubeConfigLoader()
+	cfg, err := loader.ClientConfig()
+	if err != nil {
+		if clientcmd.IsEmptyConfig(err) {
+			return nil, ErrNoKubeconfig
+		}
+		return nil, fmt.Errorf("context %q: %w", context, err)
+	}
+	ns, _, err := loader.Namespace()
+	if err != nil {
+		ns = "default"
+	}
+	return NewCluster(context, cfg, ns)
+}
+
+// NewCluster builds the clients for a rest.Config.
+func NewCluster(context string, cfg *rest.Config, namespace string) (*Cluster, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = 50, 100
+	cfg.UserAgent = "driftdeck"
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("context %q: %w", context, err)
+	}
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("context %q: %w", context, err)
+	}
+	return NewClusterFromClients(context, cfg, dyn, kc, namespace), nil
+}
+
+// NewClusterFromClients wraps existing clients (the demo's in-process ones).
+func NewClusterFromClients(context string, cfg *rest.Config, dyn dynamic.Interface, kc kubernetes.Interface, namespace string) *Cluster {
+	c := &Cluster{Context: context, Config: cfg, Dynamic: dyn, Kube: kc, Namespace: namespace}
+	c.Access = newAccess(kc)
+	return c
+}
+
+func perContext(flags *genericclioptions.ConfigFlags, context string) *genericclioptions.ConfigFlags {
+	f := genericclioptions.NewConfigFlags(false)
+	f.KubeConfig, f.ClusterName, f.AuthInfoName = flags.KubeConfig, flags.ClusterName, flags.AuthInfoName
+	f.Namespace, f.APIServer, f.TLSServerName = flags.Namespace, flags.APIServer, flags.TLSServerName
+	f.Insecure, f.CertFile, f.KeyFile, f.CAFile = flags.Insecure, flags.CertFile, flags.KeyFile, flags.CAFile
+	f.BearerToken, f.Impersonate, f.ImpersonateUID, f.ImpersonateGroup = flags.BearerToken, flags.Impersonate, flags.ImpersonateUID, flags.ImpersonateGroup
+	f.Username, f.Password, f.Timeout = flags.Username, flags.Password, flags.Timeout
+	f.DisableCompression = flags.DisableCompression
+	f.Context = &context
+	return f
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}

@@ -1,0 +1,140 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Feed receives the objects of one watch. Convert runs once per object as it
+// arrives and its result is all that is kept: the raw object is dropped at
+// once, so memory holds only what the views need.
+type Feed[T any] struct {
+	Convert func(obj map[string]any) T
+	Put     func(T)
+	Delete  func(namespace, name string)
+	// Replace receives the whole list after every (re)list.
+	Replace func([]T)
+}
+
+// Health receives the watch's connection events.
+type Health interface {
+	Connected()
+	Disconnected(err error)
+	Event()
+}
+
+// Watch lists and watches one resource in one namespace ("" for all) until ctx
+// ends, feeding every change. Reconnection is the reflector's: on a broken
+// watch it relists with backoff; health hears of every list and watch attempt.
+func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResource, namespace string, feed Feed[T], health Health) {
+	ri := c.Dynamic.Resource(gvr).Namespace(namespace)
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			list, err := ri.List(ctx, opts)
+			report(health, err)
+			return list, err
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			w, err := ri.Watch(ctx, opts)
+			report(health, err)
+			return w, err
+		},
+	}
+	store := &feedStore[T]{feed: feed, health: health}
+	r := cache.NewReflectorWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, c.Dynamic), &unstructured.Unstructured{}, store,
+		cache.ReflectorOptions{Name: fmt.Sprintf("%s %s", c.Context, gvr.Resource), MinWatchTimeout: 5 * time.Minute})
+	r.RunWithContext(ctx)
+}
+
+func report(h Health, err error) {
+	if err != nil {
+		h.Disconnected(err)
+	} else {
+		h.Connected()
+	}
+}
+
+// item is what the reflector's own temporary stores keep during a streamed
+// initial list: the converted value with just enough metadata to key it.
+type item[T any] struct {
+	metav1.ObjectMeta
+	value T
+}
+
+func (i *item[T]) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+func (i *item[T]) DeepCopyObject() runtime.Object   { c := *i; return &c }
+
+// feedStore adapts a Feed to the reflector's store interface.
+type feedStore[T any] struct {
+	feed   Feed[T]
+	health Health
+}
+
+func (s *feedStore[T]) Transformer() cache.TransformFunc {
+	return func(obj any) (any, error) { return s.toItem(obj) }
+}
+
+func (s *feedStore[T]) toItem(obj any) (*item[T], error) {
+	switch o := obj.(type) {
+	case *item[T]:
+		return o, nil
+	case *unstructured.Unstructured:
+		it := &item[T]{value: s.feed.Convert(o.Object)}
+		it.Name, it.Namespace, it.ResourceVersion = o.GetName(), o.GetNamespace(), o.GetResourceVersion()
+		return it, nil
+	}
+	return nil, fmt.Errorf("unexpected object %T in watch", obj)
+}
+
+func (s *feedStore[T]) Add(obj any) error    { return s.put(obj) }
+func (s *feedStore[T]) Update(obj any) error { return s.put(obj) }
+
+func (s *feedStore[T]) put(obj any) error {
+	it, err := s.toItem(obj)
+	if err != nil {
+		return err
+	}
+	s.health.Event()
+	s.feed.Put(it.value)
+	return nil
+}
+
+func (s *feedStore[T]) Delete(obj any) error {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	s.health.Event()
+	switch o := obj.(type) {
+	case *item[T]:
+		s.feed.Delete(o.Namespace, o.Name)
+	case *unstructured.Unstructured:
+		s.feed.Delete(o.GetNamespace(), o.GetName())
+	default:
+		return fmt.Errorf("unexpected object %T in watch", obj)
+	}
+	return nil
+}
+
+func (s *feedStore[T]) Replace(list []any, _ string) error {
+	out := make([]T, 0, len(list))
+	for _, obj := range list {
+		it, err := s.toItem(obj)
+		if err != nil {
+			return err
+		}
+		out = append(out, it.value)
+	}
+	s.health.Event()
+	s.feed.Replace(out)
+	return nil
+}
+
+func (s *feedStore[T]) Resync() error { return nil }

@@ -1,0 +1,81 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Engine names the reconciler kind of a unit, in the words of the command line.
+type Engine string
+
+const (
+	EngineArgoCD        Engine = "argocd"
+	EnginePulumi        Engine = "pulumi"
+	EngineKustomization Engine = "kustomization"
+	EngineHelmRelease   Engine = "helmrelease"
+	EngineTerraform     Engine = "terraform"
+)
+
+// Engines lists every engine in display order.
+var Engines = []Engine{EngineArgoCD, EnginePulumi, EngineKustomization, EngineHelmRelease, EngineTerraform}
+
+// ParseEngine accepts the engine names of the command line and a few common aliases.
+func ParseEngine(s string) (Engine, error) {
+	switch strings.ToLower(s) {
+	case "argocd", "argo", "app", "apps", "application", "applications":
+		return EngineArgoCD, nil
+	case "pulumi", "stack", "stacks":
+		return EnginePulumi, nil
+	case "kustomization", "kustomizations", "ks":
+		return EngineKustomization, nil
+	case "helmrelease", "helmreleases", "hr":
+		return EngineHelmRelease, nil
+	case "terraform", "terraforms", "tf", "tofu":
+		return EngineTerraform, nil
+	}
+	return "", fmt.Errorf("unknown engine %q (want one of argocd, pulumi, kustomization, helmrelease, terraform)", s)
+}
+
+// Key identifies a unit. Names are unique only per cluster, namespace and kind,
+// so all four take part.
+type Key struct {
+	Context   string
+	Engine    Engine
+	Namespace string
+	Name      string
+}
+
+// String renders the key as the command line names units:
+// <engine>/<namespace>/<name>, prefixed by "<context>:" when a context is set.
+func (k Key) String() string {
+	s := string(k.Engine) + "/" + k.Namespace + "/" + k.Name
+	if k.Context != "" {
+		return k.Context + ":" + s
+	}
+	return s
+}
+
+// Ref is the key without its context: what a user types.
+func (k Key) Ref() string { return string(k.Engine) + "/" + k.Namespace + "/" + k.Name }
+
+// ParseRef parses "[context:]engine/namespace/name".
+func ParseRef(s string) (Key, error) {
+	var k Key
+	rest := s
+	if i := strings.Index(s, ":"); i >= 0 {
+		k.Context, rest = s[:i], s[i+1:]
+		if k.Context == "" {
+			return Key{}, fmt.Errorf("unit %q: empty context before ':'", s)
+		}
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) != 3 || parts[1] == "" || parts[2] == "" {
+		return Key{}, fmt.Errorf("unit %q: want <engine>/<namespace>/<name>, e.g. argocd/argocd/guestbook", s)
+	}
+	e, err := ParseEngine(parts[0])
+	if err != nil {
+		return Key{}, fmt.Errorf("unit %q: %w", s, err)
+	}
+	k.Engine, k.Namespace, k.Name = e, parts[1], parts[2]
+	return k, nil
+}

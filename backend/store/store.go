@@ -1,0 +1,206 @@
+// Package store holds the live model: every unit of every watched cluster, keyed
+// by cluster, engine, namespace and name. Sources write into it; the pump hands
+// batched changes to the views.
+package store
+
+import (
+	"sync"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+)
+
+// Classifier refines a unit's observed state from knowledge the unit's own
+// object does not hold (sync windows of its project, the Updates of its Stack).
+// It runs before the time-based derivation, may set only the unit's own fields
+// (never mutate what its pointers share) and reports whether its verdict can
+// change with time alone.
+type Classifier interface {
+	Classify(u *model.Unit, now time.Time) (timeDependent bool)
+}
+
+// Store is safe for concurrent use. Units handed out are never mutated: every
+// change stores a new copy.
+type Store struct {
+	mu          sync.Mutex
+	units       map[model.Key]*model.Unit
+	base        map[model.Key]*model.Unit // as the adapter produced them, before derivation
+	changed     map[model.Key]struct{}
+	removed     map[model.Key]struct{}
+	clocked     map[model.Key]struct{}
+	thresholds  model.Thresholds
+	classifiers []Classifier
+	now         func() time.Time
+	version     uint64
+	signal      chan struct{}
+	status      map[string]ContextStatus
+	statusDirty bool
+}
+
+// New returns an empty store.
+func New(th model.Thresholds) *Store {
+	return &Store{
+		units:      map[model.Key]*model.Unit{},
+		base:       map[model.Key]*model.Unit{},
+		changed:    map[model.Key]struct{}{},
+		removed:    map[model.Key]struct{}{},
+		clocked:    map[model.Key]struct{}{},
+		status:     map[string]ContextStatus{},
+		thresholds: th,
+		now:        time.Now,
+		signal:     make(chan struct{}, 1),
+	}
+}
+
+// SetClock replaces the clock, for tests.
+func (s *Store) SetClock(now func() time.Time) { s.now = now }
+
+// AddClassifier registers a classifier applied to every unit, in order.
+func (s *Store) AddClassifier(c Classifier) {
+	s.mu.Lock()
+	s.classifiers = append(s.classifiers, c)
+	s.mu.Unlock()
+}
+
+// Put stores a unit fresh from its adapter; the store owns it from then on.
+func (s *Store) Put(u *model.Unit) {
+	s.mu.Lock()
+	s.putLocked(u, s.now())
+	s.mu.Unlock()
+	s.wake()
+}
+
+// Remove forgets a unit.
+func (s *Store) Remove(k model.Key) {
+	s.mu.Lock()
+	s.removeLocked(k)
+	s.mu.Unlock()
+	s.wake()
+}
+
+// Replace makes the units of one scope (a context and engine, optionally one
+// namespace) exactly the given list: units of the scope not in it are removed.
+func (s *Store) Replace(scope Scope, units []*model.Unit) {
+	now := s.now()
+	s.mu.Lock()
+	keep := make(map[model.Key]struct{}, len(units))
+	for _, u := range units {
+		keep[u.Key] = struct{}{}
+		s.putLocked(u, now)
+	}
+	for k := range s.base {
+		if _, ok := keep[k]; !ok && scope.Contains(k) {
+			s.removeLocked(k)
+		}
+	}
+	s.mu.Unlock()
+	s.wake()
+}
+
+// Get returns the current unit for a key.
+func (s *Store) Get(k model.Key) (*model.Unit, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, ok := s.units[k]
+	return u, ok
+}
+
+// Len is the number of units.
+func (s *Store) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.units)
+}
+
+// Reclassify re-derives the units the filter selects, after something a
+// classifier depends on changed (a project's sync windows, say).
+func (s *Store) Reclassify(filter func(*model.Unit) bool) {
+	now := s.now()
+	s.mu.Lock()
+	for k, b := range s.base {
+		if filter(b) {
+			s.deriveLocked(k, b, now)
+		}
+	}
+	s.mu.Unlock()
+	s.wake()
+}
+
+// Tick re-derives the units whose state can change with time alone (runs that
+// may pass their stuck threshold, pauses that may expire, windows).
+func (s *Store) Tick() {
+	now := s.now()
+	s.mu.Lock()
+	for k := range s.clocked {
+		if b, ok := s.base[k]; ok {
+			s.deriveLocked(k, b, now)
+		}
+	}
+	s.mu.Unlock()
+	s.wake()
+}
+
+func (s *Store) putLocked(u *model.Unit, now time.Time) {
+	if u.RunSince.IsZero() && u.Observed != model.Idle {
+		// The object does not say since when: date the state from when it was
+		// first seen, carried over while it lasts.
+		u.RunSince = now
+		if prev, ok := s.base[u.Key]; ok && prev.Observed == u.Observed && prev.Queued == u.Queued {
+			u.RunSince = prev.RunSince
+		}
+	}
+	s.base[u.Key] = u
+	delete(s.removed, u.Key)
+	s.deriveLocked(u.Key, u, now)
+}
+
+// deriveLocked computes the shown unit from the adapter's one and records a
+// change when it differs from what is shown now.
+func (s *Store) deriveLocked(k model.Key, base *model.Unit, now time.Time) {
+	d := *base
+	clock := false
+	for _, c := range s.classifiers {
+		if c.Classify(&d, now) {
+			clock = true
+		}
+	}
+	model.Derive(&d, now, s.thresholds)
+	if clock || model.NeedsClock(&d) {
+		s.clocked[k] = struct{}{}
+	} else {
+		delete(s.clocked, k)
+	}
+	if cur, ok := s.units[k]; ok && cur != base && sameShown(cur, &d) {
+		return
+	}
+	s.units[k] = &d
+	s.changed[k] = struct{}{}
+	s.version++
+}
+
+// sameShown tells whether a re-derivation changed nothing: same source object
+// and same derived fields.
+func sameShown(a, b *model.Unit) bool {
+	return a.ResourceVersion == b.ResourceVersion && a.UID == b.UID &&
+		a.Run == b.Run && a.StuckRule == b.StuckRule && a.RunReason == b.RunReason &&
+		a.RunSince.Equal(b.RunSince) && a.Window == b.Window
+}
+
+func (s *Store) removeLocked(k model.Key) {
+	if _, ok := s.base[k]; !ok {
+		return
+	}
+	delete(s.base, k)
+	delete(s.units, k)
+	delete(s.clocked, k)
+	delete(s.changed, k)
+	s.removed[k] = struct{}{}
+	s.version++
+}
+
+func (s *Store) wake() {
+	select {
+	case s.signal <- struct{}{}:
+	default:
+	}
+}

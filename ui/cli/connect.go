@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/demo"
+	"github.com/driftdeck/driftdeck/backend/fleet"
+	"github.com/driftdeck/driftdeck/backend/kube"
+)
+
+// errNoKubeconfig explains what to do when there is no cluster to talk to.
+var errNoKubeconfig = errors.New("no kubeconfig found (looked at --kubeconfig, $KUBECONFIG and ~/.kube/config); " +
+	"run `driftdeck --demo` to try driftdeck on its embedded demo control plane")
+
+// namespace is the namespace selection: -n limits, otherwise all namespaces.
+func (g *globals) namespace() string {
+	if g.allNamespaces || g.kube.Namespace == nil {
+		return ""
+	}
+	return *g.kube.Namespace
+}
+
+// requestTimeout is --request-timeout, or def when unset or zero.
+func (g *globals) requestTimeout(def time.Duration) time.Duration {
+	if g.kube.Timeout == nil || *g.kube.Timeout == "" || *g.kube.Timeout == "0" {
+		return def
+	}
+	d, err := time.ParseDuration(*g.kube.Timeout)
+	if err != nil {
+		return def
+	}
+	return d
+}
+
+// connect builds the fleet of the selected contexts (or the demo) and starts
+// watching. It returns once discovery is done in every context.
+func connect(ctx context.Context, g *globals) (*fleet.Fleet, error) {
+	f := fleet.New(fleet.Options{})
+	if g.demo {
+		c, err := demo.Start(ctx, demo.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("starting the demo control plane: %w", err)
+		}
+		return f, f.Add(ctx, c, g.namespace())
+	}
+	names, err := kube.ContextNames(g.kube)
+	if errors.Is(err, kube.ErrNoKubeconfig) {
+		return nil, &exitError{code: 2, err: errNoKubeconfig}
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		c, err := kube.Connect(g.kube, name)
+		if errors.Is(err, kube.ErrNoKubeconfig) {
+			return nil, &exitError{code: 2, err: errNoKubeconfig}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := f.Add(ctx, c, g.namespace()); err != nil {
+			return nil, &exitError{code: 3, err: fmt.Errorf("cluster unreachable: %w", err)}
+		}
+	}
+	return f, nil
+}

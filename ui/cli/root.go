@@ -1,0 +1,101 @@
+// Package cli is driftdeck's command line: kubectl-style global flags, the
+// TUI as the default command, and one subcommand per runbook step.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/klog/v2"
+)
+
+// Version is stamped at build time (-ldflags -X); "dev" otherwise.
+var Version = "dev"
+
+// globals are the flags every command shares.
+type globals struct {
+	kube          *genericclioptions.ConfigFlags
+	allNamespaces bool
+	demo          bool
+	readOnly      bool
+	dryRun        bool
+	output        string
+	in            io.Reader
+	out, errOut   io.Writer
+}
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// Main runs the command line and returns the process exit code.
+func Main(args []string, in io.Reader, out, errOut io.Writer) int {
+	// client-go logs through klog to stderr; on a full-screen terminal that
+	// would scribble over the UI. Errors reach the user through driftdeck.
+	klog.SetOutput(io.Discard)
+	klog.LogToStderr(false)
+
+	g := &globals{kube: genericclioptions.NewConfigFlags(false), in: in, out: out, errOut: errOut}
+	root := newRoot(g)
+	root.SetArgs(args)
+	root.SetIn(in)
+	root.SetOut(out)
+	root.SetErr(errOut)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(errOut, "error:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}
+
+func newRoot(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "driftdeck",
+		Short: "A terminal workbench for every GitOps reconciler in a cluster",
+		Long: `driftdeck shows every Argo CD Application and Pulumi operator Stack of the
+selected clusters in one live list, with what would change, and lets you pause
+self-heal, sync, terminate, retry and approve from one screen, audited.
+
+Without a subcommand it starts the full-screen workbench. --demo runs it on an
+embedded demo control plane instead of a cluster.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTUI(cmd.Context(), g)
+		},
+	}
+	g.kube.AddFlags(root.PersistentFlags())
+	pf := root.PersistentFlags()
+	pf.BoolVarP(&g.allNamespaces, "all-namespaces", "A", false, "watch every namespace (the default unless -n is given)")
+	pf.BoolVar(&g.demo, "demo", false, "run on the embedded demo control plane instead of a cluster")
+	pf.BoolVar(&g.readOnly, "read-only", false, "refuse every write (enforced by the backend)")
+	pf.BoolVar(&g.dryRun, "dry-run", false, "send writes as server-side dry runs: nothing is persisted")
+	root.AddCommand(newVersionCmd(g), newStatusCmd(g))
+	return root
+}
+
+func newVersionCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print driftdeck's version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			_, err := fmt.Fprintf(g.out, "driftdeck %s\n", Version)
+			return err
+		},
+	}
+}

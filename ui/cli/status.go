@@ -1,0 +1,257 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+)
+
+type statusOpts struct {
+	engines []string
+	states  []string
+}
+
+func newStatusCmd(g *globals) *cobra.Command {
+	o := &statusOpts{}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Print every unit once, with its states and reasons",
+		Long: `Print the live model once and exit: one line (or JSON record) per unit.
+
+Exit codes: 0 printed; 2 bad input or no kubeconfig; 3 cluster unreachable;
+4 forbidden by the cluster.`,
+		Example: `  driftdeck status -A
+  driftdeck status -n argocd --engine argocd --state stuck,failed
+  driftdeck status -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runStatus(cmd.Context(), g, o) },
+	}
+	cmd.Flags().StringVarP(&g.output, "output", "o", "table", "output format: table or json")
+	cmd.Flags().StringSliceVar(&o.engines, "engine", nil, "only these engines (argocd, pulumi)")
+	cmd.Flags().StringSliceVar(&o.states, "state", nil, "only units in these run states (idle, running, stuck, failed, awaiting, blocked) or sync/health words (drifted, degraded, paused)")
+	return cmd
+}
+
+func runStatus(ctx context.Context, g *globals, o *statusOpts) error {
+	if g.output != "table" && g.output != "json" {
+		return &exitError{code: 2, err: fmt.Errorf("--output %q: want table or json", g.output)}
+	}
+	keep, err := unitFilter(o.engines, o.states)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.requestTimeout(60*time.Second))
+	defer cancel()
+	f, err := connect(ctx, g)
+	if err != nil {
+		return err
+	}
+	if err := f.WaitSynced(ctx); err != nil {
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+			return &exitError{code: 4, err: fmt.Errorf("forbidden: %w", err)}
+		}
+		return &exitError{code: 3, err: fmt.Errorf("cluster did not answer in time: %w", err)}
+	}
+	f.Store.Tick()
+	var units []*model.Unit
+	for _, u := range f.Store.Snapshot() {
+		if keep(u) {
+			units = append(units, u)
+		}
+	}
+	now := time.Now()
+	if g.output == "json" {
+		return printJSON(g, units, now)
+	}
+	return printTable(g, units, now, len(f.Contexts()) > 1)
+}
+
+// unitFilter builds the --engine/--state filter.
+func unitFilter(engines, states []string) (func(*model.Unit) bool, error) {
+	wantEngine := map[model.Engine]bool{}
+	for _, e := range engines {
+		eng, err := model.ParseEngine(e)
+		if err != nil {
+			return nil, fmt.Errorf("--engine: %w", err)
+		}
+		wantEngine[eng] = true
+	}
+	var checks []func(*model.Unit) bool
+	for _, s := range states {
+		c, err := stateCheck(strings.ToLower(strings.TrimSpace(s)))
+		if err != nil {
+			return nil, err
+		}
+		checks = append(checks, c)
+	}
+	return func(u *model.Unit) bool {
+		if len(wantEngine) > 0 && !wantEngine[u.Key.Engine] {
+			return false
+		}
+		if len(checks) == 0 {
+			return true
+		}
+		for _, c := range checks {
+			if c(u) {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+func stateCheck(s string) (func(*model.Unit) bool, error) {
+	if r, ok := model.ParseRunState(s); ok {
+		return func(u *model.Unit) bool { return u.Run == r }, nil
+	}
+	switch s {
+	case "drifted", "outofsync":
+		return func(u *model.Unit) bool { return u.Sync == model.Drifted }, nil
+	case "degraded":
+		return func(u *model.Unit) bool { return u.Health == model.Degraded }, nil
+	case "paused":
+		return func(u *model.Unit) bool { return u.Automation == model.Paused }, nil
+	case "suspended":
+		return func(u *model.Unit) bool { return u.Automation == model.Suspended }, nil
+	case "unreadable":
+		return func(u *model.Unit) bool { return len(u.ReadErrors) > 0 }, nil
+	}
+	return nil, fmt.Errorf("--state %q: want a run state (idle, running, stuck, failed, awaiting, blocked) or drifted, degraded, paused, suspended, unreadable", s)
+}
+
+func printTable(g *globals, units []*model.Unit, now time.Time, withContext bool) error {
+	tw := tabwriter.NewWriter(g.out, 0, 0, 2, ' ', 0)
+	head := "UNIT\tSYNC\tHEALTH\tAUTOMATION\tRUN\tSINCE\tREVISION\tREASON"
+	if withContext {
+		head = "CONTEXT\t" + head
+	}
+	fmt.Fprintln(tw, head)
+	for _, u := range units {
+		row := []string{u.Key.Ref(), u.Sync.String(), u.Health.String(), automationWord(u, now), u.Run.String(),
+			age(u.RunSince, now), shortRev(u.Applied), oneLine(reasonOf(u), 100)}
+		if withContext {
+			row = append([]string{u.Key.Context}, row...)
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	if len(units) == 0 {
+		fmt.Fprintln(tw, "(no units)")
+	}
+	return tw.Flush()
+}
+
+// unitRecord is the -o json shape: one record per unit.
+type unitRecord struct {
+	Unit             string     `json:"unit"`
+	Context          string     `json:"context"`
+	Engine           string     `json:"engine"`
+	Namespace        string     `json:"namespace"`
+	Name             string     `json:"name"`
+	Kind             string     `json:"kind"`
+	Sync             string     `json:"sync"`
+	SyncNative       string     `json:"syncNative,omitempty"`
+	Health           string     `json:"health"`
+	HealthNative     string     `json:"healthNative,omitempty"`
+	Automation       string     `json:"automation"`
+	AutomationNative string     `json:"automationNative,omitempty"`
+	Run              string     `json:"run"`
+	RunSince         *time.Time `json:"runSince,omitempty"`
+	Reason           string     `json:"reason,omitempty"`
+	StuckRule        string     `json:"stuckRule,omitempty"`
+	Window           string     `json:"syncWindow,omitempty"`
+	Desired          string     `json:"desiredRevision,omitempty"`
+	Applied          string     `json:"appliedRevision,omitempty"`
+	Owner            string     `json:"owner,omitempty"`
+	Pause            *pauseJSON `json:"pause,omitempty"`
+	ReadErrors       []string   `json:"readErrors,omitempty"`
+}
+
+type pauseJSON struct {
+	By      string     `json:"by"`
+	Reason  string     `json:"reason"`
+	At      time.Time  `json:"at"`
+	Until   *time.Time `json:"until,omitempty"`
+	Expired bool       `json:"expired"`
+	Mode    string     `json:"mode"`
+}
+
+func printJSON(g *globals, units []*model.Unit, now time.Time) error {
+	recs := make([]unitRecord, 0, len(units))
+	for _, u := range units {
+		r := unitRecord{
+			Unit: u.Key.Ref(), Context: u.Key.Context, Engine: string(u.Key.Engine), Namespace: u.Key.Namespace, Name: u.Key.Name,
+			Kind: u.Kind, Sync: u.Sync.String(), SyncNative: u.SyncNative, Health: u.Health.String(), HealthNative: u.HealthNative,
+			Automation: u.Automation.String(), AutomationNative: u.AutomationNative, Run: u.Run.String(),
+			Reason: reasonOf(u), StuckRule: u.StuckRule, Window: u.Window, Desired: u.Desired, Applied: u.Applied,
+			Owner: u.Owner, ReadErrors: u.ReadErrors,
+		}
+		if !u.RunSince.IsZero() {
+			t := u.RunSince.UTC()
+			r.RunSince = &t
+		}
+		if p := u.Pause; p != nil {
+			r.Pause = &pauseJSON{By: p.By, Reason: p.Reason, At: p.At, Expired: p.Expired(now), Mode: p.Mode}
+			if !p.Until.IsZero() {
+				t := p.Until
+				r.Pause.Until = &t
+			}
+		}
+		recs = append(recs, r)
+	}
+	enc := json.NewEncoder(g.out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(recs)
+}
+
+// reasonOf is the one line that explains a unit's state.
+func reasonOf(u *model.Unit) string {
+	switch {
+	case u.Run == model.Stuck && u.StuckRule != "" && u.RunReason == "":
+		return u.StuckRule
+	case u.RunReason != "":
+		return u.RunReason
+	case u.Window != "":
+		return u.Window
+	case len(u.ReadErrors) > 0:
+		return "unreadable: " + u.ReadErrors[0]
+	}
+	return ""
+}
+
+func automationWord(u *model.Unit, now time.Time) string {
+	if u.Pause != nil && u.Pause.Expired(now) {
+		return "paused (expired)"
+	}
+	return u.Automation.String()
+}
+
+func age(t, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return model.HumanDuration(now.Sub(t))
+}
+
+func shortRev(s string) string {
+	if len(s) == 40 && !strings.ContainsAny(s, "/:,") {
+		return s[:7]
+	}
+	return oneLine(s, 20)
+}
+
+func oneLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
