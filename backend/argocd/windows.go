@@ -78,8 +78,9 @@ func (w *SyncWindow) compile() {
 	}
 	w.location = time.UTC
 	if w.TimeZone != "" && w.TimeZone != "UTC" {
-		if w.location, err = time.LoadLocation(w.TimeZone); err != nil {
-			w.Err = fmt.Errorf("timeZone %q: %w", w.TimeZone, err)
+		// Argo CD falls back to UTC for a zone it cannot load; so do we.
+		if loc, err := time.LoadLocation(w.TimeZone); err == nil {
+			w.location = loc
 		}
 	}
 }

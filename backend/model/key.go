@@ -79,3 +79,17 @@ func ParseRef(s string) (Key, error) {
 	k.Engine, k.Namespace, k.Name = e, parts[1], parts[2]
 	return k, nil
 }
+
+// CompareKeys orders keys by context, engine, namespace, name.
+func CompareKeys(a, b Key) int {
+	if c := strings.Compare(a.Context, b.Context); c != 0 {
+		return c
+	}
+	if c := strings.Compare(string(a.Engine), string(b.Engine)); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Name, b.Name)
+}

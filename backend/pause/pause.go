@@ -25,6 +25,7 @@ const (
 	ModeAutoSync = "auto-sync" // Argo CD: automated sync switched off
 	ModeSelfHeal = "self-heal" // Argo CD: only self-heal switched off
 	ModeSuspend  = "suspend"   // Flux/tofu: spec.suspend set
+	ModePreview  = "preview"   // Pulumi Stack: spec.preview set, nothing applied
 )
 
 // Annotations lists every pause annotation, for removal on resume.

@@ -53,22 +53,8 @@ func (s *Store) snapshotLocked() []*model.Unit {
 	for _, u := range s.units {
 		out = append(out, u)
 	}
-	slices.SortFunc(out, func(a, b *model.Unit) int { return CompareKeys(a.Key, b.Key) })
+	slices.SortFunc(out, func(a, b *model.Unit) int { return model.CompareKeys(a.Key, b.Key) })
 	return out
-}
-
-// CompareKeys orders keys by context, engine, namespace, name.
-func CompareKeys(a, b model.Key) int {
-	if c := strings.Compare(a.Context, b.Context); c != 0 {
-		return c
-	}
-	if c := strings.Compare(string(a.Engine), string(b.Engine)); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-		return c
-	}
-	return strings.Compare(a.Name, b.Name)
 }
 
 func sortStatus(st []ContextStatus) {

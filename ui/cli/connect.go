@@ -9,6 +9,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
 )
 
 // errNoKubeconfig explains what to do when there is no cluster to talk to.
@@ -37,8 +38,8 @@ func (g *globals) requestTimeout(def time.Duration) time.Duration {
 
 // connect builds the fleet of the selected contexts (or the demo) and starts
 // watching. It returns once discovery is done in every context.
-func connect(ctx context.Context, g *globals) (*fleet.Fleet, error) {
-	f := fleet.New(fleet.Options{})
+func connect(ctx context.Context, g *globals, th model.Thresholds) (*fleet.Fleet, error) {
+	f := fleet.New(fleet.Options{Thresholds: th})
 	if g.demo {
 		c, err := demo.Start(ctx, demo.Options{})
 		if err != nil {

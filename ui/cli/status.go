@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
 
@@ -51,7 +52,11 @@ func runStatus(ctx context.Context, g *globals, o *statusOpts) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.requestTimeout(60*time.Second))
 	defer cancel()
-	f, err := connect(ctx, g)
+	cfg, err := config.Load(config.DefaultPath())
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	f, err := connect(ctx, g, cfg.StuckThresholds())
 	if err != nil {
 		return err
 	}

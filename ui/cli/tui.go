@@ -1,8 +1,82 @@
 package cli
 
-import "context"
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"golang.org/x/term"
+
+	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/store"
+	"github.com/driftdeck/driftdeck/keymap"
+	"github.com/driftdeck/driftdeck/ui"
+)
+
+// pumpInterval batches watch events into one screen update; clockTick
+// re-derives time-dependent states (stuck thresholds, windows, expiries).
+const (
+	pumpInterval = 150 * time.Millisecond
+	clockTick    = 5 * time.Second
+)
 
 func runTUI(ctx context.Context, g *globals) error {
-	_, err := connect(ctx, g)
+	cfg, err := config.Load(config.DefaultPath())
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	keys := keymap.Default()
+	if err := keys.Override(cfg.Keys); err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("config %s: %w", config.DefaultPath(), err)}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	f, err := connect(ctx, g, cfg.StuckThresholds())
+	var ee *exitError
+	if errors.As(err, &ee) && errors.Is(err, errNoKubeconfig) && offerDemo(g) {
+		g.demo = true
+		f, err = connect(ctx, g, cfg.StuckThresholds())
+	}
+	if err != nil {
+		return err
+	}
+	svc, err := newService(g, f)
+	if err != nil {
+		return err
+	}
+	// Give the first list a moment so the screen opens full, not empty; a
+	// slow cluster still gets the screen at once and fills it as data comes.
+	waitCtx, waitCancel := context.WithTimeout(ctx, 800*time.Millisecond)
+	_ = f.WaitSynced(waitCtx)
+	waitCancel()
+	f.Store.Tick()
+	initial, _ := f.Store.Flush()
+	app := ui.New(ui.Options{
+		Backend: svc, Keys: keys, Theme: cfg.Theme, Demo: g.demo, ReadOnly: g.readOnly, DryRun: g.dryRun,
+		Initial: initial, Context: ctx,
+	})
+	p := tea.NewProgram(app, tea.WithContext(ctx))
+	go f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) { p.Send(ui.BatchMsg(b)) })
+	_, err = p.Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
 	return err
+}
+
+// offerDemo asks, on a terminal, whether to start the demo instead.
+func offerDemo(g *globals) bool {
+	in, ok := g.in.(*os.File)
+	if !ok || !term.IsTerminal(int(in.Fd())) {
+		return false
+	}
+	fmt.Fprint(g.errOut, errNoKubeconfig.Error()+"\nStart driftdeck on the embedded demo control plane now? [Y/n] ")
+	line, _ := bufio.NewReader(in).ReadString('\n')
+	answer := strings.ToLower(strings.TrimSpace(line))
+	return answer == "" || answer == "y" || answer == "yes"
 }

@@ -1,0 +1,48 @@
+package actions
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Plan is exactly what an action will write, computed from a fresh read of
+// the object. Confirm dialogs and --dry-run show it; Execute writes it.
+type Plan struct {
+	Request Request
+	// Summary is one line: what happens to which unit.
+	Summary string
+	// Changes lists each field written, as "path: old → new".
+	Changes []string
+	// Warnings are what the user must know before confirming (a sync window,
+	// an owner that reverts edits, a pause that expired ...).
+	Warnings []string
+	// Patch is the JSON patch sent, preconditions first.
+	Patch []Op
+	// ResourceVersion of the object the plan was made from.
+	ResourceVersion string
+	// Previous is the state a pause replaced (JSON), for the audit log.
+	Previous string
+
+	gvr         schema.GroupVersionResource
+	subresource string
+	// verify checks the object read back after the write.
+	verify      func(obj map[string]any) error
+	eventReason string
+	eventVerb   string // "paused auto-sync of", "requested a sync of", ...
+}
+
+// Result is what an executed action did.
+type Result struct {
+	Plan *Plan
+	// Actor is who the cluster says did it.
+	Actor string
+	// Verified is true when the object read back shows the intended change.
+	Verified bool
+	// Warnings found after the write (event not recorded, reverted ...).
+	Warnings []string
+	// ResourceVersion after the write.
+	ResourceVersion string
+	// Token is the value written for requests that are handled later (Pulumi
+	// reconciliation requests), so callers can wait for it to be handled.
+	Token  string
+	DryRun bool
+}

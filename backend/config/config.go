@@ -1,0 +1,108 @@
+// Package config reads driftdeck's own settings from the XDG config directory
+// ($XDG_CONFIG_HOME/driftdeck/config.yaml, ~/.config when unset): theme, key
+// bindings, stuck thresholds, and which local program runs a Pulumi Stack.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+)
+
+// Config is the file's content. Every field is optional.
+type Config struct {
+	// Theme: auto, dark, light, high-contrast or no-color.
+	Theme string `json:"theme,omitempty"`
+	// Keys rebinds keys by binding name, e.g. {sync: ["S"]}.
+	Keys map[string][]string `json:"keys,omitempty"`
+	// Thresholds after which a run counts as stuck.
+	Thresholds struct {
+		Running Duration `json:"running,omitempty"`
+		Queued  Duration `json:"queued,omitempty"`
+	} `json:"thresholds,omitempty"`
+	// Stacks maps Pulumi Stacks to local programs for previews.
+	Stacks []StackProgram `json:"stacks,omitempty"`
+}
+
+// StackProgram says where the program of a Stack lives on this machine and
+// which environment variables a preview may see.
+type StackProgram struct {
+	// Unit is the Stack as the command line names it: pulumi/<namespace>/<name>.
+	Unit string `json:"unit"`
+	// Dir is the directory holding Pulumi.yaml.
+	Dir string `json:"dir"`
+	// Stack is the Pulumi stack name (default: the Stack's spec.stack).
+	Stack string `json:"stack,omitempty"`
+	// Backend URL (default: the Stack's spec.backend, else PULUMI_BACKEND_URL).
+	Backend string `json:"backend,omitempty"`
+	// Env lists the environment variables passed through to pulumi.
+	Env []string `json:"env,omitempty"`
+}
+
+// Duration reads "10m" style durations.
+type Duration time.Duration
+
+// UnmarshalJSON accepts a Go duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := yaml.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("want a duration like \"10m\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration like \"10m\": %w", err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// DefaultPath is where the config file is looked for.
+func DefaultPath() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "driftdeck", "config.yaml")
+}
+
+// Load reads the config file at path. A missing file is an empty config; an
+// unreadable or invalid one is an error naming the file.
+func Load(path string) (*Config, error) {
+	c := &Config{}
+	if path == "" {
+		return c, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := yaml.UnmarshalStrict(b, c); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// StuckThresholds returns the thresholds, defaults filled in.
+func (c *Config) StuckThresholds() model.Thresholds {
+	th := model.DefaultThresholds
+	if c.Thresholds.Running > 0 {
+		th.Running = time.Duration(c.Thresholds.Running)
+	}
+	if c.Thresholds.Queued > 0 {
+		th.Queued = time.Duration(c.Thresholds.Queued)
+	}
+	return th
+}

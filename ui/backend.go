@@ -1,0 +1,27 @@
+// Package ui is the Bubble Tea root of driftdeck: layout, routing between the
+// views, header and footer, the ":" command bar, confirm dialogs and toasts.
+// It reaches the clusters only through Backend.
+package ui
+
+import (
+	"context"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/describe"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/store"
+)
+
+// Backend is everything the UI may ask of the backend.
+type Backend interface {
+	Available(ctx context.Context, u *model.Unit) []actions.Availability
+	Plan(ctx context.Context, req actions.Request) (*actions.Plan, error)
+	Execute(ctx context.Context, req actions.Request) (*actions.Result, error)
+	Freeze(ctx context.Context, keys []model.Key, reason string, until time.Time) []actions.BulkOutcome
+	Thaw(ctx context.Context, keys []model.Key, reason string) []actions.BulkOutcome
+	Describe(ctx context.Context, k model.Key) (*describe.Detail, error)
+}
+
+// BatchMsg carries a batch of model changes from the store's pump.
+type BatchMsg store.Batch

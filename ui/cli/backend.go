@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/describe"
+	"github.com/driftdeck/driftdeck/backend/fleet"
+)
+
+// service is the backend the TUI and the action commands use: the executor
+// for writes, the describer for the detail view.
+type service struct {
+	*actions.Executor
+	*describe.Describer
+}
+
+// newService wires the executor and describer to a fleet, with the audit log
+// in the XDG state directory.
+func newService(g *globals, f *fleet.Fleet) (*service, error) {
+	path, err := audit.DefaultPath()
+	if err != nil {
+		return nil, err
+	}
+	log, err := audit.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w (set XDG_STATE_HOME to a writable directory)", err)
+	}
+	return &service{
+		Executor: &actions.Executor{
+			Cluster:  f.Cluster,
+			Projects: f.Projects,
+			Audit:    log,
+			ReadOnly: g.readOnly,
+			DryRun:   g.dryRun,
+			Settle:   3 * time.Second,
+		},
+		Describer: &describe.Describer{Cluster: f.Cluster, Updates: f.Updates},
+	}, nil
+}

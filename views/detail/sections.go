@@ -1,0 +1,295 @@
+package detail
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+)
+
+func (m *Model) field(name, value string) string {
+	return m.theme.Dim.Render(fmt.Sprintf("%-14s", name)) + value
+}
+
+func (m *Model) heading(s string) string { return m.theme.Bold.Render(s) }
+
+func (m *Model) overview(now time.Time) []string {
+	u := m.unit
+	var out []string
+	out = append(out, m.field("Sync", u.Sync.String()+native(u.SyncNative)))
+	out = append(out, m.field("Health", u.Health.String()+native(u.HealthNative)))
+	out = append(out, m.field("Automation", u.Automation.String()+native(u.AutomationNative)))
+	run := u.Run.String()
+	if !u.RunSince.IsZero() {
+		run += " for " + model.HumanDuration(now.Sub(u.RunSince))
+	}
+	out = append(out, m.field("Run", run))
+	if u.RunReason != "" {
+		out = append(out, m.field("  why", u.RunReason))
+	}
+	if u.StuckRule != "" {
+		out = append(out, m.field("  rule", u.StuckRule))
+	}
+	if u.Window != "" {
+		out = append(out, m.field("Sync window", u.Window))
+	}
+	out = append(out, m.field("Desired", orDash(u.Desired)), m.field("Applied", orDash(u.Applied)))
+	if u.Project != "" {
+		label := "Project"
+		if u.Stack != nil {
+			label = "Pulumi stack"
+		}
+		out = append(out, m.field(label, u.Project))
+	}
+	if u.Owner != "" {
+		out = append(out, m.field("Owner", u.Owner+m.theme.Warn.Render("  (reverts spec edits)")))
+	}
+	out = append(out, m.pause(now)...)
+	out = append(out, m.engineFacts(now)...)
+	if len(u.ReadErrors) > 0 {
+		out = append(out, "", m.theme.Bad.Render("Could not read"))
+		for _, e := range u.ReadErrors {
+			out = append(out, "  "+e)
+		}
+	}
+	out = append(out, "", m.heading("Actions"))
+	if m.avail == nil {
+		out = append(out, m.theme.Dim.Render("  checking permissions…"))
+	}
+	for _, a := range m.avail {
+		if a.Enabled {
+			out = append(out, "  "+m.theme.Good.Render("●")+" "+string(a.Kind))
+		} else {
+			out = append(out, "  "+m.theme.Dim.Render("○ "+string(a.Kind)+" — "+a.WhyNot))
+		}
+	}
+	if m.loadErr != "" {
+		out = append(out, "", m.theme.Bad.Render("Could not load details: "+m.loadErr))
+	} else if m.detail != nil {
+		for _, p := range m.detail.Problems {
+			out = append(out, m.theme.Warn.Render("note: "+p))
+		}
+	}
+	return out
+}
+
+func native(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+func (m *Model) pause(now time.Time) []string {
+	p := m.unit.Pause
+	if p == nil {
+		return nil
+	}
+	out := []string{"", m.heading("Paused by driftdeck")}
+	out = append(out, m.field("  by", p.By), m.field("  why", p.Reason), m.field("  at", p.At.Format(time.RFC3339)))
+	switch {
+	case p.Until.IsZero():
+		out = append(out, m.field("  until", "no expiry"))
+	case p.Expired(now):
+		out = append(out, m.field("  until", m.theme.Bad.Render(p.Until.Format(time.RFC3339)+" — EXPIRED "+model.HumanDuration(now.Sub(p.Until))+" ago: resume or extend")))
+	default:
+		out = append(out, m.field("  until", p.Until.Format(time.RFC3339)+" (in "+model.HumanDuration(p.Until.Sub(now))+")"))
+	}
+	out = append(out, m.field("  mode", p.Mode), m.field("  previous", p.Previous))
+	if m.unit.Automation != model.Paused {
+		out = append(out, m.theme.Bad.Render("  the pause is no longer in force: the policy changed after it (reverted by an owner or edited by hand)"))
+	}
+	return out
+}
+
+func (m *Model) engineFacts(now time.Time) []string {
+	var out []string
+	if f := m.unit.Argo; f != nil {
+		out = append(out, "", m.heading("Source"))
+		out = append(out, m.field("  repo", orDash(f.RepoURL)), m.field("  path", orDash(f.Path)), m.field("  revision", f.TargetRevision))
+		dest := f.DestServer
+		if dest == "" {
+			dest = f.DestName
+		}
+		out = append(out, m.field("  destination", dest+" ns "+orDash(f.DestNamespace)))
+		out = append(out, "", m.heading("Operation"))
+		if f.Phase == "" && !f.OperationSet {
+			out = append(out, m.theme.Dim.Render("  none"))
+		} else {
+			op := orDash(f.Phase)
+			if f.OperationSet && f.Phase == "" {
+				op = "requested, not started"
+			}
+			out = append(out, m.field("  phase", op))
+			if f.PhaseMessage != "" {
+				out = append(out, m.field("  message", f.PhaseMessage))
+			}
+			if !f.StartedAt.IsZero() {
+				out = append(out, m.field("  started", f.StartedAt.Format(time.RFC3339)+" ("+model.HumanDuration(now.Sub(f.StartedAt))+" ago)"))
+			}
+			if !f.FinishedAt.IsZero() {
+				out = append(out, m.field("  finished", f.FinishedAt.Format(time.RFC3339)))
+			}
+			if f.RetryCount > 0 {
+				out = append(out, m.field("  retries", fmt.Sprint(f.RetryCount)))
+			}
+		}
+		if !f.ReconciledAt.IsZero() {
+			out = append(out, m.field("Compared", model.HumanDuration(now.Sub(f.ReconciledAt))+" ago"))
+		}
+		if f.RefreshPending != "" {
+			out = append(out, m.field("Refresh", f.RefreshPending+" refresh requested, waiting for the controller"))
+		}
+		out = append(out, m.conditions(f.Conditions, now)...)
+	}
+	if f := m.unit.Stack; f != nil {
+		out = append(out, "", m.heading("Stack"))
+		src := f.ProjectRepo
+		if f.RepoDir != "" {
+			src += " dir " + f.RepoDir
+		}
+		out = append(out, m.field("  source", orDash(src)))
+		if f.Commit != "" {
+			out = append(out, m.field("  pinned", f.Commit))
+		} else if f.Branch != "" {
+			out = append(out, m.field("  branch", f.Branch))
+		}
+		if f.PendingCommit != "" {
+			out = append(out, m.field("  proposed", f.PendingCommit+m.theme.Info.Render("  waits for approval")))
+		}
+		if f.Preview {
+			out = append(out, m.field("  preview", "true: runs previews only, applies nothing"))
+		}
+		out = append(out, m.field("  last update", fmt.Sprintf("%s %s", orDash(f.LastUpdateName), orDash(f.LastState))))
+		if f.LastFailures > 0 {
+			out = append(out, m.field("  failures", fmt.Sprint(f.LastFailures)))
+		}
+		if f.LastMessage != "" {
+			out = append(out, m.field("  message", f.LastMessage))
+		}
+		if f.CurrentUpdate != "" {
+			out = append(out, m.field("  current", f.CurrentUpdate))
+		}
+		req := orDash(f.RequestedRequest)
+		if f.RequestedRequest != "" {
+			if f.RequestedRequest == f.LastRequest {
+				req += m.theme.Good.Render("  handled")
+			} else {
+				req += m.theme.Warn.Render("  not handled yet (observed " + orDash(f.ObservedRequest) + ", last run for " + orDash(f.LastRequest) + ")")
+			}
+		}
+		out = append(out, m.field("  run request", req))
+		out = append(out, m.conditions(f.Conditions, now)...)
+	}
+	return out
+}
+
+func (m *Model) conditions(cs []model.Condition, now time.Time) []string {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := []string{"", m.heading("Conditions")}
+	for _, c := range cs {
+		line := fmt.Sprintf("  %-12s %-6s %-24s", c.Type, c.Status, c.Reason)
+		if !c.Since.IsZero() {
+			line += " " + model.HumanDuration(now.Sub(c.Since)) + " ago"
+		}
+		st := m.theme.Dim
+		if c.Type == "Stalled" && c.Status == "True" || strings.HasSuffix(c.Type, "Error") {
+			st = m.theme.Bad
+		}
+		out = append(out, st.Render(line))
+		if c.Message != "" {
+			out = append(out, "      "+c.Message)
+		}
+	}
+	return out
+}
+
+func (m *Model) resources() []string {
+	if m.detail == nil {
+		return []string{m.theme.Dim.Render("loading…")}
+	}
+	if m.unit.Stack != nil {
+		return m.updates()
+	}
+	if len(m.detail.Resources) == 0 {
+		return []string{m.theme.Dim.Render("no resources recorded in status")}
+	}
+	out := []string{m.theme.TableHeader.Render(fmt.Sprintf("%-11s %-12s %-22s %-36s %s", "STATUS", "HEALTH", "KIND", "NAMESPACE/NAME", "NOTE"))}
+	for _, r := range m.detail.Resources {
+		note := r.Message
+		if r.RequiresPruning {
+			note = "requires pruning " + note
+		}
+		line := fmt.Sprintf("%-11s %-12s %-22s %-36s %s", r.Status, orDash(r.Health), r.Kind, r.Namespace+"/"+r.Name, note)
+		if r.Status == "OutOfSync" {
+			line = m.theme.Warn.Render(line)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func (m *Model) updates() []string {
+	if len(m.detail.Updates) == 0 {
+		return []string{m.theme.Dim.Render("no Update objects (operator v1 runs pulumi in-process, or none yet)")}
+	}
+	out := []string{m.theme.TableHeader.Render(fmt.Sprintf("%-34s %-8s %-10s %-20s %s", "UPDATE", "TYPE", "PHASE", "STARTED", "MESSAGE"))}
+	for _, up := range m.detail.Updates {
+		started := "-"
+		if !up.Started.IsZero() {
+			started = up.Started.Format("2006-01-02 15:04:05")
+		}
+		line := fmt.Sprintf("%-34s %-8s %-10s %-20s %s", up.Name, up.Type, up.Phase(), started, up.Message)
+		if up.Failed {
+			line = m.theme.Bad.Render(line)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func (m *Model) history(now time.Time) []string {
+	if m.detail == nil {
+		return []string{m.theme.Dim.Render("loading…")}
+	}
+	if len(m.detail.History) == 0 {
+		return []string{m.theme.Dim.Render("no deployments recorded")}
+	}
+	out := []string{m.theme.TableHeader.Render(fmt.Sprintf("  %-4s %-42s %-12s %s", "ID", "REVISION", "DEPLOYED", "BY"))}
+	for i, h := range m.detail.History {
+		line := fmt.Sprintf("  %-4d %-42s %-12s %s", h.ID, h.Revision, model.HumanDuration(now.Sub(h.DeployedAt))+" ago", h.InitiatedBy)
+		if i == m.historyCursor {
+			line = m.theme.Selected.Render(line)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func (m *Model) events(now time.Time) []string {
+	if m.detail == nil {
+		return []string{m.theme.Dim.Render("loading…")}
+	}
+	if len(m.detail.Events) == 0 {
+		return []string{m.theme.Dim.Render("no recent events for this object")}
+	}
+	out := []string{m.theme.TableHeader.Render(fmt.Sprintf("%-8s %-8s %-24s %-14s %s", "AGE", "TYPE", "REASON", "FROM", "MESSAGE"))}
+	for _, e := range m.detail.Events {
+		line := fmt.Sprintf("%-8s %-8s %-24s %-14s %s", model.HumanDuration(now.Sub(e.Last)), e.Type, e.Reason, e.Source, e.Message)
+		if e.Type == "Warning" {
+			line = m.theme.Warn.Render(line)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func (m *Model) yaml() []string {
+	if m.detail == nil {
+		return []string{m.theme.Dim.Render("loading…")}
+	}
+	return strings.Split(strings.TrimRight(m.detail.YAML, "\n"), "\n")
+}

@@ -1,0 +1,131 @@
+package list
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+)
+
+// Filter is what the user typed after "/": a case-insensitive regular
+// expression (plain words work as substrings), "!" in front inverts it. Text
+// that is not a valid expression is matched literally.
+type Filter struct {
+	Text   string
+	re     *regexp.Regexp
+	invert bool
+}
+
+// ParseFilter compiles a filter; it never fails.
+func ParseFilter(text string) Filter {
+	f := Filter{Text: text}
+	body := text
+	if strings.HasPrefix(body, "!") {
+		f.invert, body = true, body[1:]
+	}
+	if body == "" {
+		return f
+	}
+	re, err := regexp.Compile("(?i)" + body)
+	if err != nil {
+		re = regexp.MustCompile("(?i)" + regexp.QuoteMeta(body))
+	}
+	f.re = re
+	return f
+}
+
+// Active reports whether the filter hides anything.
+func (f Filter) Active() bool { return f.re != nil }
+
+// Match tests the text a unit is searched by.
+func (f Filter) Match(haystack string) bool {
+	if f.re == nil {
+		return true
+	}
+	return f.re.MatchString(haystack) != f.invert
+}
+
+// Scope narrows the list the way ":" commands do.
+type Scope struct {
+	Engine    model.Engine // "" for all
+	Namespace string
+	Context   string
+	State     string // "stuck", "paused", ... see ScopeStates
+}
+
+// ScopeStates are the words :<state> accepts.
+var ScopeStates = []string{"stuck", "failed", "running", "awaiting", "blocked", "drifted", "degraded", "paused", "unreadable"}
+
+// ValidState reports whether s is one of ScopeStates.
+func ValidState(s string) error {
+	for _, w := range ScopeStates {
+		if s == w {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown state %q (want %s)", s, strings.Join(ScopeStates, ", "))
+}
+
+// Contains reports whether a unit is in the scope.
+func (s Scope) Contains(u *model.Unit) bool {
+	if s.Engine != "" && u.Key.Engine != s.Engine {
+		return false
+	}
+	if s.Namespace != "" && u.Key.Namespace != s.Namespace {
+		return false
+	}
+	if s.Context != "" && u.Key.Context != s.Context {
+		return false
+	}
+	switch s.State {
+	case "":
+		return true
+	case "stuck":
+		return u.Run == model.Stuck
+	case "failed":
+		return u.Run == model.Failed
+	case "running":
+		return u.Run == model.Running
+	case "awaiting":
+		return u.Run == model.AwaitingApproval
+	case "blocked":
+		return u.Run == model.BlockedByWindow
+	case "drifted":
+		return u.Sync == model.Drifted
+	case "degraded":
+		return u.Health == model.Degraded
+	case "paused":
+		return u.Automation == model.Paused || u.Pause != nil || u.Automation == model.Suspended
+	case "unreadable":
+		return len(u.ReadErrors) > 0
+	}
+	return true
+}
+
+// Describe renders the scope for the header.
+func (s Scope) Describe() string {
+	var parts []string
+	if s.Engine != "" {
+		parts = append(parts, string(s.Engine))
+	}
+	if s.Context != "" {
+		parts = append(parts, "ctx "+s.Context)
+	}
+	if s.Namespace != "" {
+		parts = append(parts, "ns "+s.Namespace)
+	}
+	if s.State != "" {
+		parts = append(parts, s.State)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// haystack is the text a filter searches in a unit.
+func haystack(u *model.Unit) string {
+	return strings.ToLower(strings.Join([]string{
+		string(u.Key.Engine) + "/" + u.Key.Namespace + "/" + u.Key.Name, u.Key.Context,
+		u.Sync.String(), u.Health.String(), u.Automation.String(), u.Run.String(),
+		u.Project, u.Owner, Reason(u), u.Desired, u.Applied,
+	}, " "))
+}

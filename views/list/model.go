@@ -1,0 +1,288 @@
+// Package list is the main screen: every unit in one live table that fits
+// the terminal, with filter, scope, sort, multi-select and changed-cell
+// highlights. It renders only the rows that are visible.
+package list
+
+import (
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/themes"
+)
+
+// HighlightFor is how long a changed cell stays highlighted.
+const HighlightFor = 2 * time.Second
+
+// Model is the list's state.
+type Model struct {
+	theme        *themes.Theme
+	width        int
+	height       int
+	multiContext bool
+
+	all    []*model.Unit // every unit, in key order
+	shown  []*model.Unit // filtered, scoped, sorted
+	cursor int
+	offset int
+
+	filter Filter
+	scope  Scope
+	sort   SortMode
+	marked map[model.Key]bool
+
+	rows map[model.Key]*rowCache
+}
+
+// rowCache keeps a unit's rendered cells until the unit changes, and which
+// cells changed at the last change and until when they stay highlighted.
+type rowCache struct {
+	unit      *model.Unit
+	cells     [numColumns]string
+	haystack  string
+	changed   [numColumns]bool
+	highlight time.Time
+}
+
+// New returns an empty list.
+func New(theme *themes.Theme) *Model {
+	return &Model{theme: theme, marked: map[model.Key]bool{}, rows: map[model.Key]*rowCache{}}
+}
+
+// SetTheme switches palettes.
+func (m *Model) SetTheme(t *themes.Theme) { m.theme = t }
+
+// SetSize sets the area the list may draw in.
+func (m *Model) SetSize(width, height int) {
+	m.width, m.height = width, max(height, 1)
+	m.clampCursor()
+}
+
+// SetUnits takes a new model snapshot (key order) and the keys that changed.
+// Rows whose visible text changed are highlighted.
+func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now time.Time) {
+	selected := m.selectedKey()
+	m.all = units
+	contexts := map[string]bool{}
+	seen := make(map[model.Key]bool, len(units))
+	for _, u := range units {
+		contexts[u.Key.Context] = true
+		seen[u.Key] = true
+		rc := m.rows[u.Key]
+		if rc == nil {
+			m.rows[u.Key] = newRowCache(u)
+			continue
+		}
+		if rc.unit == u {
+			continue
+		}
+		fresh := newRowCache(u)
+		if changed[u.Key] {
+			for c := range fresh.cells {
+				if fresh.cells[c] != rc.cells[c] {
+					fresh.changed[c] = true
+					fresh.highlight = now.Add(HighlightFor)
+				}
+			}
+		}
+		m.rows[u.Key] = fresh
+	}
+	if len(m.rows) > len(units) {
+		for k := range m.rows {
+			if !seen[k] {
+				delete(m.rows, k)
+				delete(m.marked, k)
+			}
+		}
+	}
+	m.multiContext = len(contexts) > 1
+	m.refresh(selected)
+}
+
+func newRowCache(u *model.Unit) *rowCache {
+	rc := &rowCache{unit: u, haystack: haystack(u)}
+	for c := 0; c < numColumns; c++ {
+		if !timeDependent(c) {
+			rc.cells[c] = columns[c].cell(u, time.Time{})
+		}
+	}
+	return rc
+}
+
+// refresh recomputes the shown rows, keeping the cursor on the same unit.
+func (m *Model) refresh(keep *model.Key) {
+	shown := make([]*model.Unit, 0, len(m.all))
+	for _, u := range m.all {
+		if !m.scope.Contains(u) {
+			continue
+		}
+		if m.filter.Active() && !m.filter.Match(m.rows[u.Key].haystack) {
+			continue
+		}
+		shown = append(shown, u)
+	}
+	sortUnits(shown, m.sort)
+	m.shown = shown
+	if keep != nil {
+		for i, u := range shown {
+			if u.Key == *keep {
+				m.cursor = i
+				break
+			}
+		}
+	}
+	m.clampCursor()
+}
+
+func (m *Model) selectedKey() *model.Key {
+	if u := m.Selected(); u != nil {
+		k := u.Key
+		return &k
+	}
+	return nil
+}
+
+// Selected is the unit under the cursor, nil when none is shown.
+func (m *Model) Selected() *model.Unit {
+	if m.cursor < 0 || m.cursor >= len(m.shown) {
+		return nil
+	}
+	return m.shown[m.cursor]
+}
+
+// Shown is the filtered, sorted list.
+func (m *Model) Shown() []*model.Unit { return m.shown }
+
+// Total is the number of units before filtering.
+func (m *Model) Total() int { return len(m.all) }
+
+// SetFilter applies what the user typed after "/".
+func (m *Model) SetFilter(text string) {
+	m.filter = ParseFilter(text)
+	m.refresh(m.selectedKey())
+}
+
+// Filter returns the active filter.
+func (m *Model) Filter() Filter { return m.filter }
+
+// SetScope applies a ":" command's narrowing.
+func (m *Model) SetScope(s Scope) {
+	m.scope = s
+	m.refresh(m.selectedKey())
+}
+
+// Scope returns the active scope.
+func (m *Model) Scope() Scope { return m.scope }
+
+// SetSort orders the list.
+func (m *Model) SetSort(s SortMode) {
+	m.sort = s
+	m.refresh(m.selectedKey())
+}
+
+// Sort returns the active order.
+func (m *Model) Sort() SortMode { return m.sort }
+
+// Move moves the cursor by delta rows.
+func (m *Model) Move(delta int) {
+	m.cursor += delta
+	m.clampCursor()
+}
+
+// MoveTo puts the cursor on a row (negative counts from the end).
+func (m *Model) MoveTo(row int) {
+	if row < 0 {
+		row = len(m.shown) + row
+	}
+	m.cursor = row
+	m.clampCursor()
+}
+
+// Page is the number of rows one screen shows.
+func (m *Model) Page() int { return max(m.height-1, 1) }
+
+func (m *Model) clampCursor() {
+	m.cursor = min(max(m.cursor, 0), max(len(m.shown)-1, 0))
+	page := m.Page()
+	if m.cursor < m.offset {
+		m.offset = m.cursor
+	}
+	if m.cursor >= m.offset+page {
+		m.offset = m.cursor - page + 1
+	}
+	m.offset = min(max(m.offset, 0), max(len(m.shown)-page, 0))
+}
+
+// ToggleMark marks or unmarks the selected unit and moves down.
+func (m *Model) ToggleMark() {
+	u := m.Selected()
+	if u == nil {
+		return
+	}
+	if m.marked[u.Key] {
+		delete(m.marked, u.Key)
+	} else {
+		m.marked[u.Key] = true
+	}
+	m.Move(1)
+}
+
+// MarkShown marks every shown unit, or clears the marks when all are marked.
+func (m *Model) MarkShown() {
+	all := len(m.shown) > 0
+	for _, u := range m.shown {
+		if !m.marked[u.Key] {
+			all = false
+			break
+		}
+	}
+	if all {
+		clear(m.marked)
+		return
+	}
+	for _, u := range m.shown {
+		m.marked[u.Key] = true
+	}
+}
+
+// ClearMarks unmarks everything.
+func (m *Model) ClearMarks() { clear(m.marked) }
+
+// Marked lists the marked units in display order.
+func (m *Model) Marked() []*model.Unit {
+	if len(m.marked) == 0 {
+		return nil
+	}
+	var out []*model.Unit
+	for _, u := range m.shown {
+		if m.marked[u.Key] {
+			out = append(out, u)
+		}
+	}
+	for _, u := range m.all { // marked but filtered out: still marked
+		if m.marked[u.Key] && !contains(out, u) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func contains(us []*model.Unit, u *model.Unit) bool {
+	for _, x := range us {
+		if x == u {
+			return true
+		}
+	}
+	return false
+}
+
+// HasHighlights reports whether some visible cell is still highlighted, so the
+// caller knows a repaint is due when it expires.
+func (m *Model) HasHighlights(now time.Time) bool {
+	end := min(m.offset+m.Page(), len(m.shown))
+	for _, u := range m.shown[m.offset:end] {
+		if rc := m.rows[u.Key]; rc != nil && rc.highlight.After(now) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,123 @@
+package list
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+)
+
+// View renders the header row and the visible rows, exactly height lines.
+func (m *Model) View(now time.Time) string {
+	cols, widths := layout(m.width, m.multiContext)
+	var b strings.Builder
+	b.Grow((m.width + 16) * m.height)
+	b.WriteString(m.header(cols, widths))
+	page := m.Page()
+	end := min(m.offset+page, len(m.shown))
+	lines := 1
+	for i := m.offset; i < end; i++ {
+		b.WriteByte('\n')
+		b.WriteString(m.row(m.shown[i], i == m.cursor, cols, widths, now))
+		lines++
+	}
+	if len(m.shown) == 0 {
+		b.WriteByte('\n')
+		b.WriteString(m.theme.Dim.Render(m.emptyText()))
+		lines++
+	}
+	for ; lines < m.height; lines++ {
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func (m *Model) emptyText() string {
+	switch {
+	case len(m.all) == 0:
+		return "  no units yet: waiting for the cluster, or none of Argo CD / the Pulumi operator is installed"
+	case m.filter.Active() || m.scope != (Scope{}):
+		return "  nothing matches the filter (esc clears it)"
+	}
+	return ""
+}
+
+func (m *Model) header(cols, widths []int) string {
+	var b strings.Builder
+	b.WriteString("  ")
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(pad(columns[c].title, widths[i]))
+	}
+	return m.theme.TableHeader.Render(ansi.Truncate(b.String(), m.width, ""))
+}
+
+func (m *Model) row(u *model.Unit, selected bool, cols, widths []int, now time.Time) string {
+	rc := m.rows[u.Key]
+	lit := rc.highlight.After(now)
+	marker := "  "
+	if m.marked[u.Key] {
+		marker = "✓ "
+	}
+	if selected {
+		// The selected row is one reverse-video bar: cells are plain so that
+		// their colours do not punch holes in it.
+		var b strings.Builder
+		b.WriteString(marker)
+		for i, c := range cols {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(pad(cellText(rc, u, c, now), widths[i]))
+		}
+		return m.theme.Selected.Render(pad(b.String(), m.width))
+	}
+	var b strings.Builder
+	if m.marked[u.Key] {
+		b.WriteString(m.theme.Marked.Render(marker))
+	} else {
+		b.WriteString(marker)
+	}
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		text := pad(cellText(rc, u, c, now), widths[i])
+		var st lipgloss.Style
+		switch {
+		case lit && rc.changed[c]:
+			st = m.theme.Changed
+		case columns[c].style != nil:
+			st = columns[c].style(m.theme, u, now)
+		default:
+			b.WriteString(text)
+			continue
+		}
+		b.WriteString(st.Render(text))
+	}
+	return b.String()
+}
+
+func cellText(rc *rowCache, u *model.Unit, c int, now time.Time) string {
+	if timeDependent(c) {
+		return columns[c].cell(u, now)
+	}
+	return rc.cells[c]
+}
+
+// pad fits s into exactly w cells: truncated with an ellipsis, or padded.
+func pad(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	n := ansi.StringWidth(s)
+	if n > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s + strings.Repeat(" ", w-n)
+}
