@@ -26,7 +26,7 @@ func planArgoSync(env *planEnv, obj map[string]any, req Request) (*Plan, error) 
 	if req.Revision != "" && compared != "" && compared != req.Revision {
 		return nil, refusef("%s now compares against revision %s, not the %s you reviewed: review the diff again", u.Key.Ref(), short(compared), short(req.Revision))
 	}
-	verdict := env.exec.windows(u, env.now)
+	verdict, notes := env.windows(u, obj)
 	if !verdict.ManualOK {
 		return nil, refusef("%s: blocked by sync window: %s", u.Key.Ref(), verdict.Reason)
 	}
@@ -71,6 +71,7 @@ func planArgoSync(env *planEnv, obj map[string]any, req Request) (*Plan, error) 
 	if verdict.Reason != "" {
 		p.Warnings = append(p.Warnings, "sync window: "+verdict.Reason)
 	}
+	p.Warnings = append(p.Warnings, notes...)
 	if f.Phase == "Running" {
 		p.Warnings = append(p.Warnings, "the previous operation is a zombie (Running with no operation); this sync replaces it")
 	}
@@ -194,7 +195,7 @@ func planArgoRollback(env *planEnv, obj map[string]any, req Request) (*Plan, err
 	if entry == nil {
 		return nil, refusef("%s has no history entry %d (have: %s)", u.Key.Ref(), req.HistoryID, historyIDs(f))
 	}
-	verdict := env.exec.windows(u, env.now)
+	verdict, notes := env.windows(u, obj)
 	if !verdict.ManualOK {
 		return nil, refusef("%s: blocked by sync window: %s", u.Key.Ref(), verdict.Reason)
 	}
@@ -207,6 +208,7 @@ func planArgoRollback(env *planEnv, obj map[string]any, req Request) (*Plan, err
 	op := operation(env, req, sync, obj)
 	p := &Plan{gvr: argocd.Applications, Patch: operationPatch(obj, op), eventReason: "DriftdeckRollback", eventVerb: "rolled back"}
 	p.Summary = fmt.Sprintf("roll back %s to history entry %d (revision %s)", u.Key.Ref(), req.HistoryID, short(fmt.Sprint(entry["revision"])))
+	p.Warnings = append(p.Warnings, notes...)
 	p.Changes = []string{"operation: " + compactJSON(op), "status.operationState: (cleared)"}
 	p.verify = verifyOperationRequested(env)
 	return p, nil

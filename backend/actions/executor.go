@@ -26,8 +26,6 @@ var ErrReadOnly = errors.New("driftdeck runs read-only (--read-only): writes are
 type Executor struct {
 	// Cluster finds a connected context by name.
 	Cluster func(context string) (*kube.Cluster, bool)
-	// Projects evaluates sync windows; nil means no windows are known.
-	Projects *argocd.Projects
 	// Audit is the local audit log; nil writes none (tests).
 	Audit    *audit.Log
 	ReadOnly bool
@@ -57,11 +55,23 @@ func (env *planEnv) knowsEnabled() bool {
 	return ok && known
 }
 
-func (e *Executor) windows(u *model.Unit, now time.Time) argocd.Verdict {
-	if e.Projects == nil {
-		return argocd.Verdict{AutoOK: true, ManualOK: true}
+// windows evaluates the sync windows of an app's AppProject, read fresh: it
+// lives in Argo CD's control-plane namespace (status.controllerNamespace when
+// the app is elsewhere). A project that cannot be read yields a warning.
+func (env *planEnv) windows(u *model.Unit, app map[string]any) (argocd.Verdict, []string) {
+	open := argocd.Verdict{AutoOK: true, ManualOK: true}
+	ns := lookupString(app, "status", "controllerNamespace")
+	if ns == "" {
+		ns = u.Key.Namespace
 	}
-	return e.Projects.Verdict(u, now)
+	proj, err := env.cluster.Dynamic.Resource(argocd.AppProjects).Namespace(ns).Get(env.ctx, orWord(u.Project, "default"), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return open, nil
+	}
+	if err != nil {
+		return open, []string{"sync windows unknown: could not read AppProject " + u.Project + ": " + err.Error()}
+	}
+	return argocd.Evaluate(argocd.ReadWindows(proj.Object), u.Key.Name, u.Argo.DestNamespace, u.Argo.DestServer, u.Argo.DestName, env.now), nil
 }
 
 func (e *Executor) now() time.Time {
@@ -235,7 +245,7 @@ func (e *Executor) execute(ctx context.Context, req Request, entry *audit.Entry)
 		return nil, err
 	}
 	if !v.Allowed {
-		return nil, &Refusal{Reason: v.Reason}
+		return nil, &Refusal{Reason: v.Reason, Permission: true}
 	}
 	var p *Plan
 	var after map[string]any
@@ -337,7 +347,7 @@ func preconditionFailed(err error) bool {
 func explainWriteError(req Request, err error) error {
 	switch {
 	case apierrors.IsForbidden(err):
-		return &Refusal{Reason: fmt.Sprintf("the cluster refused the write to %s: %v", req.Key.Ref(), err)}
+		return &Refusal{Reason: fmt.Sprintf("the cluster refused the write to %s: %v", req.Key.Ref(), err), Permission: true}
 	case apierrors.IsNotFound(err):
 		return &Refusal{Reason: fmt.Sprintf("%s does not exist (any more)", req.Key.Ref())}
 	}

@@ -89,6 +89,8 @@ type Refusal struct {
 	// NothingToDo marks a refusal because the unit already is as asked
 	// (already paused, nothing to pause): bulk actions skip such units.
 	NothingToDo bool
+	// Permission marks a refusal for lack of permission (RBAC).
+	Permission bool
 }
 
 func (r *Refusal) Error() string { return r.Reason }

@@ -180,7 +180,7 @@ func classifyRun(u *model.Unit, f *model.StackFacts, ready, reconciling, stalled
 		set(model.Failed, reconciling.Since, reconciling.Reason+": "+firstLine(reconciling.Message)+lastMessage(f))
 	case isTrue(reconciling):
 		set(model.Running, reconciling.Since, reconciling.Reason+": "+firstLine(reconciling.Message))
-	case f.OperatorV2 && f.RequestedRequest != "" && f.RequestedRequest != f.LastRequest:
+	case requestPending(f):
 		// Requested but not run yet; the store dates it from when it was first seen.
 		set(model.Running, time.Time{}, fmt.Sprintf("run requested (%s), not handled yet", f.RequestedRequest))
 		u.Queued = true
@@ -191,6 +191,17 @@ func classifyRun(u *model.Unit, f *model.StackFacts, ready, reconciling, stalled
 	default:
 		set(model.Idle, sinceOf(ready), "")
 	}
+}
+
+// requestPending tells whether the reconciliation request annotation has not
+// been run yet. Operator v2 records the request an update ran for in
+// lastUpdate.reconcileRequest (observedReconcileRequest is stamped before any
+// work); operator v1 only has observedReconcileRequest.
+func requestPending(f *model.StackFacts) bool {
+	if f.RequestedRequest == "" || f.RequestedRequest == f.LastRequest {
+		return false
+	}
+	return f.OperatorV2 || f.RequestedRequest != f.ObservedRequest
 }
 
 func lastMessage(f *model.StackFacts) string {

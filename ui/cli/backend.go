@@ -31,7 +31,6 @@ func newService(g *globals, f *fleet.Fleet) (*service, error) {
 	return &service{
 		Executor: &actions.Executor{
 			Cluster:  f.Cluster,
-			Projects: f.Projects,
 			Audit:    log,
 			ReadOnly: g.readOnly,
 			DryRun:   g.dryRun,

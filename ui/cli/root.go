@@ -85,6 +85,8 @@ embedded demo control plane instead of a cluster.`,
 	pf.BoolVar(&g.readOnly, "read-only", false, "refuse every write (enforced by the backend)")
 	pf.BoolVar(&g.dryRun, "dry-run", false, "send writes as server-side dry runs: nothing is persisted")
 	root.AddCommand(newVersionCmd(g), newStatusCmd(g))
+	root.AddCommand(newActionCmds(g)...)
+	root.AddCommand(newBulkCmds(g)...)
 	return root
 }
 

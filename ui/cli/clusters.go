@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/driftdeck/driftdeck/backend/demo"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+)
+
+// clusterSet is the connected contexts, for commands that act on named units
+// and need no watches.
+type clusterSet struct {
+	byName map[string]*kube.Cluster
+	order  []string
+}
+
+func (s *clusterSet) get(name string) (*kube.Cluster, bool) {
+	c, ok := s.byName[name]
+	return c, ok
+}
+
+// connectClusters connects the selected contexts (or the demo) without
+// watching anything.
+func connectClusters(ctx context.Context, g *globals) (*clusterSet, error) {
+	s := &clusterSet{byName: map[string]*kube.Cluster{}}
+	if g.demo {
+		c, err := demo.Start(ctx, demo.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("starting the demo control plane: %w", err)
+		}
+		s.byName[c.Context], s.order = c, []string{c.Context}
+		return s, nil
+	}
+	names, err := kube.ContextNames(g.kube)
+	if errors.Is(err, kube.ErrNoKubeconfig) {
+		return nil, &exitError{code: 2, err: errNoKubeconfig}
+	}
+	if err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	for _, n := range names {
+		c, err := kube.Connect(g.kube, n)
+		if err != nil {
+			return nil, &exitError{code: 2, err: err}
+		}
+		s.byName[n] = c
+		s.order = append(s.order, n)
+	}
+	return s, nil
+}
+
+// resolve parses a unit reference and fills in the context when only one is
+// connected.
+func (s *clusterSet) resolve(ref string) (model.Key, error) {
+	k, err := model.ParseRef(ref)
+	if err != nil {
+		return k, &exitError{code: 2, err: err}
+	}
+	if k.Context == "" {
+		if len(s.order) != 1 {
+			return k, &exitError{code: 2, err: fmt.Errorf("unit %q: several contexts are selected (%s): name one, as <context>:%s", ref, strings.Join(s.order, ", "), ref)}
+		}
+		k.Context = s.order[0]
+	}
+	if _, ok := s.byName[k.Context]; !ok {
+		return k, &exitError{code: 2, err: fmt.Errorf("unit %q: context %q is not selected (have: %s)", ref, k.Context, strings.Join(s.order, ", "))}
+	}
+	return k, nil
+}
