@@ -1,17 +1,154 @@
-// Package demo is the embedded demo control plane (being written).
+// Package demo is the embedded demo control plane: an in-process Kubernetes
+// API (client-go's fake clients over the inmem store) seeded with a realistic
+// estate of Argo CD Applications and Pulumi Stacks, driven by the simulated
+// controllers of package sim, with the situations driftdeck exists for staged
+// and visible at once: a sync stuck for 25 minutes, one held by a sync
+// window, a failing app, a prune waiting for confirmation, self-heal
+// reverting a hand edit, a Stack locked by a dead run, a wedged Stack, a
+// commit waiting for approval, and drift that keeps appearing.
 package demo
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"os"
+	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+
+	"github.com/driftdeck/driftdeck/backend/demo/inmem"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/sim"
 )
 
-// Options tune the demo estate.
-type Options struct{}
+// ContextName is the demo cluster's context name.
+const ContextName = "demo"
 
-// Start is replaced by the real demo control plane.
+// Timings pace the simulated controllers; zero fields take the defaults.
+type Timings struct {
+	SyncDuration   time.Duration // an Argo CD sync (4s)
+	SelfHealDelay  time.Duration // before self-heal reverts a hand edit (5s)
+	WindowRecheck  time.Duration // how often a window-held sync is looked at (5s)
+	UpdateDuration time.Duration // a Pulumi update (6s)
+	Backoff        time.Duration // first retry wait after a failed update (10s, as upstream)
+	DriftEvery     time.Duration // between staged drifts (12s); negative stages none
+}
+
+func (t Timings) withDefaults() Timings {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&t.SyncDuration, 4*time.Second)
+	def(&t.SelfHealDelay, 5*time.Second)
+	def(&t.WindowRecheck, 5*time.Second)
+	def(&t.UpdateDuration, 6*time.Second)
+	def(&t.Backoff, 10*time.Second)
+	def(&t.DriftEvery, 12*time.Second)
+	return t
+}
+
+// Options tune the demo.
+type Options struct {
+	Timings Timings
+	// Seed makes the staged drifts reproducible; 0 takes one from the clock.
+	Seed uint64
+	// OnError hears of the simulated controllers' failed writes (retried);
+	// nil drops them.
+	OnError func(error)
+}
+
+// Start builds the demo control plane and runs its controllers until ctx
+// ends. It returns at once with the cluster, ready to be watched.
 func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
-	return nil, errors.New("demo control plane not available yet")
+	t := opts.Timings.withDefaults()
+	now := time.Now()
+	dir, err := os.MkdirTemp("", "driftdeck-demo-state-")
+	if err != nil {
+		return nil, fmt.Errorf("demo state backend: %w", err)
+	}
+	diy := diyBackend{dir: dir}
+	if err := diy.write(now); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("demo state backend: %w", err)
+	}
+	e := newEstate(now, diy)
+	e.argo(t)
+	e.stacks()
+	e.events()
+
+	srv := inmem.New(resources...)
+	if err := srv.Seed(crdGVR, crds()...); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	for gvr, objs := range e.objects {
+		if err := srv.Seed(gvr, objs...); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, fmt.Errorf("seeding the demo: %w", err)
+		}
+	}
+	dyn, kc := srv.Dynamic(), srv.Kube()
+	answerAccess(kc)
+
+	argo := sim.NewArgo(dyn, sim.ArgoOptions{
+		SyncDuration: t.SyncDuration, SelfHealDelay: t.SelfHealDelay, WindowRecheck: t.WindowRecheck,
+		Git: e.git, Behavior: e.behavior, Events: kc, OnError: opts.OnError,
+	})
+	operator := sim.NewPulumi(dyn, sim.PulumiOptions{
+		UpdateDuration: t.UpdateDuration, Backoff: t.Backoff,
+		Git: e.git, Outcome: e.outcome, Events: kc, OnError: opts.OnError,
+	})
+	go func() { _ = argo.Run(ctx) }()
+	go func() { _ = operator.Run(ctx) }()
+	seed := opts.Seed
+	if seed == 0 {
+		seed = uint64(now.UnixNano())
+	}
+	go newDrifter(e, argo, seed, t.DriftEvery, opts.OnError).run(ctx)
+	go housekeeping(ctx, dir, dyn, kc)
+
+	cfg := &rest.Config{Host: "https://demo.driftdeck.invalid"}
+	return kube.NewClusterFromClients(ContextName, cfg, dyn, kc, "default"), nil
+}
+
+// actionRecorder is what client-go's fakes have: they record every request.
+type actionRecorder interface{ ClearActions() }
+
+// housekeeping forgets the requests the fake clients record (they would
+// grow without bound in a long demo) and removes the state backend at the end.
+func housekeeping(ctx context.Context, dir string, fakes ...actionRecorder) {
+	tick := time.NewTicker(30 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			_ = os.RemoveAll(dir)
+			return
+		case <-tick.C:
+			for _, f := range fakes {
+				f.ClearActions()
+			}
+		}
+	}
+}
+
+func (e *estate) behavior(namespace, name string) sim.AppBehavior {
+	return e.appBehavior[namespace+"/"+name]
+}
+
+// outcome decides how the operator's updates end: the locked Stack fails on
+// its lock while the lock file exists, the stalled one always fails.
+func (e *estate) outcome(_ context.Context, stack *unstructured.Unstructured, _ string) sim.UpdateOutcome {
+	switch stack.GetNamespace() + "/" + stack.GetName() {
+	case infraNS + "/" + stackLocked:
+		if msg := e.diy.lockMessage(); msg != "" {
+			return sim.UpdateOutcome{FailWith: "error: " + msg, FailReason: "Unknown"}
+		}
+	case ReadOnlyNamespace + "/" + stackStalled:
+		return sim.UpdateOutcome{FailWith: costReportsFailure}
+	}
+	return sim.UpdateOutcome{}
 }

@@ -3,7 +3,11 @@
 # the Go module proxy into a cache directory outside the repository, keyed by version
 # and by the tools module's go.sum. Warm runs only check that the binaries exist.
 #
-# Prints the directory of each tool set:
+# Usage: build.sh [--cached] [all|controlplane|pulumi]
+#   all        both tool sets, built concurrently when missing
+#   --cached   never build: print what is cached; exit 3 when something is not
+#
+# Prints the location of each tool set on stdout (progress goes to stderr):
 #   KUBEBUILDER_ASSETS=<dir with kube-apiserver and etcd>
 #   DRIFTDECK_PULUMI=<path of the pulumi binary>
 set -euo pipefail
@@ -12,57 +16,158 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache_root=${DRIFTDECK_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/driftdeck/tools}
 k8s_version=v1.37.2
 pulumi_version=v3.274.1
+
+cached_only=false
+if [[ ${1:-} == --cached ]]; then
+	cached_only=true
+	shift
+fi
 what=${1:-all}
 
 log() { printf '[tools] %s\n' "$*" >&2; }
 
 sum_key() { sha256sum "$1/go.sum" | cut -c1-12; }
 
+control_plane_dir() { echo "$cache_root/controlplane-$k8s_version-$(sum_key "$here/testcontrolplane")"; }
+pulumi_dir() { echo "$cache_root/pulumi-$pulumi_version-$(sum_key "$here/pulumicli")"; }
+
+# with_lock DIR CMD...: runs CMD holding DIR.lock, so two builds of one tool (two
+# checkouts, or make test twice) never write the same directory at once.
+with_lock() {
+	local lock=$1.lock
+	shift
+	mkdir -p "$(dirname "$lock")"
+	if ! command -v flock >/dev/null; then
+		"$@"
+		return
+	fi
+	(
+		flock -n 9 || { log "waiting for another build into $(dirname "$lock")"; flock 9; }
+		"$@"
+	) 9>"$lock"
+}
+
+# heartbeat NAME: prints a line every minute while a build runs, so a cold build
+# does not look hung in CI logs. Prints its pid: kill it (TERM) when done.
+heartbeat() {
+	local name=$1
+	(
+		start=$SECONDS
+		trap 'kill $nap 2>/dev/null; exit 0' TERM
+		while :; do
+			sleep 60 &
+			nap=$!
+			wait $nap
+			log "still building $name ($(((SECONDS - start) / 60)) min so far)"
+		done
+	) >&2 &
+	echo $!
+}
+
+compile_control_plane() {
+	local tmp=$1 mod=$here/testcontrolplane start=$SECONDS
+	local minor=${k8s_version#v1.}
+	minor=${minor%%.*}
+	local ld="-s -w -X k8s.io/component-base/version.gitVersion=$k8s_version"
+	ld+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
+	ld+=" -X k8s.io/component-base/version.gitTreeState=clean"
+	ld+=" -X k8s.io/client-go/pkg/version.gitVersion=$k8s_version"
+	ld+=" -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+	(cd "$mod" && go build -trimpath -ldflags="$ld" -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver) &&
+		log "kube-apiserver built in $((SECONDS - start)) s; building etcd" &&
+		(cd "$mod" && go build -trimpath -ldflags="-s -w" -o "$tmp/etcd" go.etcd.io/etcd/server/v3)
+}
+
+compile_pulumi() {
+	local tmp=$1
+	(cd "$here/pulumicli" && go build -trimpath \
+		-ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$pulumi_version" \
+		-o "$tmp/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi)
+}
+
+# build NAME DIR COMPILE: runs COMPILE into DIR.partial and renames it to DIR
+# when it succeeds, so DIR only ever holds complete binaries.
+build() {
+	local name=$1 out=$2 compile=$3 start=$SECONDS tmp=$2.partial beat rc=0
+	rm -rf "$tmp" && mkdir -p "$tmp"
+	beat=$(heartbeat "$name")
+	"$compile" "$tmp" || rc=$?
+	kill "$beat" 2>/dev/null || true
+	if ((rc != 0)); then
+		log "building $name failed"
+		return $rc
+	fi
+	rm -rf "$out" && mv "$tmp" "$out"
+	log "$name built in $((SECONDS - start)) s into $out"
+}
+
 build_control_plane() {
-	local mod=$here/testcontrolplane
-	local out=$cache_root/controlplane-$k8s_version-$(sum_key "$mod")
+	local out=$1
 	if [[ -x $out/kube-apiserver && -x $out/etcd ]]; then
 		log "control plane $k8s_version cached in $out"
+		return
+	fi
+	log "building kube-apiserver $k8s_version and etcd (cold: ~10 min on 2 idle cores)"
+	build "the control plane" "$out" compile_control_plane
+}
+
+build_pulumi() {
+	local out=$1
+	if [[ -x $out/pulumi ]]; then
+		log "pulumi $pulumi_version cached in $out"
+		return
+	fi
+	log "building pulumi CLI $pulumi_version (cold: ~14 CPU-minutes)"
+	build "the pulumi CLI" "$out" compile_pulumi
+}
+
+control_plane() {
+	local out
+	out=$(control_plane_dir)
+	if $cached_only; then
+		[[ -x $out/kube-apiserver && -x $out/etcd ]] || { log "control plane $k8s_version not built yet (expected in $out)"; return 3; }
 	else
-		log "building kube-apiserver $k8s_version (cold: ~10 min on 2 cores)"
-		local start=$SECONDS tmp=$out.partial
-		rm -rf "$tmp" && mkdir -p "$tmp"
-		local minor=${k8s_version#v1.}; minor=${minor%%.*}
-		local ld="-s -w -X k8s.io/component-base/version.gitVersion=$k8s_version"
-		ld+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
-		ld+=" -X k8s.io/component-base/version.gitTreeState=clean"
-		ld+=" -X k8s.io/client-go/pkg/version.gitVersion=$k8s_version"
-		ld+=" -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
-		(cd "$mod" && go build -trimpath -ldflags="$ld" -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
-		log "kube-apiserver built in $((SECONDS - start)) s; building etcd"
-		(cd "$mod" && go build -trimpath -ldflags="-s -w" -o "$tmp/etcd" go.etcd.io/etcd/server/v3)
-		rm -rf "$out" && mv "$tmp" "$out"
-		log "control plane built in $((SECONDS - start)) s into $out"
+		with_lock "$out" build_control_plane "$out"
 	fi
 	echo "KUBEBUILDER_ASSETS=$out"
 }
 
-build_pulumi() {
-	local mod=$here/pulumicli
-	local out=$cache_root/pulumi-$pulumi_version-$(sum_key "$mod")
-	if [[ -x $out/pulumi ]]; then
-		log "pulumi $pulumi_version cached in $out"
+pulumi() {
+	local out
+	out=$(pulumi_dir)
+	if $cached_only; then
+		[[ -x $out/pulumi ]] || { log "pulumi $pulumi_version not built yet (expected in $out)"; return 3; }
 	else
-		log "building pulumi CLI $pulumi_version (cold: ~14 CPU-minutes)"
-		local start=$SECONDS tmp=$out.partial
-		rm -rf "$tmp" && mkdir -p "$tmp"
-		(cd "$mod" && go build -trimpath \
-			-ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$pulumi_version" \
-			-o "$tmp/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi)
-		rm -rf "$out" && mv "$tmp" "$out"
-		log "pulumi built in $((SECONDS - start)) s into $out"
+		with_lock "$out" build_pulumi "$out"
 	fi
 	echo "DRIFTDECK_PULUMI=$out/pulumi"
 }
 
+# both builds the two tool sets at once: each build has long phases that use one
+# core (downloads, links), which overlap well; peak memory is about 2.5 + 2 GB.
+both() {
+	local rc=0
+	if $cached_only; then
+		control_plane || rc=$?
+		pulumi || rc=$?
+		return $rc
+	fi
+	local tmp cp_pid pu_pid
+	tmp=$(mktemp -d)
+	control_plane >"$tmp/controlplane" &
+	cp_pid=$!
+	pulumi >"$tmp/pulumi" &
+	pu_pid=$!
+	wait $cp_pid || rc=$?
+	wait $pu_pid || rc=$?
+	cat "$tmp/controlplane" "$tmp/pulumi"
+	rm -rf "$tmp"
+	return $rc
+}
+
 case $what in
-	controlplane) build_control_plane ;;
-	pulumi) build_pulumi ;;
-	all) build_control_plane; build_pulumi ;;
-	*) echo "usage: $0 [all|controlplane|pulumi]" >&2; exit 2 ;;
+	controlplane) control_plane ;;
+	pulumi) pulumi ;;
+	all) both ;;
+	*) echo "usage: $0 [--cached] [all|controlplane|pulumi]" >&2; exit 2 ;;
 esac
