@@ -171,15 +171,14 @@ func (a *App) footerView() string {
 		bs = []key.Binding{k.Up, k.Down, k.Open, k.Back}
 	case a.dialog != nil && a.dialog.kind == dlgReport:
 		return a.theme.FooterDesc.Render("any key closes")
+	case a.dialog != nil && a.dialog.focused() != nil:
+		return a.hints("enter", "next field", "shift+tab", "previous field", "esc", "cancel")
 	case a.dialog != nil:
-		return a.theme.FooterKey.Render("enter") + " " + a.theme.FooterDesc.Render("next") + "  " +
-			a.theme.FooterKey.Render("y") + " " + a.theme.FooterDesc.Render("yes") + "  " +
-			a.theme.FooterKey.Render("n/esc") + " " + a.theme.FooterDesc.Render("no")
-	case a.mode != modeNormal:
-		return a.theme.FooterKey.Render("enter") + " " + a.theme.FooterDesc.Render("apply") + "  " +
-			a.theme.FooterKey.Render("esc") + " " + a.theme.FooterDesc.Render("cancel") + "  " +
-			a.theme.FooterKey.Render("tab") + " " + a.theme.FooterDesc.Render("complete") + "  " +
-			a.theme.FooterKey.Render("↑↓") + " " + a.theme.FooterDesc.Render("history")
+		return a.hints("y", "yes", "n/esc", "no", "←→", "choose", "enter", "confirm choice", "shift+tab", "edit reason")
+	case a.mode == modeCommand:
+		return a.hints("enter", "run", "esc", "cancel", "tab", "complete", "↑↓", "history")
+	case a.mode == modeFilter:
+		return a.hints("enter", "keep filter", "esc", "clear filter")
 	case a.detail != nil:
 		bs = append([]key.Binding{k.Back, k.NextTab, k.Up, k.Down, k.Actions}, a.actionHints(a.detail.Unit())...)
 		bs = append(bs, k.Help)
@@ -192,6 +191,15 @@ func (a *App) footerView() string {
 	for _, b := range bs {
 		h := b.Help()
 		parts = append(parts, a.theme.FooterKey.Render(h.Key)+" "+a.theme.FooterDesc.Render(h.Desc))
+	}
+	return ansi.Truncate(strings.Join(parts, "  "), a.width, "…")
+}
+
+// hints renders key/description pairs.
+func (a *App) hints(pairs ...string) string {
+	var parts []string
+	for i := 0; i+1 < len(pairs); i += 2 {
+		parts = append(parts, a.theme.FooterKey.Render(pairs[i])+" "+a.theme.FooterDesc.Render(pairs[i+1]))
 	}
 	return ansi.Truncate(strings.Join(parts, "  "), a.width, "…")
 }

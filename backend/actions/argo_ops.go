@@ -67,7 +67,7 @@ func planArgoSync(env *planEnv, obj map[string]any, req Request) (*Plan, error) 
 		what += fmt.Sprintf(", %d selected resources only", len(req.Resources))
 	}
 	p.Summary = what
-	p.Changes = []string{"operation: " + compactJSON(op), "status.operationState: (cleared)"}
+	p.Changes = append(flatten("operation", op), "status.operationState: (cleared)")
 	if verdict.Reason != "" {
 		p.Warnings = append(p.Warnings, "sync window: "+verdict.Reason)
 	}
@@ -209,7 +209,7 @@ func planArgoRollback(env *planEnv, obj map[string]any, req Request) (*Plan, err
 	p := &Plan{gvr: argocd.Applications, Patch: operationPatch(obj, op), eventReason: "DriftdeckRollback", eventVerb: "rolled back"}
 	p.Summary = fmt.Sprintf("roll back %s to history entry %d (revision %s)", u.Key.Ref(), req.HistoryID, short(fmt.Sprint(entry["revision"])))
 	p.Warnings = append(p.Warnings, notes...)
-	p.Changes = []string{"operation: " + compactJSON(op), "status.operationState: (cleared)"}
+	p.Changes = append(flatten("operation", op), "status.operationState: (cleared)")
 	p.verify = verifyOperationRequested(env)
 	return p, nil
 }

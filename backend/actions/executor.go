@@ -174,9 +174,6 @@ func (e *Executor) get(ctx context.Context, c *kube.Cluster, k model.Key) (map[s
 }
 
 func (e *Executor) plan(env *planEnv, obj map[string]any, req Request) (*Plan, error) {
-	if strings.TrimSpace(req.Reason) == "" && req.Kind.Destructive() {
-		return nil, refusef("a reason is required for %s (it goes into the Event and the audit log)", req.Kind)
-	}
 	pl, err := plannerFor(req.Key.Engine, req.Kind)
 	if err != nil {
 		return nil, err
@@ -226,6 +223,9 @@ func isRefusal(err error) bool {
 func (e *Executor) execute(ctx context.Context, req Request, entry *audit.Entry) (*Result, error) {
 	if e.ReadOnly {
 		return nil, ErrReadOnly
+	}
+	if strings.TrimSpace(req.Reason) == "" && req.Kind.Destructive() {
+		return nil, refusef("a reason is required for %s (it goes into the Event and the audit log)", req.Kind)
 	}
 	c, ok := e.Cluster(req.Key.Context)
 	if !ok {

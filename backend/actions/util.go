@@ -2,7 +2,9 @@ package actions
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strconv"
 )
 
 func sortedKeys(m map[string]string) []string {
@@ -81,4 +83,47 @@ func deepCopyJSON(v any) any {
 		return out
 	}
 	return v
+}
+
+// flatten lists a JSON value as "path: value" lines, one per leaf, in key
+// order, for plans a person reads.
+func flatten(prefix string, v any) []string {
+	switch t := v.(type) {
+	case map[string]any:
+		if len(t) == 0 {
+			return []string{prefix + ": {}"}
+		}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var out []string
+		for _, k := range keys {
+			out = append(out, flatten(prefix+"."+k, t[k])...)
+		}
+		return out
+	case []any:
+		if allScalars(t) {
+			return []string{prefix + ": " + compactJSON(t)}
+		}
+		var out []string
+		for i, x := range t {
+			out = append(out, flatten(fmt.Sprintf("%s[%d]", prefix, i), x)...)
+		}
+		return out
+	case string:
+		return []string{prefix + ": " + strconv.Quote(t)}
+	}
+	return []string{prefix + ": " + compactJSON(v)}
+}
+
+func allScalars(xs []any) bool {
+	for _, x := range xs {
+		switch x.(type) {
+		case map[string]any, []any:
+			return false
+		}
+	}
+	return true
 }

@@ -161,3 +161,22 @@ type Condition struct {
 	Message string
 	Since   time.Time
 }
+
+// Reason is the one line that explains the unit's state: why it runs, is
+// stuck or blocked, what a window forbids, what could not be read, or who
+// paused it.
+func (u *Unit) Reason() string {
+	switch {
+	case u.RunReason != "":
+		return u.RunReason
+	case u.Run == Stuck && u.StuckRule != "":
+		return u.StuckRule
+	case u.Window != "":
+		return u.Window
+	case len(u.ReadErrors) > 0:
+		return "unreadable: " + u.ReadErrors[0]
+	case u.Pause != nil:
+		return "paused by " + u.Pause.By + ": " + u.Pause.Reason
+	}
+	return ""
+}

@@ -142,7 +142,7 @@ func printTable(g *globals, units []*model.Unit, now time.Time, withContext bool
 	fmt.Fprintln(tw, head)
 	for _, u := range units {
 		row := []string{u.Key.Ref(), u.Sync.String(), u.Health.String(), automationWord(u, now), u.Run.String(),
-			age(u.RunSince, now), shortRev(u.Applied), oneLine(reasonOf(u), 100)}
+			age(u.RunSince, now), shortRev(u.Applied), oneLine(u.Reason(), 100)}
 		if withContext {
 			row = append([]string{u.Key.Context}, row...)
 		}
@@ -196,7 +196,7 @@ func printJSON(g *globals, units []*model.Unit, now time.Time) error {
 			Unit: u.Key.Ref(), Context: u.Key.Context, Engine: string(u.Key.Engine), Namespace: u.Key.Namespace, Name: u.Key.Name,
 			Kind: u.Kind, Sync: u.Sync.String(), SyncNative: u.SyncNative, Health: u.Health.String(), HealthNative: u.HealthNative,
 			Automation: u.Automation.String(), AutomationNative: u.AutomationNative, Run: u.Run.String(),
-			Reason: reasonOf(u), StuckRule: u.StuckRule, Window: u.Window, Desired: u.Desired, Applied: u.Applied,
+			Reason: u.Reason(), StuckRule: u.StuckRule, Window: u.Window, Desired: u.Desired, Applied: u.Applied,
 			Owner: u.Owner, ReadErrors: u.ReadErrors,
 		}
 		if !u.RunSince.IsZero() {
@@ -215,21 +215,6 @@ func printJSON(g *globals, units []*model.Unit, now time.Time) error {
 	enc := json.NewEncoder(g.out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(recs)
-}
-
-// reasonOf is the one line that explains a unit's state.
-func reasonOf(u *model.Unit) string {
-	switch {
-	case u.Run == model.Stuck && u.StuckRule != "" && u.RunReason == "":
-		return u.StuckRule
-	case u.RunReason != "":
-		return u.RunReason
-	case u.Window != "":
-		return u.Window
-	case len(u.ReadErrors) > 0:
-		return "unreadable: " + u.ReadErrors[0]
-	}
-	return ""
 }
 
 func automationWord(u *model.Unit, now time.Time) string {

@@ -34,6 +34,7 @@ func (m *Model) overview(now time.Time) []string {
 	if u.Window != "" {
 		out = append(out, m.field("Sync window", u.Window))
 	}
+	out = append(out, m.field("Can do", m.enabledActions()))
 	out = append(out, m.field("Desired", orDash(u.Desired)), m.field("Applied", orDash(u.Applied)))
 	if u.Project != "" {
 		label := "Project"
@@ -53,16 +54,9 @@ func (m *Model) overview(now time.Time) []string {
 			out = append(out, "  "+e)
 		}
 	}
-	out = append(out, "", m.heading("Actions"))
-	if m.avail == nil {
-		out = append(out, m.theme.Dim.Render("  checking permissions…"))
-	}
-	for _, a := range m.avail {
-		if a.Enabled {
-			out = append(out, "  "+m.theme.Good.Render("●")+" "+string(a.Kind))
-		} else {
-			out = append(out, "  "+m.theme.Dim.Render("○ "+string(a.Kind)+" — "+a.WhyNot))
-		}
+	if disabled := m.disabledActions(); len(disabled) > 0 {
+		out = append(out, "", m.heading("Not possible now"))
+		out = append(out, disabled...)
 	}
 	if m.loadErr != "" {
 		out = append(out, "", m.theme.Bad.Render("Could not load details: "+m.loadErr))
@@ -292,4 +286,31 @@ func (m *Model) yaml() []string {
 		return []string{m.theme.Dim.Render("loading…")}
 	}
 	return strings.Split(strings.TrimRight(m.detail.YAML, "\n"), "\n")
+}
+
+// enabledActions is one line: what can be done now (a opens the menu).
+func (m *Model) enabledActions() string {
+	if m.avail == nil {
+		return m.theme.Dim.Render("checking permissions…")
+	}
+	var on []string
+	for _, a := range m.avail {
+		if a.Enabled {
+			on = append(on, m.theme.Good.Render(string(a.Kind)))
+		}
+	}
+	if len(on) == 0 {
+		return m.theme.Warn.Render("nothing (see below)")
+	}
+	return strings.Join(on, m.theme.Dim.Render(" · "))
+}
+
+func (m *Model) disabledActions() []string {
+	var out []string
+	for _, a := range m.avail {
+		if !a.Enabled {
+			out = append(out, m.theme.Dim.Render("  "+string(a.Kind)+" — "+a.WhyNot))
+		}
+	}
+	return out
 }

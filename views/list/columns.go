@@ -45,7 +45,7 @@ var columns = [numColumns]column{
 	colRun:        {title: "RUN", width: 8, priority: 9, cell: runCell, style: runStyle},
 	colAge:        {title: "SINCE", width: 5, priority: 6, cell: ageCell},
 	colRevision:   {title: "REV", width: 7, priority: 3, cell: func(u *model.Unit, _ time.Time) string { return ShortRevision(u.Applied) }},
-	colReason:     {title: "REASON", min: 12, priority: 5, cell: func(u *model.Unit, _ time.Time) string { return Reason(u) }, style: reasonStyle},
+	colReason:     {title: "REASON", min: 12, priority: 5, cell: func(u *model.Unit, _ time.Time) string { return u.Reason() }, style: reasonStyle},
 }
 
 // timeDependent columns are re-rendered on every frame; the rest are cached
@@ -95,21 +95,6 @@ func ageCell(u *model.Unit, now time.Time) string {
 		return "-"
 	}
 	return model.HumanDuration(now.Sub(u.RunSince))
-}
-
-// Reason is the one line that explains a unit's state.
-func Reason(u *model.Unit) string {
-	switch {
-	case u.RunReason != "":
-		return u.RunReason
-	case u.Window != "":
-		return u.Window
-	case len(u.ReadErrors) > 0:
-		return "unreadable: " + u.ReadErrors[0]
-	case u.Pause != nil:
-		return "paused by " + u.Pause.By + ": " + u.Pause.Reason
-	}
-	return ""
 }
 
 // ShortRevision shortens a 40-hex commit to 7 characters.
@@ -177,8 +162,9 @@ func reasonStyle(t *themes.Theme, u *model.Unit, _ time.Time) lipgloss.Style {
 	return t.Dim
 }
 
-// layout decides which columns show and how wide each is at a width.
-func layout(width int, multiContext bool) (cols []int, widths []int) {
+// layout decides which columns show and how wide each is at a width. The
+// name column is as wide as the longest name (nameWidth), up to 48.
+func layout(width, nameWidth int, multiContext bool) (cols []int, widths []int) {
 	active := []int{}
 	for c := 0; c < numColumns; c++ {
 		if c == colContext && !multiContext {
@@ -223,7 +209,7 @@ func layout(width int, multiContext bool) (cols []int, widths []int) {
 			continue
 		}
 		if c == colName && flex > 1 {
-			widths[i] = min(max(columns[c].min, spare/2), 48)
+			widths[i] = min(max(columns[c].min, spare/2), max(columns[c].min, nameWidth), 48)
 		} else if c == colName {
 			widths[i] = spare
 		}

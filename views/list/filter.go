@@ -126,6 +126,6 @@ func haystack(u *model.Unit) string {
 	return strings.ToLower(strings.Join([]string{
 		string(u.Key.Engine) + "/" + u.Key.Namespace + "/" + u.Key.Name, u.Key.Context,
 		u.Sync.String(), u.Health.String(), u.Automation.String(), u.Run.String(),
-		u.Project, u.Owner, Reason(u), u.Desired, u.Applied,
+		u.Project, u.Owner, u.Reason(), u.Desired, u.Applied,
 	}, " "))
 }

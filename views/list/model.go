@@ -31,6 +31,8 @@ type Model struct {
 	marked map[model.Key]bool
 
 	rows map[model.Key]*rowCache
+	// nameWidth is the widest namespace/name, for the name column.
+	nameWidth int
 }
 
 // rowCache keeps a unit's rendered cells until the unit changes, and which
@@ -64,7 +66,9 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 	m.all = units
 	contexts := map[string]bool{}
 	seen := make(map[model.Key]bool, len(units))
+	m.nameWidth = 0
 	for _, u := range units {
+		m.nameWidth = max(m.nameWidth, len(u.Key.Namespace)+len(u.Key.Name)+2)
 		contexts[u.Key.Context] = true
 		seen[u.Key] = true
 		rc := m.rows[u.Key]

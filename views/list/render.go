@@ -12,7 +12,7 @@ import (
 
 // View renders the header row and the visible rows, exactly height lines.
 func (m *Model) View(now time.Time) string {
-	cols, widths := layout(m.width, m.multiContext)
+	cols, widths := layout(m.width, m.nameWidth, m.multiContext)
 	var b strings.Builder
 	b.Grow((m.width + 16) * m.height)
 	b.WriteString(m.header(cols, widths))
