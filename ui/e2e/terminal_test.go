@@ -1,0 +1,143 @@
+package e2e
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/vt"
+	"github.com/creack/pty"
+)
+
+// terminal runs the real driftdeck binary in a pseudo-terminal and keeps
+// what it draws in a terminal emulator, so a test reads the screen a user
+// would see.
+type terminal struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	pty  *os.File
+	mu   sync.Mutex
+	emu  *vt.Emulator
+	done chan error
+}
+
+func start(t *testing.T, width, height int, env []string, args ...string) *terminal {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "TERM=xterm-256color")
+	cmd.Env = append(cmd.Env, env...)
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(height), Cols: uint16(width)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := &terminal{t: t, cmd: cmd, pty: f, emu: vt.NewEmulator(width, height), done: make(chan error, 1)}
+	go term.pump()
+	// Answer the program's terminal queries (colours, capabilities) the way
+	// a real terminal does.
+	go func() { _, _ = io.Copy(f, term.emu) }()
+	go func() { term.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = f.Close()
+	})
+	return term
+}
+
+func (term *terminal) pump() {
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := term.pty.Read(buf)
+		if n > 0 {
+			term.mu.Lock()
+			_, _ = term.emu.Write(buf[:n])
+			term.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// screen is the text on the terminal now.
+func (term *terminal) screen() string {
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	return term.emu.String()
+}
+
+func (term *terminal) altScreen() bool {
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	return term.emu.IsAltScreen()
+}
+
+// send types keys as a terminal sends them.
+func (term *terminal) send(keys string) {
+	term.t.Helper()
+	if _, err := term.pty.Write([]byte(keys)); err != nil {
+		term.t.Fatal(err)
+	}
+}
+
+// waitFor polls the screen until every text is on it.
+func (term *terminal) waitFor(timeout time.Duration, texts ...string) string {
+	term.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		s := term.screen()
+		missing := ""
+		for _, x := range texts {
+			if !strings.Contains(s, x) {
+				missing = x
+				break
+			}
+		}
+		if missing == "" {
+			return s
+		}
+		if time.Now().After(deadline) {
+			term.t.Fatalf("after %v the screen lacks %q:\n%s", timeout, missing, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitUntil polls until cond holds on the screen.
+func (term *terminal) waitUntil(timeout time.Duration, what string, cond func(screen string) bool) string {
+	term.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		s := term.screen()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			term.t.Fatalf("after %v: %s, screen:\n%s", timeout, what, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// exit waits for the program to end and returns its exit code.
+func (term *terminal) exit(timeout time.Duration) int {
+	term.t.Helper()
+	select {
+	case err := <-term.done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			term.t.Fatal(err)
+		}
+		return 0
+	case <-time.After(timeout):
+		term.t.Fatalf("driftdeck did not exit within %v; screen:\n%s", timeout, term.screen())
+	}
+	return -1
+}
