@@ -102,7 +102,11 @@ func (a *App) headerView(now time.Time) string {
 	if n := len(l.Marked()); n > 0 {
 		view = append(view, t.Marked.Render(fmt.Sprintf("%d marked", n)))
 	}
-	line2 := strings.Join(parts, t.Dim.Render(" · ")) + t.Dim.Render("   │ ") + t.Dim.Render(strings.Join(view, "  "))
+	// What the user narrowed the list by must stay visible: the counts give
+	// way first on a narrow screen.
+	right := t.Dim.Render(" │ ") + t.Dim.Render(strings.Join(view, "  "))
+	room := max(a.width-ansi.StringWidth(right), a.width/2)
+	line2 := ansi.Truncate(strings.Join(parts, t.Dim.Render(" · ")), room, "…") + right
 	return line1 + "\n" + ansi.Truncate(line2, a.width, "…")
 }
 

@@ -40,12 +40,12 @@ var columns = [numColumns]column{
 	colEngine:     {title: "ENGINE", width: 6, priority: 9, cell: func(u *model.Unit, _ time.Time) string { return string(u.Key.Engine) }},
 	colName:       {title: "NAMESPACE/NAME", min: 20, priority: 10, cell: nameCell},
 	colSync:       {title: "SYNC", width: 7, priority: 8, cell: func(u *model.Unit, _ time.Time) string { return u.Sync.String() }, style: syncStyle},
-	colHealth:     {title: "HEALTH", width: 8, priority: 7, cell: healthCell, style: healthStyle},
+	colHealth:     {title: "HEALTH", width: 8, priority: 6, cell: healthCell, style: healthStyle},
 	colAutomation: {title: "AUTO", width: 9, priority: 8, cell: automationCell, style: automationStyle},
 	colRun:        {title: "RUN", width: 8, priority: 9, cell: runCell, style: runStyle},
-	colAge:        {title: "SINCE", width: 5, priority: 6, cell: ageCell},
+	colAge:        {title: "SINCE", width: 5, priority: 4, cell: ageCell},
 	colRevision:   {title: "REV", width: 7, priority: 3, cell: func(u *model.Unit, _ time.Time) string { return ShortRevision(u.Applied) }},
-	colReason:     {title: "REASON", min: 12, priority: 5, cell: func(u *model.Unit, _ time.Time) string { return u.Reason() }, style: reasonStyle},
+	colReason:     {title: "REASON", min: 12, priority: 7, cell: func(u *model.Unit, _ time.Time) string { return u.Reason() }, style: reasonStyle},
 }
 
 // timeDependent columns are re-rendered on every frame; the rest are cached
