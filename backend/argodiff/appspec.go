@@ -1,0 +1,130 @@
+package argodiff
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/driftdeck/driftdeck/backend/objread"
+)
+
+// appSpec is what the local render reads from an Application.
+type appSpec struct {
+	name, namespace string
+	source          sourceSpec
+	// revision to render: status.sync.revision, else spec.source.targetRevision.
+	revision      string
+	syncRevision  string
+	destServer    string
+	destName      string
+	destNamespace string
+	// serverSideApply: the app syncs with ServerSideApply=true.
+	serverSideApply bool
+	resources       []resourceRef
+	ignore          []ignoreRule
+	// ignoreNote says which ignoreDifferences settings are not applied.
+	ignoreNote string
+}
+
+type sourceSpec struct {
+	repoURL, path, chart string
+	helm, plugin         bool
+	// kustomizeOverrides names spec.source.kustomize settings Argo CD would
+	// apply on top of the kustomization (namePrefix, images, ...).
+	kustomizeOverrides []string
+	recurse            bool
+	include, exclude   string
+	jsonnet            bool
+}
+
+// resourceRef is one entry of status.resources.
+type resourceRef struct {
+	group, version, kind, namespace, name string
+	hook                                  bool
+}
+
+// errNotLocal is wrapped by every "this app cannot be rendered locally" error.
+var errNotLocal = errors.New("configure the Argo CD API server (ARGOCD_SERVER and ARGOCD_AUTH_TOKEN, or `argocd login`)")
+
+func notLocal(format string, args ...any) error {
+	return fmt.Errorf("%s is not supported locally: %w", fmt.Sprintf(format, args...), errNotLocal)
+}
+
+func readAppSpec(app map[string]any) (*appSpec, error) {
+	r := objread.New(app)
+	a := &appSpec{
+		name:          r.Str("metadata", "name"),
+		namespace:     r.Str("metadata", "namespace"),
+		syncRevision:  RevisionOf(app),
+		destServer:    r.Str("spec", "destination", "server"),
+		destName:      r.Str("spec", "destination", "name"),
+		destNamespace: r.Str("spec", "destination", "namespace"),
+	}
+	switch {
+	case len(r.Slice("spec", "sources")) > 0:
+		return nil, notLocal("a multi-source Application (spec.sources)")
+	case r.Has("spec", "sourceHydrator"):
+		return nil, notLocal("an Application with a source hydrator")
+	case !r.Has("spec", "source"):
+		return nil, errors.New("the Application has no spec.source")
+	}
+	s := r.At("spec", "source")
+	a.source = sourceSpec{
+		repoURL: s.Str("repoURL"),
+		path:    s.Str("path"),
+		chart:   s.Str("chart"),
+		helm:    s.Has("helm"),
+		plugin:  s.Has("plugin"),
+		include: s.Str("directory", "include"),
+		exclude: s.Str("directory", "exclude"),
+		jsonnet: len(s.Map("directory", "jsonnet")) > 0,
+	}
+	a.source.recurse, _ = s.Bool("directory", "recurse")
+	for k := range s.Map("kustomize") {
+		if k != "version" {
+			a.source.kustomizeOverrides = append(a.source.kustomizeOverrides, k)
+		}
+	}
+	slices.Sort(a.source.kustomizeOverrides)
+	a.revision = a.syncRevision
+	if a.revision == "" {
+		a.revision = s.Str("targetRevision")
+	}
+	for _, opt := range r.Slice("spec", "syncPolicy", "syncOptions") {
+		if o, _ := opt.(string); strings.EqualFold(strings.ReplaceAll(o, " ", ""), "ServerSideApply=true") {
+			a.serverSideApply = true
+		}
+	}
+	a.ignore, a.ignoreNote = readIgnoreRules(r)
+	for _, res := range r.Objects("status", "resources") {
+		hook, _ := res.Bool("hook")
+		a.resources = append(a.resources, resourceRef{
+			group: res.Str("group"), version: res.Str("version"), kind: res.Str("kind"),
+			namespace: res.Str("namespace"), name: res.Str("name"), hook: hook,
+		})
+	}
+	if errs := r.Errors(); len(errs) > 0 {
+		return nil, fmt.Errorf("reading the Application: %s", strings.Join(errs, "; "))
+	}
+	if a.source.repoURL == "" {
+		return nil, errors.New("the Application has no spec.source.repoURL")
+	}
+	return a, nil
+}
+
+// checkRenderable refuses what the local render cannot reproduce, before any
+// repository is fetched.
+func (s sourceSpec) checkRenderable() error {
+	switch {
+	case s.chart != "" || s.helm:
+		return notLocal("a Helm source")
+	case s.plugin:
+		return notLocal("a config management plugin source")
+	case s.jsonnet:
+		return notLocal("a Jsonnet directory source")
+	case len(s.kustomizeOverrides) > 0:
+		return notLocal("spec.source.kustomize (%s)", strings.Join(s.kustomizeOverrides, ", "))
+	}
+	return nil
+}

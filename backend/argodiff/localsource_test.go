@@ -1,0 +1,60 @@
+package argodiff
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/driftdeck/driftdeck/backend/kube"
+)
+
+func TestLocalSourceRefusesBeforeFetching(t *testing.T) {
+	elsewhere := &kube.Cluster{Context: "prod", Config: &rest.Config{Host: "https://10.0.0.1:6443"}}
+	base := func(edit func(spec map[string]any)) map[string]any {
+		app := guestbookApp("abc")
+		// A repository that does not exist: a refusal must come before any fetch.
+		spec := app["spec"].(map[string]any)
+		spec["source"].(map[string]any)["repoURL"] = "/nonexistent/repo"
+		edit(spec)
+		return app
+	}
+	for _, c := range []struct {
+		name string
+		app  map[string]any
+		want string
+	}{
+		{"helm chart", base(func(s map[string]any) { s["source"].(map[string]any)["chart"] = "guestbook" }), "Helm"},
+		{"plugin", base(func(s map[string]any) { s["source"].(map[string]any)["plugin"] = map[string]any{"name": "cdk8s"} }), "plugin"},
+		{"multi-source", base(func(s map[string]any) { s["sources"] = []any{map[string]any{"repoURL": "x"}} }), "multi-source"},
+		{"another cluster", base(func(s map[string]any) {
+			s["destination"] = map[string]any{"server": "https://prod.example.com:6443", "namespace": "default"}
+		}), "https://prod.example.com:6443"},
+		{"a named cluster", base(func(s map[string]any) { s["destination"] = map[string]any{"name": "prod-eu"} }), "cluster prod-eu"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := (&LocalSource{CacheDir: t.TempDir()}).Diff(context.Background(), c.app, elsewhere)
+			if !errors.Is(err, errNotLocal) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want a not-local error naming %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestLocalSourceAcceptsTheClusterByItsAddress(t *testing.T) {
+	a := &appSpec{destServer: "https://10.0.0.1:6443/"}
+	if err := checkDestination(a, &kube.Cluster{Config: &rest.Config{Host: "https://10.0.0.1:6443"}}); err != nil {
+		t.Errorf("same server refused: %v", err)
+	}
+}
+
+func TestNewSourcePicksTheServerWhenConfigured(t *testing.T) {
+	if _, ok := NewSource(Options{Server: NewServerConfig("argocd.example.com", "t")}).(*APISource); !ok {
+		t.Error("a configured server did not give the API source")
+	}
+	if _, ok := NewSource(Options{}).(*LocalSource); !ok {
+		t.Error("no server did not give the local source")
+	}
+}
