@@ -20,6 +20,7 @@ type Keymap struct {
 	HardRefresh, Terminate, Pause, Resume   key.Binding
 	Retry, Rollback, ConfirmPrune, Diff     key.Binding
 	Freeze, Thaw, Yaml                      key.Binding
+	NextObject, PrevObject, SideBySide      key.Binding
 	Confirm, Cancel                         key.Binding
 }
 
@@ -63,6 +64,9 @@ func Default() *Keymap {
 		Freeze:       b("freeze", "F"),
 		Thaw:         b("thaw", "U"),
 		Yaml:         b("yaml", "y"),
+		NextObject:   b("next object", "n"),
+		PrevObject:   b("previous object", "N"),
+		SideBySide:   b("side by side", "v"),
 		Confirm:      b("yes", "y"),
 		Cancel:       b("no", "n", "esc"),
 	}
@@ -79,6 +83,7 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"hardrefresh": &k.HardRefresh, "terminate": &k.Terminate, "pause": &k.Pause, "resume": &k.Resume,
 		"retry": &k.Retry, "rollback": &k.Rollback, "confirmprune": &k.ConfirmPrune, "diff": &k.Diff,
 		"freeze": &k.Freeze, "thaw": &k.Thaw, "yaml": &k.Yaml, "confirm": &k.Confirm, "cancel": &k.Cancel,
+		"nextobject": &k.NextObject, "prevobject": &k.PrevObject, "sidebyside": &k.SideBySide,
 	}
 }
 

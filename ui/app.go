@@ -52,6 +52,7 @@ type App struct {
 
 	list   *list.Model
 	detail *detail.Model
+	diff   *diffScreen
 	help   bool
 
 	mode       inputMode
@@ -123,7 +124,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, nil
 	case BatchMsg:
 		a.applyBatch(store.Batch(msg))
-		return a, a.refreshDetail(store.Batch(msg).Changed)
+		return a, tea.Batch(a.refreshDetail(store.Batch(msg).Changed), a.diffOnChange(store.Batch(msg).Changed))
+	case diffMsg:
+		return a, a.onDiff(msg)
 	case tickMsg:
 		a.expireToasts(time.Time(msg))
 		return a, a.tick()
@@ -170,6 +173,9 @@ func (a *App) setTheme(name string) error {
 	}
 	a.theme, a.themeName = t, name
 	a.list.SetTheme(t)
+	if a.diff != nil {
+		a.diff.view.SetTheme(t)
+	}
 	if a.detail != nil {
 		a.detail.SetTheme(t)
 	}
@@ -242,6 +248,9 @@ func (a *App) layout() {
 	a.list.SetSize(a.width, body)
 	if a.detail != nil {
 		a.detail.SetSize(a.width, body)
+	}
+	if a.diff != nil {
+		a.diff.view.SetSize(a.width, body)
 	}
 	a.input.SetWidth(max(a.width-4, 10))
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/store"
@@ -21,6 +22,7 @@ type Backend interface {
 	Freeze(ctx context.Context, keys []model.Key, reason string, until time.Time) []actions.BulkOutcome
 	Thaw(ctx context.Context, keys []model.Key, reason string) []actions.BulkOutcome
 	Describe(ctx context.Context, k model.Key) (*describe.Detail, error)
+	Diff(ctx context.Context, k model.Key) (*argodiff.Result, error)
 }
 
 // BatchMsg carries a batch of model changes from the store's pump.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
@@ -83,4 +84,8 @@ func (f *fakeBackend) Describe(_ context.Context, k model.Key) (*describe.Detail
 			{Kind: "Service", Namespace: "search", Name: "indexer", Status: "Synced", Health: "Healthy"},
 		},
 	}, nil
+}
+
+func (f *fakeBackend) Diff(_ context.Context, k model.Key) (*argodiff.Result, error) {
+	return nil, fmt.Errorf("no diff source in this test")
 }

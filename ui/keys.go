@@ -29,6 +29,12 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if a.diff != nil {
+		return a.diffKey(msg)
+	}
+	if key.Matches(msg, k.Diff) {
+		return a.openDiff()
+	}
 	if cmd, handled := a.actionKey(msg); handled {
 		return cmd
 	}

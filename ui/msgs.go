@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
@@ -36,4 +37,10 @@ type resultMsg struct {
 type bulkMsg struct {
 	kind     actions.Kind
 	outcomes []actions.BulkOutcome
+}
+
+type diffMsg struct {
+	key    model.Key
+	result *argodiff.Result
+	err    error
 }

@@ -26,6 +26,8 @@ func (a *App) render() string {
 		body = a.helpView()
 	case a.dialog != nil:
 		body = a.dialogView(now)
+	case a.diff != nil:
+		body = a.diff.view.View()
 	case a.detail != nil:
 		body = a.detail.View(now)
 	default:
@@ -183,11 +185,13 @@ func (a *App) footerView() string {
 		return a.hints("enter", "run", "esc", "cancel", "tab", "complete", "↑↓", "history")
 	case a.mode == modeFilter:
 		return a.hints("enter", "keep filter", "esc", "clear filter")
+	case a.diff != nil:
+		bs = []key.Binding{k.Back, k.Down, k.Up, k.NextObject, k.PrevObject, k.SideBySide, k.Refresh, k.Approve}
 	case a.detail != nil:
-		bs = append([]key.Binding{k.Back, k.NextTab, k.Up, k.Down, k.Actions}, a.actionHints(a.detail.Unit())...)
+		bs = append([]key.Binding{k.Back, k.NextTab, k.Up, k.Down, k.Actions, k.Diff}, a.actionHints(a.detail.Unit())...)
 		bs = append(bs, k.Help)
 	default:
-		bs = []key.Binding{k.Open, k.Filter, k.Command, k.Mark, k.Actions}
+		bs = []key.Binding{k.Open, k.Filter, k.Command, k.Mark, k.Actions, k.Diff}
 		bs = append(bs, a.actionHints(a.list.Selected())...)
 		bs = append(bs, k.Freeze, k.Sort, k.Help, k.Quit)
 	}

@@ -112,7 +112,7 @@ func checkDestination(a *appSpec, c *kube.Cluster) error {
 	if dest == "" {
 		dest = "cluster " + a.destName
 	}
-	return fmt.Errorf("the Application deploys to %s, not to the cluster it is read from (context %s): a diff against that cluster %w", dest, c.Context, errNotLocal)
+	return fmt.Errorf("the Application deploys to %s, not to the cluster it is read from (context %s); to diff it, %w", dest, c.Context, errNotLocal)
 }
 
 func sameServer(a, b string) bool {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/fleet"
@@ -15,6 +16,7 @@ import (
 type service struct {
 	*actions.Executor
 	*describe.Describer
+	*argodiff.Differ
 }
 
 // newService wires the executor and describer to a fleet, with the audit log
@@ -28,6 +30,10 @@ func newService(g *globals, f *fleet.Fleet) (*service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (set XDG_STATE_HOME to a writable directory)", err)
 	}
+	differ, err := newDiffer(g, f.Cluster)
+	if err != nil {
+		return nil, err
+	}
 	return &service{
 		Executor: &actions.Executor{
 			Cluster:  f.Cluster,
@@ -37,5 +43,6 @@ func newService(g *globals, f *fleet.Fleet) (*service, error) {
 			Settle:   3 * time.Second,
 		},
 		Describer: &describe.Describer{Cluster: f.Cluster, Updates: f.Updates},
+		Differ:    differ,
 	}, nil
 }

@@ -22,6 +22,8 @@ type globals struct {
 	demo          bool
 	readOnly      bool
 	dryRun        bool
+	argocdServer  string
+	argocdToken   string
 	output        string
 	in            io.Reader
 	out, errOut   io.Writer
@@ -53,7 +55,9 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(errOut, "error:", err)
+	if !errors.Is(err, errDifferences) {
+		fmt.Fprintln(errOut, "error:", err)
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
@@ -84,7 +88,9 @@ embedded demo control plane instead of a cluster.`,
 	pf.BoolVar(&g.demo, "demo", false, "run on the embedded demo control plane instead of a cluster")
 	pf.BoolVar(&g.readOnly, "read-only", false, "refuse every write (enforced by the backend)")
 	pf.BoolVar(&g.dryRun, "dry-run", false, "send writes as server-side dry runs: nothing is persisted")
-	root.AddCommand(newVersionCmd(g), newStatusCmd(g))
+	pf.StringVar(&g.argocdServer, "argocd-server", "", "Argo CD API server for diffs (default: $ARGOCD_SERVER, else the argocd CLI's current context)")
+	pf.StringVar(&g.argocdToken, "argocd-token", "", "Argo CD API token (default: $ARGOCD_AUTH_TOKEN, else the argocd CLI's login)")
+	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newDiffCmd(g))
 	root.AddCommand(newActionCmds(g)...)
 	root.AddCommand(newBulkCmds(g)...)
 	return root
