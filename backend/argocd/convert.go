@@ -258,7 +258,8 @@ func classifyRun(u *model.Unit, f *model.ArgoFacts) {
 		c := errorCondition(f.Conditions)
 		set(model.Failed, c.Since, c.Type+": "+firstLine(c.Message))
 	case u.Sync == model.Drifted && !f.AutoSync:
-		set(model.AwaitingApproval, f.ReconciledAt, "OutOfSync and auto-sync is off: waits for a manual sync")
+		// Argo CD does not record since when: the store dates it from first sight.
+		set(model.AwaitingApproval, time.Time{}, "OutOfSync and auto-sync is off: waits for a manual sync")
 	default:
 		set(model.Idle, f.FinishedAt, "")
 	}
