@@ -1,0 +1,135 @@
+package pulumirun
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+)
+
+// propertyDiffs lists a step's changed properties. The engine's detailed
+// diff is used when present (old values from the old outputs, or old inputs
+// for input diffs; new values from the new inputs, as the CLI shows them);
+// otherwise the top-level diff keys with old and new inputs; a create lists
+// its inputs.
+func propertyDiffs(md *apitype.StepEventMetadata) []PropertyDiff {
+	switch {
+	case len(md.DetailedDiff) > 0 && md.Old != nil && md.New != nil:
+		return detailedDiffs(md)
+	case len(md.Diffs) > 0 && md.Old != nil && md.New != nil:
+		return keyDiffs(md)
+	case md.Op == apitype.OpCreate && md.New != nil:
+		return inputAdds(md.New.Inputs)
+	}
+	return nil
+}
+
+func detailedDiffs(md *apitype.StepEventMetadata) []PropertyDiff {
+	hidden := hiddenPaths(md)
+	out := make([]PropertyDiff, 0, len(md.DetailedDiff))
+	for p, d := range md.DetailedDiff {
+		path, err := resource.ParsePropertyPath(p)
+		if err != nil {
+			path = resource.PropertyPath{p}
+		}
+		if isHidden(hidden, path) {
+			continue
+		}
+		olds := md.Old.Outputs
+		if d.InputDiff {
+			olds = md.Old.Inputs
+		}
+		pd := PropertyDiff{Path: p, Replace: strings.HasSuffix(string(d.Kind), "-replace")}
+		switch d.Kind {
+		case apitype.DiffAdd, apitype.DiffAddReplace:
+			pd.Kind = DiffAdd
+		case apitype.DiffDelete, apitype.DiffDeleteReplace:
+			pd.Kind = DiffDelete
+		default:
+			pd.Kind = DiffUpdate
+		}
+		if pd.Kind != DiffAdd {
+			if v, ok := lookup(olds, path); ok {
+				pd.Old = render(v)
+			}
+		}
+		if pd.Kind != DiffDelete {
+			if v, ok := lookup(md.New.Inputs, path); ok {
+				pd.New = render(v)
+			}
+		}
+		out = append(out, pd)
+	}
+	sortDiffs(out)
+	return out
+}
+
+func keyDiffs(md *apitype.StepEventMetadata) []PropertyDiff {
+	olds := md.Old.Inputs
+	if len(olds) == 0 {
+		olds = md.Old.Outputs
+	}
+	out := make([]PropertyDiff, 0, len(md.Diffs))
+	for _, k := range md.Diffs {
+		pd := PropertyDiff{Path: k, Kind: DiffUpdate}
+		old, hadOld := olds[k]
+		nu, hasNew := md.New.Inputs[k]
+		switch {
+		case !hadOld:
+			pd.Kind = DiffAdd
+		case !hasNew:
+			pd.Kind = DiffDelete
+		}
+		if hadOld {
+			pd.Old = render(old)
+		}
+		if hasNew {
+			pd.New = render(nu)
+		}
+		for _, rk := range md.Keys {
+			if rk == k {
+				pd.Replace = true
+			}
+		}
+		out = append(out, pd)
+	}
+	sortDiffs(out)
+	return out
+}
+
+func inputAdds(inputs map[string]any) []PropertyDiff {
+	out := make([]PropertyDiff, 0, len(inputs))
+	for k, v := range inputs {
+		if strings.HasPrefix(k, "__") { // engine bookkeeping such as __defaults
+			continue
+		}
+		out = append(out, PropertyDiff{Path: k, Kind: DiffAdd, New: render(v)})
+	}
+	sortDiffs(out)
+	return out
+}
+
+func sortDiffs(ds []PropertyDiff) {
+	sort.Slice(ds, func(i, j int) bool { return ds[i].Path < ds[j].Path })
+}
+
+// hiddenPaths returns the paths the program asked not to show (hideDiffs).
+func hiddenPaths(md *apitype.StepEventMetadata) []resource.PropertyPath {
+	if md.New != nil {
+		return md.New.HideDiffs
+	}
+	if md.Old != nil {
+		return md.Old.HideDiffs
+	}
+	return nil
+}
+
+func isHidden(hidden []resource.PropertyPath, path resource.PropertyPath) bool {
+	for _, h := range hidden {
+		if h.Contains(path) {
+			return true
+		}
+	}
+	return false
+}
