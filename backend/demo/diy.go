@@ -1,0 +1,140 @@
+package demo
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+)
+
+// The DIY-backed Stack's Pulumi project and stack.
+const (
+	diyProject = "network"
+	diyStack   = "prod"
+	deadLockID = "6f1c2a4e-8d3b-4c1e-9a57-2f0d8e4b91c3"
+)
+
+// diyBackend is the demo's file:// state backend, laid out as pulumi lays
+// it out, holding the state of the network-prod Stack and the lock a killed
+// `pulumi up` left behind (with a pending operation in the checkpoint).
+// Breaking the lock (deleting the lock file) lets the Stack's next update
+// run; until then every update fails on it, as with the real operator.
+type diyBackend struct{ dir string }
+
+// lockContent is pulumi's lock file format (pkg/backend/diy/lock.go).
+type lockContent struct {
+	Pid       int       `json:"pid"`
+	Username  string    `json:"username"`
+	Hostname  string    `json:"hostname"`
+	Timestamp time.Time `json:"timestamp"`
+}
+
+func (b diyBackend) url() string { return "file://" + filepath.ToSlash(b.dir) }
+
+func (b diyBackend) lockDir() string {
+	return filepath.Join(b.dir, ".pulumi", "locks", "organization", diyProject, diyStack)
+}
+
+// write lays out the backend: meta.yaml, the checkpoint, the dead run's lock.
+func (b diyBackend) write(now time.Time) error {
+	started := now.Add(-2*time.Hour - 13*time.Minute).UTC()
+	files := map[string][]byte{
+		filepath.Join(".pulumi", "meta.yaml"): []byte("version: 1\n"),
+	}
+	lock, err := json.Marshal(lockContent{Pid: 48213, Username: "ci-runner", Hostname: "gha-runner-7f9c2", Timestamp: started})
+	if err != nil {
+		return err
+	}
+	files[filepath.Join(".pulumi", "locks", "organization", diyProject, diyStack, deadLockID+".json")] = lock
+	cp, err := checkpoint(started)
+	if err != nil {
+		return err
+	}
+	files[filepath.Join(".pulumi", "stacks", diyProject, diyStack+".json")] = cp
+	for rel, data := range files {
+		p := filepath.Join(b.dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkpoint is the stack's state as the dead run left it: three resources
+// and the NAT gateway it was creating when it was killed.
+func checkpoint(at time.Time) ([]byte, error) {
+	urn := func(typ, name string) resource.URN {
+		return resource.URN(fmt.Sprintf("urn:pulumi:%s::%s::%s::%s", diyStack, diyProject, typ, name))
+	}
+	stackURN := urn("pulumi:pulumi:Stack", diyProject+"-"+diyStack)
+	provider := urn("pulumi:providers:aws", "default_6_66_2")
+	dep := apitype.DeploymentV3{
+		Manifest: manifest(at),
+		Resources: []apitype.ResourceV3{
+			{URN: stackURN, Type: "pulumi:pulumi:Stack", Outputs: map[string]any{"vpcId": "vpc-0c81f2a9e4d5b6a71"}},
+			{URN: provider, Custom: true, ID: "2f8e1c3a-5b7d-4e9f-8a1c-0d2e4f6a8b9c", Type: "pulumi:providers:aws",
+				Inputs: map[string]any{"region": "eu-central-1"}, Outputs: map[string]any{"region": "eu-central-1"}, Parent: stackURN},
+			{URN: urn("aws:ec2/vpc:Vpc", "main"), Custom: true, ID: "vpc-0c81f2a9e4d5b6a71", Type: "aws:ec2/vpc:Vpc",
+				Inputs: map[string]any{"cidrBlock": "10.40.0.0/16"}, Outputs: map[string]any{"cidrBlock": "10.40.0.0/16", "id": "vpc-0c81f2a9e4d5b6a71"},
+				Parent: stackURN, Provider: string(provider) + "::2f8e1c3a-5b7d-4e9f-8a1c-0d2e4f6a8b9c"},
+		},
+		PendingOperations: []apitype.OperationV2{{
+			Type: apitype.OperationTypeCreating,
+			Resource: apitype.ResourceV3{URN: urn("aws:ec2/natGateway:NatGateway", "egress-b"), Custom: true, Type: "aws:ec2/natGateway:NatGateway",
+				Inputs: map[string]any{"allocationId": "eipalloc-07f3e2b1c9d8a6f54", "subnetId": "subnet-0b2e9d4c1a7f3e806"}, Parent: stackURN},
+		}},
+	}
+	cp, err := json.Marshal(apitype.CheckpointV3{Stack: "organization/" + diyProject + "/" + diyStack, Latest: &dep})
+	if err != nil {
+		return nil, err
+	}
+	return json.MarshalIndent(apitype.VersionedCheckpoint{Version: 3, Checkpoint: cp}, "", "    ")
+}
+
+func manifest(at time.Time) apitype.ManifestV1 {
+	m := apitype.ManifestV1{Time: at, Version: "v3.274.1"}
+	m.Magic = m.NewMagic()
+	return m
+}
+
+// lockMessage is pulumi's error for the locks present now, "" when none.
+func (b diyBackend) lockMessage() string {
+	entries, err := os.ReadDir(b.lockDir())
+	if err != nil {
+		return ""
+	}
+	var locks []string
+	for _, en := range entries {
+		if !en.IsDir() && strings.HasSuffix(en.Name(), ".json") {
+			locks = append(locks, en.Name())
+		}
+	}
+	if len(locks) == 0 {
+		return ""
+	}
+	sort.Strings(locks)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "the stack is currently locked by %d lock(s). Either wait for the other process(es) to end or delete the lock file with `pulumi cancel`.", len(locks))
+	for _, name := range locks {
+		var l lockContent
+		data, err := os.ReadFile(filepath.Join(b.lockDir(), name))
+		if err == nil {
+			err = json.Unmarshal(data, &l)
+		}
+		if err != nil {
+			continue
+		}
+		rel := strings.Join([]string{".pulumi", "locks", "organization", diyProject, diyStack, name}, "/")
+		fmt.Fprintf(&sb, "\n  %s/%s: created by %s@%s (pid %d) at %s", b.url(), rel, l.Username, l.Hostname, l.Pid, l.Timestamp.Format(time.RFC3339))
+	}
+	return sb.String()
+}

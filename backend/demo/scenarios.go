@@ -1,0 +1,89 @@
+package demo
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/pulumiop"
+)
+
+// Scenario is one situation the demo stages from the start.
+type Scenario struct {
+	Unit string // as the command line names it: <engine>/<namespace>/<name>
+	What string
+}
+
+// Scenarios lists what to look at in the demo.
+var Scenarios = []Scenario{
+	{"argocd/argocd/" + appStuck, "a sync Running for 25 minutes that will never finish: stuck past the threshold; terminate it"},
+	{"argocd/argocd/" + appBlocked, "a manual sync held by the payments project's quarter-end deny window"},
+	{"argocd/argocd/" + appBlockedAuto, "drifted, auto-sync held by the same deny window"},
+	{"argocd/" + paymentsNS + "/" + appFailing, "every sync fails (an invalid Deployment); auto-sync will not retry the revision"},
+	{"argocd/argocd/" + appPrune, "a sync waiting for prune confirmation of two resources"},
+	{"argocd/argocd/" + appSelfHeal, "a live resource edited by hand; self-heal reverts it within seconds"},
+	{"argocd/argocd/" + appRunning, "an automated sync in progress, finishing shortly"},
+	{"argocd/argocd/" + appAwaiting, "a new commit; manual sync policy, waiting for someone to sync"},
+	{"argocd/" + ReadOnlyNamespace + "/" + appReadOnly, "drifted, but the demo user may not write in namespace " + ReadOnlyNamespace},
+	{"argocd/argocd/" + appPaused, "auto-sync paused by driftdeck during an incident, with who, why and until when"},
+	{"argocd/argocd/" + appZombie, "operationState Running with no operation: a zombie only a new sync clears"},
+	{"argocd/argocd/" + appRoot, "an app of apps: its children revert edits made to them"},
+	{"pulumi/" + infraNS + "/" + stackLocked, "updates fail on a state lock left by a run that died; break the lock to recover"},
+	{"pulumi/" + infraNS + "/" + stackWedged, "currentUpdate names an Update that does not exist: wedged"},
+	{"pulumi/" + infraNS + "/" + stackApproval, "pinned to a commit; a newer commit waits for approval"},
+	{"pulumi/" + infraNS + "/" + stackPreview, "spec.preview: runs previews only"},
+	{"pulumi/" + platformInfraNS + "/" + stackRunning, "an update in progress"},
+	{"pulumi/" + ReadOnlyNamespace + "/" + stackStalled, "Stalled after three failed updates"},
+}
+
+// events seeds the recent Events of the scenario objects.
+func (e *estate) events() {
+	add := func(kind, apiVersion, namespace, name, typ, reason, component, message string, ago time.Duration) {
+		at := ts(e.now.Add(-ago))
+		e.add(eventsGVR, map[string]any{
+			"apiVersion": "v1", "kind": "Event",
+			"metadata": metadata(namespace, fmt.Sprintf("%s.%x", name, e.now.Add(-ago).UnixNano()), map[string]any{"creationTimestamp": at}),
+			"involvedObject": map[string]any{
+				"apiVersion": apiVersion, "kind": kind, "namespace": namespace, "name": name, "uid": e.uid(kind, namespace, name),
+			},
+			"type": typ, "reason": reason, "message": message,
+			"source":         map[string]any{"component": component},
+			"firstTimestamp": at, "lastTimestamp": at, "count": int64(1), "reportingComponent": component,
+		})
+	}
+	const argo, operator = "argocd-application-controller", "pulumi-kubernetes-operator"
+	add("Application", "argoproj.io/v1alpha1", paymentsNS, appFailing, "Warning", "OperationCompleted", argo,
+		"Sync operation to "+e.revisionOf(paymentsNS, appFailing)+" failed: "+failingMessage, 3*time.Minute)
+	add("Application", "argoproj.io/v1alpha1", paymentsNS, appFailing, "Normal", "OperationStarted", argo,
+		"Initiated automated sync to '"+e.revisionOf(paymentsNS, appFailing)+"'", 3*time.Minute+40*time.Second)
+	add("Application", "argoproj.io/v1alpha1", "argocd", appPaused, "Normal", "DriftdeckPause", "driftdeck",
+		"sre-lead@example.com paused auto-sync of argocd/argocd/"+appPaused+": INC-4412: policy rollout blocks deploys, paused while we investigate", 40*time.Minute)
+	add("Stack", "pulumi.com/v1", infraNS, stackLocked, "Warning", "StackUpdateFailure", operator,
+		"Failed to update stack: error: "+e.diy.lockMessage(), 5*time.Second)
+	add("Stack", "pulumi.com/v1", ReadOnlyNamespace, stackStalled, "Warning", "StackUpdateFailure", operator,
+		"Failed to update stack: "+costReportsFailure, 17*time.Minute)
+	add("Stack", "pulumi.com/v1", infraNS, stackWedged, "Normal", "StackUpdateDetected", operator,
+		"New stack generation: "+fmt.Sprint(e.generationOf(infraNS, stackWedged)), 6*time.Minute)
+}
+
+// revisionOf reads the sync revision of a seeded app.
+func (e *estate) revisionOf(namespace, name string) string {
+	for _, o := range e.objects[argocd.Applications] {
+		if o.GetNamespace() == namespace && o.GetName() == name {
+			rev, _, _ := unstructured.NestedString(o.Object, "status", "sync", "revision")
+			return rev
+		}
+	}
+	return ""
+}
+
+func (e *estate) generationOf(namespace, name string) int64 {
+	for _, o := range e.objects[pulumiop.Stacks] {
+		if o.GetNamespace() == namespace && o.GetName() == name {
+			return o.GetGeneration()
+		}
+	}
+	return 0
+}
