@@ -92,7 +92,7 @@ func TestDemoShowsEveryScenario(t *testing.T) {
 		"argocd/argocd/kafka":               {model.AwaitingApproval, "manual sync", ""},
 		"argocd/finance/finance-reporting":  {model.AwaitingApproval, "manual sync", ""},
 		"argocd/argocd/velero":              {model.Stuck, "no operation requested", "zombie"},
-		"pulumi/infra/network-prod":         {model.Failed, "the stack is currently locked by 1 lock(s)", ""},
+		"pulumi/infra/network-prod":         {model.Stuck, "the stack is currently locked by 1 lock(s)", "holds the stack's lock"},
 		"pulumi/infra/dns-zones":            {model.Stuck, "which does not exist", "missing Update"},
 		"pulumi/infra/edge-cdn":             {model.AwaitingApproval, "proposed", ""},
 		"pulumi/platform-infra/k8s-staging": {model.Running, "running", ""},

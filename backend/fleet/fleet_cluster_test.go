@@ -84,7 +84,6 @@ func TestClusterModelClassifiesEveryState(t *testing.T) {
 				{"argocd/" + ns + "/broken-source", model.Failed, "ComparisonError"},
 				{"pulumi/" + ns + "/ready", model.Idle, ""},
 				{"pulumi/" + ns + "/stalled", model.Stuck, "UpdateFailed"},
-				{"pulumi/" + ns + "/locked", model.Failed, "RetryingAfterFailure"},
 				{"pulumi/" + ns + "/proposed", model.AwaitingApproval, "proposed"},
 			}
 			for _, e := range expect {
@@ -99,6 +98,15 @@ func TestClusterModelClassifiesEveryState(t *testing.T) {
 				if e.run == model.Stuck && u.StuckRule == "" {
 					t.Errorf("%s is stuck without the rule that says why", e.unit)
 				}
+			}
+			// Operator v2 keeps the lock error in lastUpdate.message: a lock
+			// conflict is stuck. Operator v1's CRD prunes it: only "failed".
+			if u := units["pulumi/"+ns+"/locked"]; u == nil {
+				t.Error("the locked Stack is missing")
+			} else if u.Stack.LastMessage != "" && (u.Run != model.Stuck || !strings.Contains(u.RunReason, "state lock")) {
+				t.Errorf("a Stack failing on a lock: %v %q", u.Run, u.RunReason)
+			} else if u.Stack.LastMessage == "" && u.Run != model.Failed {
+				t.Errorf("a failing Stack without the message: %v %q", u.Run, u.RunReason)
 			}
 			if u := units["argocd/"+ns+"/owned"]; u == nil || u.Owner != "ApplicationSet/team-apps" {
 				t.Errorf("ApplicationSet owner not recognised: %+v", u)

@@ -59,6 +59,11 @@ func Convert(context string, obj map[string]any) *model.Unit {
 
 	u.Desired = desired(spec, f)
 	u.Applied = last.Str("lastSuccessfulCommit")
+	if last.Str("type") == "preview" {
+		// A successful preview records its commit as "successful", but
+		// nothing was applied.
+		u.Applied = ""
+	}
 	u.Project = f.StackName
 
 	ready, reconciling, stalled := condition(f, "Ready"), condition(f, "Reconciling"), condition(f, "Stalled")
@@ -144,6 +149,8 @@ func readSync(u *model.Unit, f *model.StackFacts, ready *model.Condition) {
 		u.Sync, u.SyncNative = model.Drifted, "pinned commit not applied"
 	case f.LastState == "failed":
 		u.Sync, u.SyncNative = model.Drifted, "last update failed"
+	case f.Preview:
+		u.Sync, u.SyncNative = model.SyncUnknown, "preview only: nothing applied"
 	case isTrue(ready):
 		u.Sync, u.SyncNative = model.InSync, "Ready"
 	default:
@@ -172,10 +179,16 @@ func classifyRun(u *model.Unit, f *model.StackFacts, ready, reconciling, stalled
 	}
 	switch {
 	case isTrue(stalled):
-		set(model.Stuck, stalled.Since, "Stalled: "+stalled.Reason+": "+firstLine(stalled.Message))
+		set(model.Stuck, stalled.Since, "Stalled: "+stalled.Reason+": "+firstLine(stalled.Message)+lastMessage(f))
 		u.StuckRule = "the Stack's Stalled condition is True: the operator will not retry until the spec, source or reconciliation request changes"
+		if lockConflict(f.LastMessage) {
+			u.StuckRule += "; the last update failed on a state lock: see who holds it and break it if that run is dead, then retry"
+		}
 	case f.CurrentUpdate != "":
 		set(model.Running, sinceOf(reconciling), "update "+f.CurrentUpdate+" in progress")
+	case isTrue(reconciling) && reconciling.Reason == "RetryingAfterFailure" && lockConflict(f.LastMessage):
+		set(model.Stuck, reconciling.Since, "update failed on a state lock"+lastMessage(f))
+		u.StuckRule = "the last update failed because another update holds the stack's lock: retries fail until it is released; if its run is dead, break the lock, then retry"
 	case isTrue(reconciling) && (reconciling.Reason == "RetryingAfterFailure" || reconciling.Reason == "PreviewFailed"):
 		set(model.Failed, reconciling.Since, reconciling.Reason+": "+firstLine(reconciling.Message)+lastMessage(f))
 	case isTrue(reconciling):
@@ -191,6 +204,12 @@ func classifyRun(u *model.Unit, f *model.StackFacts, ready, reconciling, stalled
 	default:
 		set(model.Idle, sinceOf(ready), "")
 	}
+}
+
+// lockConflict recognises the errors of an update refused by a state lock:
+// Pulumi Cloud's 409 and the DIY backends' lock message.
+func lockConflict(msg string) bool {
+	return strings.Contains(msg, "currently locked by") || strings.Contains(msg, "Another update is currently in progress")
 }
 
 // requestPending tells whether the reconciliation request annotation has not

@@ -70,7 +70,16 @@ func TestConvertStackStates(t *testing.T) {
 			at(o, "status")["conditions"] = []any{cond("Ready", "False", "NotReadyInProgress", ""), cond("Reconciling", "True", "RetryingAfterFailure", "1 update failure(s)")}
 			at(o, "status", "lastUpdate")["state"] = "failed"
 			at(o, "status", "lastUpdate")["message"] = "the stack is currently locked by 1 lock(s)"
-		}, model.Failed, "locked by 1 lock"},
+		}, model.Stuck, "failed on a state lock"},
+		{"retrying after another failure", func(o map[string]any) {
+			at(o, "status")["conditions"] = []any{cond("Ready", "False", "NotReadyInProgress", ""), cond("Reconciling", "True", "RetryingAfterFailure", "1 update failure(s)")}
+			at(o, "status", "lastUpdate")["state"] = "failed"
+			at(o, "status", "lastUpdate")["message"] = "error: resource creation failed: quota exceeded"
+		}, model.Failed, "quota exceeded"},
+		{"preview-only stack applied nothing", func(o map[string]any) {
+			at(o, "spec")["preview"] = true
+			at(o, "status", "lastUpdate")["type"] = "preview"
+		}, model.Idle, ""},
 		{"update in progress", func(o map[string]any) {
 			at(o, "status", "currentUpdate")["name"] = "network-18c3"
 			at(o, "status")["conditions"] = []any{cond("Ready", "False", "NotReadyInProgress", ""), cond("Reconciling", "True", "StackProcessing", "stack is being processed")}

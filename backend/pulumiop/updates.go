@@ -1,6 +1,8 @@
 package pulumiop
 
 import (
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -146,7 +148,7 @@ func (x *UpdateIndex) Classify(u *model.Unit, now time.Time) bool {
 	case ok:
 		u.Observed, u.RunReason = model.Running, up.Type+" "+up.Name+" not started yet"
 		u.RunSince = up.Created
-	case synced && !u.RunSince.IsZero() && now.Sub(u.RunSince) > x.Grace:
+	case synced && now.Sub(missingSince(u)) > x.Grace:
 		u.Observed = model.Stuck
 		u.RunReason = "currentUpdate names Update " + u.Stack.CurrentUpdate + ", which does not exist"
 		u.StuckRule = "status.currentUpdate names a missing Update for longer than " + model.HumanDuration(x.Grace) + ": the Stack is wedged until currentUpdate is cleared"
@@ -154,4 +156,20 @@ func (x *UpdateIndex) Classify(u *model.Unit, now time.Time) bool {
 		return true // missing, still within the grace period
 	}
 	return false
+}
+
+// missingSince dates a missing current Update: the operator names Updates
+// <stack>-<creation time in hex milliseconds>, and records currentUpdate just
+// before creating it. Without a readable name, the run's start is used.
+func missingSince(u *model.Unit) time.Time {
+	name := u.Stack.CurrentUpdate
+	if i := strings.LastIndexByte(name, '-'); i >= 0 {
+		if ms, err := strconv.ParseInt(name[i+1:], 16, 64); err == nil && ms > 0 {
+			return time.UnixMilli(ms)
+		}
+	}
+	if u.RunSince.IsZero() {
+		return time.Now()
+	}
+	return u.RunSince
 }
