@@ -21,6 +21,7 @@ type Keymap struct {
 	Retry, Rollback, ConfirmPrune, Diff     key.Binding
 	Freeze, Thaw, Yaml                      key.Binding
 	NextObject, PrevObject, SideBySide      key.Binding
+	Unlock                                  key.Binding
 	Confirm, Cancel                         key.Binding
 }
 
@@ -60,13 +61,14 @@ func Default() *Keymap {
 		Retry:        b("retry", "x"),
 		Rollback:     b("rollback", "B"),
 		ConfirmPrune: b("confirm prune", "C"),
-		Diff:         b("diff", "d"),
+		Diff:         b("diff / preview", "d"),
 		Freeze:       b("freeze", "F"),
 		Thaw:         b("thaw", "U"),
 		Yaml:         b("yaml", "y"),
 		NextObject:   b("next object", "n"),
 		PrevObject:   b("previous object", "N"),
 		SideBySide:   b("side by side", "v"),
+		Unlock:       b("unlock", "L"),
 		Confirm:      b("yes", "y"),
 		Cancel:       b("no", "n", "esc"),
 	}
@@ -83,7 +85,7 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"hardrefresh": &k.HardRefresh, "terminate": &k.Terminate, "pause": &k.Pause, "resume": &k.Resume,
 		"retry": &k.Retry, "rollback": &k.Rollback, "confirmprune": &k.ConfirmPrune, "diff": &k.Diff,
 		"freeze": &k.Freeze, "thaw": &k.Thaw, "yaml": &k.Yaml, "confirm": &k.Confirm, "cancel": &k.Cancel,
-		"nextobject": &k.NextObject, "prevobject": &k.PrevObject, "sidebyside": &k.SideBySide,
+		"nextobject": &k.NextObject, "prevobject": &k.PrevObject, "sidebyside": &k.SideBySide, "unlock": &k.Unlock,
 	}
 }
 

@@ -50,10 +50,11 @@ type App struct {
 	width     int
 	height    int
 
-	list   *list.Model
-	detail *detail.Model
-	diff   *diffScreen
-	help   bool
+	list    *list.Model
+	detail  *detail.Model
+	diff    *diffScreen
+	preview *previewScreen
+	help    bool
 
 	mode       inputMode
 	input      textinput.Model
@@ -127,6 +128,19 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, tea.Batch(a.refreshDetail(store.Batch(msg).Changed), a.diffOnChange(store.Batch(msg).Changed))
 	case diffMsg:
 		return a, a.onDiff(msg)
+	case previewEventMsg:
+		return a, a.onPreviewEvent(msg)
+	case previewDoneMsg:
+		a.onPreviewDone(msg)
+		return a, nil
+	case applyDoneMsg:
+		a.onApplyDone(msg)
+		return a, nil
+	case unstickPlanMsg:
+		return a, a.onUnstickPlan(msg)
+	case unstickDoneMsg:
+		a.onUnstickDone(msg)
+		return a, nil
 	case tickMsg:
 		a.expireToasts(time.Time(msg))
 		return a, a.tick()
@@ -175,6 +189,9 @@ func (a *App) setTheme(name string) error {
 	a.list.SetTheme(t)
 	if a.diff != nil {
 		a.diff.view.SetTheme(t)
+	}
+	if a.preview != nil {
+		a.preview.view.SetTheme(t)
 	}
 	if a.detail != nil {
 		a.detail.SetTheme(t)
@@ -251,6 +268,9 @@ func (a *App) layout() {
 	}
 	if a.diff != nil {
 		a.diff.view.SetSize(a.width, body)
+	}
+	if a.preview != nil {
+		a.preview.view.SetSize(a.width, body)
 	}
 	a.input.SetWidth(max(a.width-4, 10))
 }

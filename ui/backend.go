@@ -11,6 +11,8 @@ import (
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pulumirun"
+	"github.com/driftdeck/driftdeck/backend/stackops"
 	"github.com/driftdeck/driftdeck/backend/store"
 )
 
@@ -23,6 +25,10 @@ type Backend interface {
 	Thaw(ctx context.Context, keys []model.Key, reason string) []actions.BulkOutcome
 	Describe(ctx context.Context, k model.Key) (*describe.Detail, error)
 	Diff(ctx context.Context, k model.Key) (*argodiff.Result, error)
+	Preview(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error)
+	Approve(ctx context.Context, r *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, error)
+	PlanUnstick(ctx context.Context, k model.Key, clearPending, force bool) (*stackops.Unstick, error)
+	Apply(ctx context.Context, u *stackops.Unstick, reason string) error
 }
 
 // BatchMsg carries a batch of model changes from the store's pump.

@@ -45,6 +45,17 @@ type dialog struct {
 	running  bool
 	err      string
 	report   []reportLine
+	// custom confirms something that is not an actions.Request (a Pulumi
+	// plan's apply, a state repair): its own description and run.
+	custom *customConfirm
+}
+
+// customConfirm describes a confirmation the caller words itself.
+type customConfirm struct {
+	title    string
+	lines    []string
+	warnings []string
+	run      func(reason string) tea.Cmd
 }
 
 type reportLine struct {
@@ -263,7 +274,7 @@ func (a *App) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			d.err = ""
 			cmd := d.setFocus(d.focus + 1)
-			if d.kind == dlgConfirm {
+			if d.kind == dlgConfirm && d.custom == nil {
 				return tea.Batch(cmd, a.requestPlan())
 			}
 			return cmd
@@ -332,6 +343,11 @@ func (a *App) confirm() tea.Cmd {
 		return d.setFocus(1)
 	}
 	d.running = true
+	if d.custom != nil {
+		run := d.custom.run
+		a.dialog = nil
+		return run(reason)
+	}
 	if d.kind == dlgBulk {
 		return a.executeBulk(d.action, d.units, reason, until)
 	}
@@ -417,4 +433,12 @@ func (a *App) onBulk(m bulkMsg) {
 	d.report = append([]reportLine{{text: fmt.Sprintf("%s: %d done, %d skipped, %d failed", m.kind, done, skipped, failed), bad: failed > 0}}, lines...)
 	a.dialog = d
 	a.list.ClearMarks()
+}
+
+// openCustom asks for a reason and a confirmation of something described by
+// the caller; run gets the reason once confirmed.
+func (a *App) openCustom(c *customConfirm) tea.Cmd {
+	a.dialog = a.newDialog(dlgConfirm, "", nil)
+	a.dialog.custom = c
+	return a.dialog.setFocus(0)
 }

@@ -89,6 +89,14 @@ func (a *App) confirmLines(d *dialog, inner int, now time.Time) []string {
 		case actions.Resume:
 			wrap("Each unit gets back exactly the state its pause recorded; a unit changed since its pause is left alone and reported.", t.Dim)
 		}
+	} else if c := d.custom; c != nil {
+		wrap(c.title, t.DialogTitle)
+		for _, l := range c.lines {
+			wrap(l, lipgloss.NewStyle())
+		}
+		for _, w := range c.warnings {
+			wrap("! "+w, t.Warn)
+		}
 	} else {
 		switch {
 		case d.planning && d.plan == nil:

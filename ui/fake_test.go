@@ -9,6 +9,8 @@ import (
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pulumirun"
+	"github.com/driftdeck/driftdeck/backend/stackops"
 )
 
 // fakeBackend answers the UI's questions from fixed data, for model-level
@@ -88,4 +90,20 @@ func (f *fakeBackend) Describe(_ context.Context, k model.Key) (*describe.Detail
 
 func (f *fakeBackend) Diff(_ context.Context, k model.Key) (*argodiff.Result, error) {
 	return nil, fmt.Errorf("no diff source in this test")
+}
+
+func (f *fakeBackend) Preview(context.Context, model.Key, func(pulumirun.Event)) (*stackops.Reviewed, error) {
+	return nil, fmt.Errorf("no pulumi in this test")
+}
+
+func (f *fakeBackend) Approve(context.Context, *stackops.Reviewed, string, func(pulumirun.Event)) (pulumirun.Result, error) {
+	return pulumirun.Result{}, fmt.Errorf("no pulumi in this test")
+}
+
+func (f *fakeBackend) PlanUnstick(context.Context, model.Key, bool, bool) (*stackops.Unstick, error) {
+	return nil, fmt.Errorf("no state backend in this test")
+}
+
+func (f *fakeBackend) Apply(context.Context, *stackops.Unstick, string) error {
+	return fmt.Errorf("no state backend in this test")
 }

@@ -15,7 +15,7 @@ func (a *App) helpView() string {
 	}{
 		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Back, k.NextTab, k.PrevTab}},
 		{"Find", []key.Binding{k.Filter, k.Command, k.Sort, k.Mark, k.MarkAll}},
-		{"Act", []key.Binding{k.Actions, k.Sync, k.Approve, k.Refresh, k.HardRefresh, k.Terminate, k.Pause, k.Resume, k.Retry, k.Rollback, k.ConfirmPrune, k.Freeze, k.Thaw}},
+		{"Act", []key.Binding{k.Actions, k.Sync, k.Approve, k.Refresh, k.HardRefresh, k.Terminate, k.Pause, k.Resume, k.Retry, k.Rollback, k.ConfirmPrune, k.Unlock, k.Freeze, k.Thaw}},
 		{"Diff", []key.Binding{k.Diff, k.NextObject, k.PrevObject, k.SideBySide}},
 		{"Screen", []key.Binding{k.Yaml, k.Help, k.Redraw, k.Quit, k.ForceQuit}},
 	}

@@ -5,6 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/views/detail"
 	"github.com/driftdeck/driftdeck/views/list"
 )
@@ -32,8 +33,17 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if a.diff != nil {
 		return a.diffKey(msg)
 	}
+	if a.preview != nil {
+		return a.previewKey(msg)
+	}
 	if key.Matches(msg, k.Diff) {
+		if u := a.current(); u != nil && u.Key.Engine == model.EnginePulumi {
+			return a.openPreview()
+		}
 		return a.openDiff()
+	}
+	if key.Matches(msg, k.Unlock) {
+		return a.startUnlock()
 	}
 	if cmd, handled := a.actionKey(msg); handled {
 		return cmd

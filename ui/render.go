@@ -28,6 +28,8 @@ func (a *App) render() string {
 		body = a.dialogView(now)
 	case a.diff != nil:
 		body = a.diff.view.View()
+	case a.preview != nil:
+		body = a.preview.view.View()
 	case a.detail != nil:
 		body = a.detail.View(now)
 	default:
@@ -187,6 +189,8 @@ func (a *App) footerView() string {
 		return a.hints("enter", "keep filter", "esc", "clear filter")
 	case a.diff != nil:
 		bs = []key.Binding{k.Back, k.Down, k.Up, k.NextObject, k.PrevObject, k.SideBySide, k.Refresh, k.Approve}
+	case a.preview != nil:
+		bs = []key.Binding{k.Back, k.Down, k.Up, k.Approve}
 	case a.detail != nil:
 		bs = append([]key.Binding{k.Back, k.NextTab, k.Up, k.Down, k.Actions, k.Diff}, a.actionHints(a.detail.Unit())...)
 		bs = append(bs, k.Help)
@@ -222,7 +226,7 @@ func (a *App) actionHints(u *model.Unit) []key.Binding {
 	case model.EngineArgoCD:
 		return []key.Binding{k.Sync, k.Refresh, k.Pause, k.Resume, k.Terminate}
 	case model.EnginePulumi:
-		return []key.Binding{k.Retry, k.Approve, k.Pause, k.Resume}
+		return []key.Binding{k.Retry, k.Approve, k.Pause, k.Resume, k.Unlock}
 	}
 	return nil
 }

@@ -17,14 +17,19 @@ import (
 // CLIEnv names the variable that points driftdeck at a pulumi binary.
 const CLIEnv = "DRIFTDECK_PULUMI"
 
-// FindCLI locates the pulumi binary: $DRIFTDECK_PULUMI, then the newest one
-// the project's build script cached (<user cache>/driftdeck/tools/pulumi-*/pulumi),
-// then pulumi on PATH.
+// FindCLI locates the pulumi binary: $DRIFTDECK_PULUMI, then pulumi on PATH,
+// then the newest one the project's build script cached
+// (<user cache>/driftdeck/tools/pulumi-*/pulumi).
 func FindCLI() (string, error) {
 	if p := os.Getenv(CLIEnv); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			return "", fmt.Errorf("%s: %w", CLIEnv, err)
 		}
+		return p, nil
+	}
+	// The user's own pulumi comes with the language plugins their programs
+	// need; the build cache's is the test suite's.
+	if p, err := exec.LookPath("pulumi"); err == nil {
 		return p, nil
 	}
 	if cache, err := os.UserCacheDir(); err == nil {
@@ -33,9 +38,6 @@ func FindCLI() (string, error) {
 		if len(found) > 0 {
 			return found[len(found)-1], nil
 		}
-	}
-	if p, err := exec.LookPath("pulumi"); err == nil {
-		return p, nil
 	}
 	return "", errors.New("no pulumi CLI found: set " + CLIEnv + " or put pulumi on PATH")
 }

@@ -7,8 +7,10 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/fleet"
+	"github.com/driftdeck/driftdeck/backend/stackops"
 )
 
 // service is the backend the TUI and the action commands use: the executor
@@ -17,11 +19,12 @@ type service struct {
 	*actions.Executor
 	*describe.Describer
 	*argodiff.Differ
+	*stackops.Ops
 }
 
 // newService wires the executor and describer to a fleet, with the audit log
 // in the XDG state directory.
-func newService(g *globals, f *fleet.Fleet) (*service, error) {
+func newService(g *globals, f *fleet.Fleet, cfg *config.Config) (*service, error) {
 	path, err := audit.DefaultPath()
 	if err != nil {
 		return nil, err
@@ -44,5 +47,6 @@ func newService(g *globals, f *fleet.Fleet) (*service, error) {
 		},
 		Describer: &describe.Describer{Cluster: f.Cluster, Updates: f.Updates},
 		Differ:    differ,
+		Ops:       &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly},
 	}, nil
 }

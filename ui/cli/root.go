@@ -90,7 +90,7 @@ embedded demo control plane instead of a cluster.`,
 	pf.BoolVar(&g.dryRun, "dry-run", false, "send writes as server-side dry runs: nothing is persisted")
 	pf.StringVar(&g.argocdServer, "argocd-server", "", "Argo CD API server for diffs (default: $ARGOCD_SERVER, else the argocd CLI's current context)")
 	pf.StringVar(&g.argocdToken, "argocd-token", "", "Argo CD API token (default: $ARGOCD_AUTH_TOKEN, else the argocd CLI's login)")
-	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newDiffCmd(g))
+	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newDiffCmd(g), newPreviewCmd(g), newUnlockCmd(g))
 	root.AddCommand(newActionCmds(g)...)
 	root.AddCommand(newBulkCmds(g)...)
 	return root

@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pulumirun"
+	"github.com/driftdeck/driftdeck/backend/pulumistate"
+	"github.com/driftdeck/driftdeck/backend/stackops"
+)
+
+func newStackOps(g *globals, set *clusterSet) (*stackops.Ops, error) {
+	cfg, err := config.Load(config.DefaultPath())
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	exec, err := newExecutor(g, set)
+	if err != nil {
+		return nil, err
+	}
+	return &stackops.Ops{Cluster: set.get, Programs: cfg.Stacks, Audit: exec.Audit, ReadOnly: g.readOnly}, nil
+}
+
+func newPreviewCmd(g *globals) *cobra.Command {
+	var approve, yes bool
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "preview pulumi/<namespace>/<name>",
+		Short: "Stream a Pulumi preview of a Stack, step by step; --approve applies exactly that plan",
+		Long: `Run pulumi preview on the Stack's program (the local directory mapped to it in
+the config file, else its repository at spec.commit or the branch head) with its
+state backend, printing each resource step as it arrives: operation, type,
+name, changed properties (old => new, secrets as [secret]) and what forces a
+replacement. The plan is saved; with --approve, after confirmation, pulumi up
+runs bound to that plan, so the apply cannot differ from what was shown (a
+changed program or state makes it fail). Only Stacks mapped to a local program
+are applied this way; approve an operator Stack's commit with driftdeck approve.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPreview(cmd.Context(), g, args[0], approve, yes, reason)
+		},
+	}
+	cmd.Flags().BoolVar(&approve, "approve", false, "after the preview, apply exactly its plan")
+	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask before applying")
+	cmd.Flags().StringVar(&reason, "reason", "", "why (required with --approve): goes into the Event and the audit log")
+	return cmd
+}
+
+func runPreview(ctx context.Context, g *globals, ref string, approve, yes bool, reason string) error {
+	if approve && strings.TrimSpace(reason) == "" {
+		return &exitError{code: exitUsage, err: errors.New("--reason is required with --approve")}
+	}
+	set, err := connectClusters(ctx, g)
+	if err != nil {
+		return err
+	}
+	k, err := set.resolve(ref)
+	if err != nil {
+		return err
+	}
+	if k.Engine != model.EnginePulumi {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: preview is for Pulumi Stacks; for an Argo CD Application use driftdeck diff", ref)}
+	}
+	ops, err := newStackOps(g, set)
+	if err != nil {
+		return err
+	}
+	p := &stepPrinter{w: g.out, seen: map[int]bool{}}
+	fmt.Fprintf(g.errOut, "previewing %s …\n", k.Ref())
+	rv, err := ops.Preview(ctx, k, p.event)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	defer rv.Close()
+	if !approve {
+		return nil
+	}
+	if !yes {
+		ok, err := confirm(g, "Apply exactly this plan?")
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		if !ok {
+			return &exitError{code: exitRefused, err: errors.New("not confirmed: nothing applied")}
+		}
+	}
+	ap := &stepPrinter{w: g.out, seen: map[int]bool{}}
+	if _, err := ops.Approve(ctx, rv, reason, ap.event); err != nil {
+		var changed *pulumirun.PlanChangedError
+		if errors.As(err, &changed) || errors.Is(err, stackops.ErrReadOnly) {
+			return &exitError{code: exitRefused, err: err}
+		}
+		return &exitError{code: exitFailed, err: err}
+	}
+	return nil
+}
+
+// stepPrinter writes each step once, as it first arrives, then the summary.
+type stepPrinter struct {
+	w    io.Writer
+	seen map[int]bool
+}
+
+func (p *stepPrinter) event(e pulumirun.Event) {
+	switch {
+	case e.Step != nil:
+		s := e.Step
+		if p.seen[s.Seq] || s.Op == pulumirun.OpSame {
+			return
+		}
+		p.seen[s.Seq] = true
+		fmt.Fprintf(p.w, "%s %-8s %-32s %s\n", opSign(s.Op), s.Op, s.Type, s.Name)
+		for _, d := range s.Diffs {
+			line := fmt.Sprintf("      %s: %s => %s", d.Path, orNone(d.Old), orNone(d.New))
+			if d.Replace {
+				line += "   (forces replacement)"
+			}
+			fmt.Fprintln(p.w, line)
+		}
+		if len(s.ReplaceKeys) > 0 {
+			fmt.Fprintf(p.w, "      replaced because of: %s\n", strings.Join(s.ReplaceKeys, ", "))
+		}
+	case e.Diag != nil && (e.Diag.Severity == "error" || e.Diag.Severity == "warning"):
+		fmt.Fprintf(p.w, "%s: %s\n", e.Diag.Severity, strings.TrimSpace(e.Diag.Message))
+	case e.Summary != nil:
+		var parts []string
+		for op, n := range e.Summary.Changes {
+			if op != pulumirun.OpSame && n > 0 {
+				parts = append(parts, fmt.Sprintf("%d to %s", n, op))
+			}
+		}
+		sort.Strings(parts)
+		if len(parts) == 0 {
+			parts = []string{"no changes"}
+		}
+		fmt.Fprintf(p.w, "summary: %s (%s, %s)\n", strings.Join(parts, ", "), e.Summary.Result, e.Summary.Duration)
+	}
+}
+
+func opSign(op pulumirun.Op) string {
+	switch op {
+	case pulumirun.OpCreate:
+		return "+ "
+	case pulumirun.OpDelete:
+		return "- "
+	case pulumirun.OpUpdate:
+		return "~ "
+	case pulumirun.OpReplace:
+		return "+-"
+	}
+	return "  "
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func newUnlockCmd(g *globals) *cobra.Command {
+	var clearPending, force, yes bool
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "unlock pulumi/<namespace>/<name>",
+		Short: "Show who holds a Stack's state lock and break it when that run is dead",
+		Long: `Read the Stack's state backend (spec.backend, or the config file's mapping) and
+show its lock: pid, user, host and age, whether that process still runs (when
+it ran on this host), and pending operations. After confirmation, delete the
+lock (DIY backends) or cancel the update holding it (Pulumi Cloud);
+--clear-pending also forgets the pending operations (a backup of the state is
+kept). A lock whose process still runs on this host is refused without --force.
+Then re-request a run with driftdeck retry.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runUnlock(cmd.Context(), g, args[0], clearPending, force, yes, reason)
+		},
+	}
+	cmd.Flags().BoolVar(&clearPending, "clear-pending", false, "also forget the pending operations a killed run left")
+	cmd.Flags().BoolVar(&force, "force", false, "break a lock even though its process still runs on this host")
+	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask for confirmation")
+	cmd.Flags().StringVar(&reason, "reason", "", "why (required): goes into the Event and the audit log")
+	return cmd
+}
+
+func runUnlock(ctx context.Context, g *globals, ref string, clearPending, force, yes bool, reason string) error {
+	if strings.TrimSpace(reason) == "" {
+		return &exitError{code: exitUsage, err: errors.New("--reason is required: it goes into the Event and the audit log")}
+	}
+	set, err := connectClusters(ctx, g)
+	if err != nil {
+		return err
+	}
+	k, err := set.resolve(ref)
+	if err != nil {
+		return err
+	}
+	ops, err := newStackOps(g, set)
+	if err != nil {
+		return err
+	}
+	plan, err := ops.PlanUnstick(ctx, k, clearPending, force)
+	if err != nil {
+		return &exitError{code: exitRefused, err: err}
+	}
+	defer plan.Close()
+	printState(g.errOut, plan.Info, plan.Loc.Backend, time.Now())
+	fmt.Fprintln(g.errOut, "Will change:")
+	for _, c := range plan.Changes() {
+		fmt.Fprintf(g.errOut, "  %s\n", c)
+	}
+	if !yes {
+		ok, err := confirm(g, "Proceed?")
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		if !ok {
+			return &exitError{code: exitRefused, err: errors.New("not confirmed: nothing changed")}
+		}
+	}
+	if err := ops.Apply(ctx, plan, reason); err != nil {
+		if errors.Is(err, stackops.ErrReadOnly) {
+			return &exitError{code: exitNotAllowed, err: err}
+		}
+		return &exitError{code: exitFailed, err: err}
+	}
+	fmt.Fprintf(g.out, "done: %s unstuck; run `driftdeck retry %s --reason ...` to re-request a run\n", k.Ref(), k.Ref())
+	return nil
+}
+
+// printState shows a stack's state as unlock needs it: the lock's owner first.
+func printState(w io.Writer, info *pulumistate.StackInfo, backend string, now time.Time) {
+	fmt.Fprintf(w, "stack %s in %s\n", info.Ref, backend)
+	for _, l := range info.Locks {
+		fmt.Fprintf(w, "  lock %s held by pid %d, user %s, host %s, for %s (process %s)\n",
+			l.ID, l.PID, orNone(l.User), orNone(l.Host), model.HumanDuration(l.Age(now)), l.Holder)
+	}
+	if len(info.Locks) == 0 {
+		fmt.Fprintln(w, "  no lock held")
+	}
+	for _, p := range info.Pending {
+		fmt.Fprintf(w, "  pending %s %s\n", p.Type, p.URN)
+	}
+	if u := info.LastUpdate; u != nil {
+		fmt.Fprintf(w, "  last update: %s %s, %s\n", u.Kind, u.Result, u.Start.Format(time.RFC3339))
+	}
+	if info.Resources >= 0 {
+		fmt.Fprintf(w, "  resources: %d\n", info.Resources)
+	}
+}

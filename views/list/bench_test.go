@@ -1,0 +1,95 @@
+package list
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/testdata/bench/fleetunits"
+	"github.com/driftdeck/driftdeck/themes"
+)
+
+// fleetList is the list holding the generated fleet's model at 120x36 (the
+// body of a 120x40 terminal).
+func fleetList(b *testing.B, apps, stacks int) (*Model, []*model.Unit, time.Time) {
+	b.Helper()
+	now := time.Now()
+	units, err := fleetunits.Snapshot(apps, stacks, now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := New(themes.Dark())
+	m.SetSize(120, 36)
+	m.SetUnits(units, nil, now)
+	return m, units, now
+}
+
+// BenchmarkView renders one frame of 5,000 rows with the cursor mid-list:
+// only the visible rows are drawn.
+func BenchmarkView(b *testing.B) {
+	m, _, now := fleetList(b, 5000, 0)
+	m.MoveTo(2500)
+	b.ReportAllocs()
+	for b.Loop() {
+		if v := m.View(now); strings.Count(v, "\n") != 35 {
+			b.Fatal("wrong height")
+		}
+	}
+}
+
+// BenchmarkSetFilter applies a filter typed so far (one, five and ten
+// characters) to 6,000 units, and clears it.
+func BenchmarkSetFilter(b *testing.B) {
+	m, _, _ := fleetList(b, 5000, 1000)
+	const text = "api-prod-0"
+	for _, n := range []int{1, 5, 10, 0} {
+		name := fmt.Sprintf("prefix=%q", text[:n])
+		if n == 0 {
+			name = "clear"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m.SetFilter(text[:n])
+			}
+		})
+	}
+}
+
+// BenchmarkSetSort orders 6,000 units by each mode.
+func BenchmarkSetSort(b *testing.B) {
+	m, _, _ := fleetList(b, 5000, 1000)
+	for _, mode := range []SortMode{ByState, ByAge, ByName} {
+		b.Run(mode.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m.SetSort(mode)
+			}
+		})
+	}
+}
+
+// BenchmarkSetUnits takes a new model of 6,000 units in which 100 changed:
+// what the list does for every batch while 100 changes a second stream in.
+func BenchmarkSetUnits(b *testing.B) {
+	m, units, now := fleetList(b, 5000, 1000)
+	next := append([]*model.Unit(nil), units...)
+	changed := make(map[model.Key]bool, 100)
+	rv := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(changed)
+		for range 100 {
+			rv++
+			i := rv * 7919 % len(next)
+			u := *next[i]
+			u.ResourceVersion = strconv.Itoa(rv)
+			next[i] = &u
+			changed[u.Key] = true
+		}
+		m.SetUnits(next, changed, now)
+	}
+}

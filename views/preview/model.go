@@ -1,0 +1,190 @@
+// Package preview is the screen of a Pulumi preview or apply: each resource
+// step appears as its event arrives (operation, type, name, the properties
+// that change, what forces a replacement), then the summary.
+package preview
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driftdeck/driftdeck/backend/pulumirun"
+	"github.com/driftdeck/driftdeck/themes"
+)
+
+// Model holds the steps seen so far.
+type Model struct {
+	theme         *themes.Theme
+	width, height int
+	title         string
+	steps         []pulumirun.Step // by Seq
+	index         map[int]int
+	diags         []pulumirun.Diagnostic
+	summary       *pulumirun.Summary
+	status        string
+	err           error
+	offset        int
+	follow        bool
+}
+
+// New starts an empty screen.
+func New(theme *themes.Theme, title string) *Model {
+	return &Model{theme: theme, title: title, index: map[int]int{}, follow: true, status: "running…"}
+}
+
+// SetTheme switches palettes.
+func (m *Model) SetTheme(t *themes.Theme) { m.theme = t }
+
+// SetSize sets the drawing area.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// SetTitle names what runs (preview, apply).
+func (m *Model) SetTitle(t string) { m.title = t }
+
+// Reset clears the steps for a new run with the given title.
+func (m *Model) Reset(title string) {
+	*m = Model{theme: m.theme, width: m.width, height: m.height, title: title, index: map[int]int{}, follow: true, status: "running…"}
+}
+
+// Add takes one event. A step with a Seq seen before replaces its line.
+func (m *Model) Add(e pulumirun.Event) {
+	switch {
+	case e.Step != nil:
+		if i, ok := m.index[e.Step.Seq]; ok {
+			m.steps[i] = *e.Step
+			return
+		}
+		m.index[e.Step.Seq] = len(m.steps)
+		m.steps = append(m.steps, *e.Step)
+	case e.Diag != nil && (e.Diag.Severity == "error" || e.Diag.Severity == "warning"):
+		m.diags = append(m.diags, *e.Diag)
+	case e.Summary != nil:
+		m.summary = e.Summary
+	}
+}
+
+// Done ends the run with its outcome.
+func (m *Model) Done(status string, err error) { m.status, m.err = status, err }
+
+// Scroll moves the view; scrolling to the end follows new steps again.
+func (m *Model) Scroll(n int) {
+	lines := len(m.body())
+	m.offset = min(max(m.offset+n, 0), max(lines-m.room(), 0))
+	m.follow = m.offset >= lines-m.room()
+}
+
+// Changes counts the steps that change something.
+func (m *Model) Changes() int {
+	n := 0
+	for _, s := range m.steps {
+		if s.Op != pulumirun.OpSame {
+			n++
+		}
+	}
+	return n
+}
+
+func (m *Model) room() int { return max(m.height-2, 1) }
+
+// View renders exactly height lines.
+func (m *Model) View() string {
+	t := m.theme
+	head := t.Title.Render(m.title) + "  " + t.Dim.Render(fmt.Sprintf("%d steps, %d changing", len(m.steps), m.Changes()))
+	status := t.Info.Render(m.status)
+	if m.err != nil {
+		status = t.Bad.Render(m.err.Error())
+	}
+	body := m.body()
+	if m.follow {
+		m.offset = max(len(body)-m.room(), 0)
+	}
+	lines := []string{ansi.Truncate(head, m.width, "…")}
+	for i := m.offset; i < len(body) && len(lines) < m.height-1; i++ {
+		lines = append(lines, ansi.Truncate(body[i], m.width, "…"))
+	}
+	for len(lines) < m.height-1 {
+		lines = append(lines, "")
+	}
+	lines = append(lines, ansi.Truncate(status, m.width, "…"))
+	return strings.Join(lines[:max(m.height, 1)], "\n")
+}
+
+func (m *Model) body() []string {
+	t := m.theme
+	var out []string
+	for _, s := range m.steps {
+		if s.Op == pulumirun.OpSame {
+			continue
+		}
+		st := t.Info
+		switch s.Op {
+		case pulumirun.OpCreate:
+			st = t.DiffAdd
+		case pulumirun.OpDelete:
+			st = t.DiffDel
+		case pulumirun.OpReplace:
+			st = t.Warn
+		}
+		mark := ""
+		if s.State == pulumirun.Running {
+			mark = t.Dim.Render(" …")
+		} else if s.State == pulumirun.Failed {
+			mark = t.Bad.Render(" failed")
+		}
+		out = append(out, st.Render(fmt.Sprintf("%s %-8s", sign(s.Op), s.Op))+" "+t.Dim.Render(s.Type)+" "+t.Bold.Render(s.Name)+mark)
+		for _, d := range s.Diffs {
+			line := fmt.Sprintf("      %s: %s => %s", d.Path, orNone(d.Old), orNone(d.New))
+			if d.Replace {
+				line += t.Warn.Render("  forces replacement")
+			}
+			out = append(out, line)
+		}
+		if len(s.ReplaceKeys) > 0 {
+			out = append(out, t.Warn.Render("      replaced because of: "+strings.Join(s.ReplaceKeys, ", ")))
+		}
+	}
+	for _, d := range m.diags {
+		st := t.Warn
+		if d.Severity == "error" {
+			st = t.Bad
+		}
+		out = append(out, st.Render(d.Severity+": "+strings.TrimSpace(d.Message)))
+	}
+	if m.summary != nil {
+		var parts []string
+		for op, n := range m.summary.Changes {
+			if op != pulumirun.OpSame && n > 0 {
+				parts = append(parts, fmt.Sprintf("%d to %s", n, op))
+			}
+		}
+		sort.Strings(parts)
+		if len(parts) == 0 {
+			parts = []string{"no changes"}
+		}
+		out = append(out, "", t.Bold.Render("Summary: ")+strings.Join(parts, ", ")+t.Dim.Render(fmt.Sprintf(" (%s, %s)", m.summary.Result, m.summary.Duration)))
+	}
+	return out
+}
+
+func sign(op pulumirun.Op) string {
+	switch op {
+	case pulumirun.OpCreate:
+		return "+ "
+	case pulumirun.OpDelete:
+		return "- "
+	case pulumirun.OpUpdate:
+		return "~ "
+	case pulumirun.OpReplace:
+		return "+-"
+	}
+	return "  "
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
