@@ -88,21 +88,12 @@ func (a *App) diffOnChange(changed map[model.Key]bool) tea.Cmd {
 
 func (a *App) diffKey(msg tea.KeyPressMsg) tea.Cmd {
 	k, v := a.keys, a.diff.view
+	if a.scrollKey(msg, v.Scroll, v.Page()) {
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Back, k.Quit):
 		a.diff = nil
-	case key.Matches(msg, k.Up):
-		v.Scroll(-1)
-	case key.Matches(msg, k.Down):
-		v.Scroll(1)
-	case key.Matches(msg, k.PageUp):
-		v.Scroll(-v.Page())
-	case key.Matches(msg, k.PageDown):
-		v.Scroll(v.Page())
-	case key.Matches(msg, k.Top):
-		v.Scroll(-1 << 30)
-	case key.Matches(msg, k.Bottom):
-		v.Scroll(1 << 30)
 	case key.Matches(msg, k.NextObject):
 		v.NextObject(1)
 	case key.Matches(msg, k.PrevObject):

@@ -89,8 +89,34 @@ func (a *App) actionKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	return nil, false
 }
 
+// scrollKey moves a view that scrolls by lines; it reports whether the key
+// was a movement key.
+func (a *App) scrollKey(msg tea.KeyPressMsg, scroll func(int), page int) bool {
+	k := a.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		scroll(-1)
+	case key.Matches(msg, k.Down):
+		scroll(1)
+	case key.Matches(msg, k.PageUp):
+		scroll(-page)
+	case key.Matches(msg, k.PageDown):
+		scroll(page)
+	case key.Matches(msg, k.Top):
+		scroll(-1 << 30)
+	case key.Matches(msg, k.Bottom):
+		scroll(1 << 30)
+	default:
+		return false
+	}
+	return true
+}
+
 func (a *App) detailKey(msg tea.KeyPressMsg) tea.Cmd {
 	k, d := a.keys, a.detail
+	if a.scrollKey(msg, d.Scroll, a.bodyHeight()) {
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Back, k.Quit):
 		a.detail = nil
@@ -98,18 +124,6 @@ func (a *App) detailKey(msg tea.KeyPressMsg) tea.Cmd {
 		d.NextTab(1)
 	case key.Matches(msg, k.PrevTab):
 		d.NextTab(-1)
-	case key.Matches(msg, k.Up):
-		d.Scroll(-1)
-	case key.Matches(msg, k.Down):
-		d.Scroll(1)
-	case key.Matches(msg, k.PageUp):
-		d.Scroll(-a.bodyHeight())
-	case key.Matches(msg, k.PageDown):
-		d.Scroll(a.bodyHeight())
-	case key.Matches(msg, k.Top):
-		d.Scroll(-1 << 20)
-	case key.Matches(msg, k.Bottom):
-		d.Scroll(1 << 20)
 	case key.Matches(msg, k.Yaml):
 		d.ShowTab(detail.YAML)
 	}
@@ -118,19 +132,10 @@ func (a *App) detailKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (a *App) listKey(msg tea.KeyPressMsg) tea.Cmd {
 	k, l := a.keys, a.list
+	if a.scrollKey(msg, l.Move, l.Page()) {
+		return nil
+	}
 	switch {
-	case key.Matches(msg, k.Up):
-		l.Move(-1)
-	case key.Matches(msg, k.Down):
-		l.Move(1)
-	case key.Matches(msg, k.PageUp):
-		l.Move(-l.Page())
-	case key.Matches(msg, k.PageDown):
-		l.Move(l.Page())
-	case key.Matches(msg, k.Top):
-		l.MoveTo(0)
-	case key.Matches(msg, k.Bottom):
-		l.MoveTo(-1)
 	case key.Matches(msg, k.Open):
 		return a.openDetail()
 	case key.Matches(msg, k.Yaml):

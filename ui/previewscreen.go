@@ -132,6 +132,9 @@ func (a *App) onApplyDone(m applyDoneMsg) {
 
 func (a *App) previewKey(msg tea.KeyPressMsg) tea.Cmd {
 	k, p := a.keys, a.preview
+	if a.scrollKey(msg, p.view.Scroll, a.bodyHeight()) {
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Back, k.Quit):
 		// Cancelling interrupts the CLI like Ctrl-C: it stops and releases
@@ -141,14 +144,6 @@ func (a *App) previewKey(msg tea.KeyPressMsg) tea.Cmd {
 			p.reviewed.Close()
 		}
 		a.preview = nil
-	case key.Matches(msg, k.Up):
-		p.view.Scroll(-1)
-	case key.Matches(msg, k.Down):
-		p.view.Scroll(1)
-	case key.Matches(msg, k.PageUp):
-		p.view.Scroll(-a.bodyHeight())
-	case key.Matches(msg, k.PageDown):
-		p.view.Scroll(a.bodyHeight())
 	case key.Matches(msg, k.Approve):
 		return a.approvePlan()
 	}

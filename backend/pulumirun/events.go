@@ -1,6 +1,11 @@
 package pulumirun
 
-import "time"
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
 
 // Op is a step's operation in the engine's words (create, update, delete,
 // replace, same, read, refresh, import, discard, ...).
@@ -103,4 +108,50 @@ type Result struct {
 	Steps   []Step // final state of every line, in Seq order
 	Summary Summary
 	Elapsed time.Duration // wall clock of the CLI call
+}
+
+// Sign is the one-column mark of an operation, as pulumi prints it.
+func (o Op) Sign() string {
+	switch o {
+	case OpCreate:
+		return "+ "
+	case OpDelete:
+		return "- "
+	case OpUpdate:
+		return "~ "
+	case OpReplace:
+		return "+-"
+	}
+	return "  "
+}
+
+// String renders a property change as "path: old => new".
+func (d PropertyDiff) String() string {
+	s := d.Path + ": " + orNone(d.Old) + " => " + orNone(d.New)
+	if d.Replace {
+		s += "   (forces replacement)"
+	}
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// Text counts the changes in words: "1 to create, 2 to update", or "no changes".
+func (s Summary) Text() string {
+	var parts []string
+	for op, n := range s.Changes {
+		if op != OpSame && n > 0 {
+			parts = append(parts, fmt.Sprintf("%d to %s", n, op))
+		}
+	}
+	if len(parts) == 0 {
+		return "no changes"
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"time"
 
@@ -118,13 +117,9 @@ func (p *stepPrinter) event(e pulumirun.Event) {
 			return
 		}
 		p.seen[s.Seq] = true
-		fmt.Fprintf(p.w, "%s %-8s %-32s %s\n", opSign(s.Op), s.Op, s.Type, s.Name)
+		fmt.Fprintf(p.w, "%s %-8s %-32s %s\n", s.Op.Sign(), s.Op, s.Type, s.Name)
 		for _, d := range s.Diffs {
-			line := fmt.Sprintf("      %s: %s => %s", d.Path, orNone(d.Old), orNone(d.New))
-			if d.Replace {
-				line += "   (forces replacement)"
-			}
-			fmt.Fprintln(p.w, line)
+			fmt.Fprintln(p.w, "      "+d.String())
 		}
 		if len(s.ReplaceKeys) > 0 {
 			fmt.Fprintf(p.w, "      replaced because of: %s\n", strings.Join(s.ReplaceKeys, ", "))
@@ -132,32 +127,8 @@ func (p *stepPrinter) event(e pulumirun.Event) {
 	case e.Diag != nil && (e.Diag.Severity == "error" || e.Diag.Severity == "warning"):
 		fmt.Fprintf(p.w, "%s: %s\n", e.Diag.Severity, strings.TrimSpace(e.Diag.Message))
 	case e.Summary != nil:
-		var parts []string
-		for op, n := range e.Summary.Changes {
-			if op != pulumirun.OpSame && n > 0 {
-				parts = append(parts, fmt.Sprintf("%d to %s", n, op))
-			}
-		}
-		sort.Strings(parts)
-		if len(parts) == 0 {
-			parts = []string{"no changes"}
-		}
-		fmt.Fprintf(p.w, "summary: %s (%s, %s)\n", strings.Join(parts, ", "), e.Summary.Result, e.Summary.Duration)
+		fmt.Fprintf(p.w, "summary: %s (%s, %s)\n", e.Summary.Text(), e.Summary.Result, e.Summary.Duration)
 	}
-}
-
-func opSign(op pulumirun.Op) string {
-	switch op {
-	case pulumirun.OpCreate:
-		return "+ "
-	case pulumirun.OpDelete:
-		return "- "
-	case pulumirun.OpUpdate:
-		return "~ "
-	case pulumirun.OpReplace:
-		return "+-"
-	}
-	return "  "
 }
 
 func orNone(s string) string {

@@ -5,7 +5,6 @@ package preview
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -20,6 +19,7 @@ type Model struct {
 	width, height int
 	title         string
 	steps         []pulumirun.Step // by Seq
+	rendered      [][]string       // each step's lines, rendered once
 	index         map[int]int
 	diags         []pulumirun.Diagnostic
 	summary       *pulumirun.Summary
@@ -35,7 +35,12 @@ func New(theme *themes.Theme, title string) *Model {
 }
 
 // SetTheme switches palettes.
-func (m *Model) SetTheme(t *themes.Theme) { m.theme = t }
+func (m *Model) SetTheme(t *themes.Theme) {
+	m.theme = t
+	for i := range m.rendered {
+		m.rendered[i] = m.stepLines(m.steps[i])
+	}
+}
 
 // SetSize sets the drawing area.
 func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
@@ -53,11 +58,12 @@ func (m *Model) Add(e pulumirun.Event) {
 	switch {
 	case e.Step != nil:
 		if i, ok := m.index[e.Step.Seq]; ok {
-			m.steps[i] = *e.Step
+			m.steps[i], m.rendered[i] = *e.Step, m.stepLines(*e.Step)
 			return
 		}
 		m.index[e.Step.Seq] = len(m.steps)
 		m.steps = append(m.steps, *e.Step)
+		m.rendered = append(m.rendered, m.stepLines(*e.Step))
 	case e.Diag != nil && (e.Diag.Severity == "error" || e.Diag.Severity == "warning"):
 		m.diags = append(m.diags, *e.Diag)
 	case e.Summary != nil:
@@ -114,36 +120,8 @@ func (m *Model) View() string {
 func (m *Model) body() []string {
 	t := m.theme
 	var out []string
-	for _, s := range m.steps {
-		if s.Op == pulumirun.OpSame {
-			continue
-		}
-		st := t.Info
-		switch s.Op {
-		case pulumirun.OpCreate:
-			st = t.DiffAdd
-		case pulumirun.OpDelete:
-			st = t.DiffDel
-		case pulumirun.OpReplace:
-			st = t.Warn
-		}
-		mark := ""
-		if s.State == pulumirun.Running {
-			mark = t.Dim.Render(" …")
-		} else if s.State == pulumirun.Failed {
-			mark = t.Bad.Render(" failed")
-		}
-		out = append(out, st.Render(fmt.Sprintf("%s %-8s", sign(s.Op), s.Op))+" "+t.Dim.Render(s.Type)+" "+t.Bold.Render(s.Name)+mark)
-		for _, d := range s.Diffs {
-			line := fmt.Sprintf("      %s: %s => %s", d.Path, orNone(d.Old), orNone(d.New))
-			if d.Replace {
-				line += t.Warn.Render("  forces replacement")
-			}
-			out = append(out, line)
-		}
-		if len(s.ReplaceKeys) > 0 {
-			out = append(out, t.Warn.Render("      replaced because of: "+strings.Join(s.ReplaceKeys, ", ")))
-		}
+	for _, lines := range m.rendered {
+		out = append(out, lines...)
 	}
 	for _, d := range m.diags {
 		st := t.Warn
@@ -153,38 +131,38 @@ func (m *Model) body() []string {
 		out = append(out, st.Render(d.Severity+": "+strings.TrimSpace(d.Message)))
 	}
 	if m.summary != nil {
-		var parts []string
-		for op, n := range m.summary.Changes {
-			if op != pulumirun.OpSame && n > 0 {
-				parts = append(parts, fmt.Sprintf("%d to %s", n, op))
-			}
-		}
-		sort.Strings(parts)
-		if len(parts) == 0 {
-			parts = []string{"no changes"}
-		}
-		out = append(out, "", t.Bold.Render("Summary: ")+strings.Join(parts, ", ")+t.Dim.Render(fmt.Sprintf(" (%s, %s)", m.summary.Result, m.summary.Duration)))
+		out = append(out, "", t.Bold.Render("Summary: ")+m.summary.Text()+t.Dim.Render(fmt.Sprintf(" (%s, %s)", m.summary.Result, m.summary.Duration)))
 	}
 	return out
 }
 
-func sign(op pulumirun.Op) string {
-	switch op {
+// stepLines renders one step: its line, then its property changes.
+func (m *Model) stepLines(s pulumirun.Step) []string {
+	if s.Op == pulumirun.OpSame {
+		return nil
+	}
+	t := m.theme
+	st := t.Info
+	switch s.Op {
 	case pulumirun.OpCreate:
-		return "+ "
+		st = t.DiffAdd
 	case pulumirun.OpDelete:
-		return "- "
-	case pulumirun.OpUpdate:
-		return "~ "
+		st = t.DiffDel
 	case pulumirun.OpReplace:
-		return "+-"
+		st = t.Warn
 	}
-	return "  "
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
+	mark := ""
+	if s.State == pulumirun.Running {
+		mark = t.Dim.Render(" …")
+	} else if s.State == pulumirun.Failed {
+		mark = t.Bad.Render(" failed")
 	}
-	return s
+	out := []string{st.Render(fmt.Sprintf("%s %-8s", s.Op.Sign(), s.Op)) + " " + t.Dim.Render(s.Type) + " " + t.Bold.Render(s.Name) + mark}
+	for _, d := range s.Diffs {
+		out = append(out, "      "+d.String())
+	}
+	if len(s.ReplaceKeys) > 0 {
+		out = append(out, t.Warn.Render("      replaced because of: "+strings.Join(s.ReplaceKeys, ", ")))
+	}
+	return out
 }

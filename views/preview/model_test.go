@@ -1,0 +1,91 @@
+package preview
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driftdeck/driftdeck/backend/pulumirun"
+	"github.com/driftdeck/driftdeck/themes"
+)
+
+func step(seq int, op pulumirun.Op, name string, diffs ...pulumirun.PropertyDiff) pulumirun.Event {
+	return pulumirun.Event{Step: &pulumirun.Step{Seq: seq, Op: op, Type: "pulumi:index:Stash", Name: name, URN: "urn:" + name, Diffs: diffs, State: pulumirun.Planned}}
+}
+
+func TestStepsShowAsTheyArrive(t *testing.T) {
+	m := New(themes.NoColor(), "preview of pulumi/infra/net")
+	m.SetSize(100, 12)
+	events := []pulumirun.Event{
+		step(1, pulumirun.OpCreate, "logs"),
+		step(2, pulumirun.OpUpdate, "settings", pulumirun.PropertyDiff{Path: "value.size", Kind: pulumirun.DiffUpdate, Old: "1", New: "2"}),
+		step(3, pulumirun.OpReplace, "cert", pulumirun.PropertyDiff{Path: "input", Kind: pulumirun.DiffUpdate, Old: "[secret]", New: "[secret]", Replace: true}),
+	}
+	for i, e := range events {
+		m.Add(e)
+		screen := ansi.Strip(m.View())
+		if !strings.Contains(screen, e.Step.Name) {
+			t.Fatalf("after event %d the screen lacks %s:\n%s", i, e.Step.Name, screen)
+		}
+		if got := strings.Count(screen, "\n") + 1; got != 12 {
+			t.Fatalf("%d lines, want 12", got)
+		}
+	}
+	screen := ansi.Strip(m.View())
+	for _, want := range []string{"+  create", "~  update", "value.size: 1 => 2", "+- replace", "(forces replacement)", "3 steps, 3 changing"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+	// The same step again (a replacement's later part) updates its line.
+	m.Add(step(3, pulumirun.OpReplace, "cert-renamed"))
+	if screen := ansi.Strip(m.View()); strings.Contains(screen, "cert ") || !strings.Contains(screen, "cert-renamed") {
+		t.Fatalf("a step seen again must replace its line:\n%s", screen)
+	}
+	m.Add(pulumirun.Event{Summary: &pulumirun.Summary{Changes: map[pulumirun.Op]int{pulumirun.OpCreate: 1, pulumirun.OpUpdate: 1, pulumirun.OpReplace: 1}, Result: "succeeded"}})
+	m.Done("preview done", nil)
+	if screen := ansi.Strip(m.View()); !strings.Contains(screen, "1 to create, 1 to replace, 1 to update") || !strings.Contains(screen, "preview done") {
+		t.Fatalf("summary missing:\n%s", screen)
+	}
+}
+
+func TestLongPreviewsFollowTheNewestStep(t *testing.T) {
+	m := New(themes.Dark(), "preview")
+	m.SetSize(80, 10)
+	for i := 1; i <= 100; i++ {
+		m.Add(step(i, pulumirun.OpCreate, fmt.Sprintf("res-%03d", i)))
+	}
+	screen := ansi.Strip(m.View())
+	if !strings.Contains(screen, "res-100") || strings.Contains(screen, "res-001") {
+		t.Fatalf("the view must follow the newest step:\n%s", screen)
+	}
+	m.Scroll(-1000)
+	if screen := ansi.Strip(m.View()); !strings.Contains(screen, "res-001") {
+		t.Fatalf("scrolling up shows the first steps:\n%s", screen)
+	}
+	for _, l := range strings.Split(m.View(), "\n") {
+		if ansi.StringWidth(l) > 80 {
+			t.Fatalf("line wider than 80: %q", l)
+		}
+	}
+}
+
+// BenchmarkPreviewStream feeds 1,000 steps one by one and renders after
+// each, as the screen does while a preview streams in.
+func BenchmarkPreviewStream(b *testing.B) {
+	events := make([]pulumirun.Event, 1000)
+	for i := range events {
+		events[i] = step(i+1, pulumirun.OpUpdate, fmt.Sprintf("res-%04d", i), pulumirun.PropertyDiff{Path: "value", Kind: pulumirun.DiffUpdate, Old: "a", New: "b"})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m := New(themes.Dark(), "preview")
+		m.SetSize(120, 40)
+		for _, e := range events {
+			m.Add(e)
+			_ = m.View()
+		}
+	}
+}
