@@ -1,0 +1,58 @@
+# make test   the test command: builds the real test control plane (kube-apiserver,
+#             etcd) and the pulumi CLI once into the user cache (15-25 min cold,
+#             seconds warm), then runs every test with the race detector, the
+#             real-cluster ones (TestCluster...) included.
+# make tools  only builds (or checks) those binaries.
+# make vet    gofmt and go vet.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+GO ?= go
+TOOLS := testdata/tools/build.sh
+# Packages to test; the report tool's own tests live under testdata.
+PKGS ?= ./... ./testdata/tools/testreport
+# More go test flags, e.g. GOTESTFLAGS='-run TestCluster -count=1'.
+GOTESTFLAGS ?=
+# When set, the raw `go test -json` events are saved there (CI counts the
+# real-cluster tests in them).
+TEST_JSON ?=
+
+.PHONY: tools test vet
+
+tools:
+	@$(TOOLS) all
+
+test:
+	@tools=$$($(TOOLS) all); \
+	export KUBEBUILDER_ASSETS=$$(sed -n 's/^KUBEBUILDER_ASSETS=//p' <<<"$$tools"); \
+	export DRIFTDECK_PULUMI=$$(sed -n 's/^DRIFTDECK_PULUMI=//p' <<<"$$tools"); \
+	export DRIFTDECK_REQUIRE_CLUSTER=1; \
+	echo "$(strip go test -race $(GOTESTFLAGS) $(PKGS))"; \
+	$(GO) test -race -json $(GOTESTFLAGS) $(PKGS) | \
+		$(GO) run ./testdata/tools/testreport $(if $(TEST_JSON),-save $(TEST_JSON))
+
+vet:
+	@unformatted=$$(gofmt -l .); \
+	if [[ -n $$unformatted ]]; then echo "gofmt -l found unformatted files:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+# make bench  the fleet-scale benchmark (DESIGN.md section 6): a real control plane
+#             seeded with 5,000 Applications and 1,000 Stacks; one table of start-up,
+#             memory, keystroke, idle and filter figures against the bare LIST
+#             (BENCH_OUT=docs/benchmarks.md also writes it there; BENCH_FLAGS passes
+#             more flags, see go run ./testdata/bench -h); then the Go benchmarks of
+#             the adapters, the store and the list. About 10 min on 2 cores, warm.
+BENCH_OUT ?=
+BENCH_FLAGS ?=
+
+.PHONY: bench
+
+bench:
+	@tools=$$($(TOOLS) controlplane); \
+	export KUBEBUILDER_ASSETS=$$(sed -n 's/^KUBEBUILDER_ASSETS=//p' <<<"$$tools"); \
+	dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
+	$(GO) build -o "$$dir/bench" ./testdata/bench; \
+	$(GO) build -o "$$dir/driftdeck" .; \
+	"$$dir/bench" -driftdeck "$$dir/driftdeck" $(if $(BENCH_OUT),-out $(BENCH_OUT)) $(BENCH_FLAGS); \
+	$(GO) test -run '^$$' -bench . -benchmem ./backend/argocd ./backend/pulumiop ./backend/store ./views/list
