@@ -126,8 +126,13 @@ func (m *Model) refresh(keep *model.Key) {
 	}
 	sortUnits(shown, m.sort)
 	m.shown = shown
+	m.reselect(keep)
+}
+
+// reselect puts the cursor back on the unit it was on, when still shown.
+func (m *Model) reselect(keep *model.Key) {
 	if keep != nil {
-		for i, u := range shown {
+		for i, u := range m.shown {
 			if u.Key == *keep {
 				m.cursor = i
 				break
@@ -159,10 +164,24 @@ func (m *Model) Shown() []*model.Unit { return m.shown }
 // Total is the number of units before filtering.
 func (m *Model) Total() int { return len(m.all) }
 
-// SetFilter applies what the user typed after "/".
+// SetFilter applies what the user typed after "/". Typing more of a plain
+// word searches only the rows the shorter word left.
 func (m *Model) SetFilter(text string) {
+	prev, keep := m.filter, m.selectedKey()
 	m.filter = ParseFilter(text)
-	m.refresh(m.selectedKey())
+	if !m.filter.narrows(prev) {
+		m.refresh(keep)
+		return
+	}
+	shown := m.shown[:0:0]
+	for _, u := range m.shown {
+		if m.filter.Match(m.rows[u.Key].haystack) {
+			shown = append(shown, u)
+		}
+	}
+	m.shown = shown
+	m.cursor = 0
+	m.reselect(keep)
 }
 
 // Filter returns the active filter.

@@ -147,3 +147,19 @@ func TestMarksSurviveFilteringAndMarkShownToggles(t *testing.T) {
 		t.Fatal("ctrl+a on an all-marked list should clear the marks")
 	}
 }
+
+func TestTypingNarrowsLikeAFreshFilter(t *testing.T) {
+	typed := New(themes.NoColor())
+	typed.SetSize(120, 20)
+	typed.SetUnits(fixture(), nil, now)
+	for _, text := range []string{"a", "ar", "arg", "argo", "argocd/", "argocd/w", "argocd/", "i", "in", "inf"} {
+		typed.SetFilter(text)
+		fresh := New(themes.NoColor())
+		fresh.SetSize(120, 20)
+		fresh.SetUnits(fixture(), nil, now)
+		fresh.SetFilter(text)
+		if names(typed.Shown()) != names(fresh.Shown()) {
+			t.Fatalf("after typing %q: %q, a fresh filter shows %q", text, names(typed.Shown()), names(fresh.Shown()))
+		}
+	}
+}
