@@ -1,0 +1,54 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseRef(t *testing.T) {
+	k, err := ParseRef("prod:argocd/argocd/guestbook")
+	if err != nil || k != (Key{Context: "prod", Engine: EngineArgoCD, Namespace: "argocd", Name: "guestbook"}) || k.String() != "prod:argocd/argocd/guestbook" {
+		t.Fatalf("%+v %v", k, err)
+	}
+	if k, _ := ParseRef("stack/infra/net"); k.Engine != EnginePulumi || k.Ref() != "pulumi/infra/net" {
+		t.Fatalf("alias: %+v", k)
+	}
+	for _, bad := range []string{"guestbook", "argocd/guestbook", "flux/a/b", ":argocd/a/b", "argocd//b"} {
+		if _, err := ParseRef(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+func TestDeriveStuckAfterThreshold(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	u := &Unit{Observed: Running, RunSince: now.Add(-11 * time.Minute)}
+	if !Derive(u, now, DefaultThresholds) || u.Run != Stuck || !strings.Contains(u.StuckRule, "running for 11m, longer than the 10m threshold") {
+		t.Fatalf("%v %q", u.Run, u.StuckRule)
+	}
+	q := &Unit{Observed: Running, Queued: true, RunSince: now.Add(-3 * time.Minute)}
+	Derive(q, now, DefaultThresholds)
+	if q.Run != Stuck || !strings.Contains(q.StuckRule, "queued") {
+		t.Fatalf("queued: %v %q", q.Run, q.StuckRule)
+	}
+	fresh := &Unit{Observed: Running, RunSince: now.Add(-time.Minute)}
+	Derive(fresh, now, DefaultThresholds)
+	if fresh.Run != Running || fresh.StuckRule != "" {
+		t.Fatalf("fresh: %v %q", fresh.Run, fresh.StuckRule)
+	}
+	if Derive(fresh, now, DefaultThresholds) {
+		t.Fatal("deriving twice reports a change")
+	}
+}
+
+func TestHumanDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		5 * time.Second: "5s", 150 * time.Second: "2m30s", 47 * time.Minute: "47m", 5*time.Hour + 19*time.Minute: "5h19m",
+		30 * time.Hour: "30h", 72 * time.Hour: "3d", -time.Second: "0s",
+	} {
+		if got := HumanDuration(d); got != want {
+			t.Errorf("%v: %q, want %q", d, got, want)
+		}
+	}
+}

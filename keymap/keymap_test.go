@@ -1,0 +1,26 @@
+package keymap
+
+import (
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+func TestOverride(t *testing.T) {
+	k := Default()
+	if err := k.Override(map[string][]string{"sync": {"S"}, "hard-refresh": {"ctrl+r"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !key.Matches(tea.KeyPressMsg{Code: 'S', Text: "S"}, k.Sync) || key.Matches(tea.KeyPressMsg{Code: 's', Text: "s"}, k.Sync) {
+		t.Error("sync not rebound to S")
+	}
+	if k.HardRefresh.Help().Key != "ctrl+r" || k.HardRefresh.Help().Desc != "hard refresh" {
+		t.Errorf("help %+v", k.HardRefresh.Help())
+	}
+	err := k.Override(map[string][]string{"snyc": {"x"}})
+	if err == nil || !strings.Contains(err.Error(), "snyc") || !strings.Contains(err.Error(), "sync") {
+		t.Fatalf("a typo must be reported with the known names: %v", err)
+	}
+}
