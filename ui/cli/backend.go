@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -24,7 +25,7 @@ type service struct {
 
 // newService wires the executor and describer to a fleet, with the audit log
 // in the XDG state directory.
-func newService(g *globals, f *fleet.Fleet, cfg *config.Config) (*service, error) {
+func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Config) (*service, error) {
 	path, err := audit.DefaultPath()
 	if err != nil {
 		return nil, err
@@ -33,7 +34,7 @@ func newService(g *globals, f *fleet.Fleet, cfg *config.Config) (*service, error
 	if err != nil {
 		return nil, fmt.Errorf("%w (set XDG_STATE_HOME to a writable directory)", err)
 	}
-	differ, err := newDiffer(g, f.Cluster)
+	differ, err := newDiffer(ctx, g, f.Cluster)
 	if err != nil {
 		return nil, err
 	}

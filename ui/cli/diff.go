@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driftdeck/driftdeck/backend/argodiff"
+	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
@@ -15,10 +16,16 @@ import (
 // newDiffer picks the diff source: the Argo CD API server when one is
 // configured (flags, ARGOCD_SERVER/ARGOCD_AUTH_TOKEN, or the argocd CLI's
 // config), else a local render dry-run against the cluster.
-func newDiffer(g *globals, clusters func(string) (*kube.Cluster, bool)) (*argodiff.Differ, error) {
+func newDiffer(ctx context.Context, g *globals, clusters func(string) (*kube.Cluster, bool)) (*argodiff.Differ, error) {
 	server, err := argodiff.LoadServerConfig(argodiff.ServerFlags{Server: g.argocdServer, Token: g.argocdToken})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("Argo CD server: %w", err)}
+	}
+	if c, ok := clusters(demo.ContextName); g.demo && ok {
+		// The demo answers as an Argo CD API server would.
+		if server, err = demo.ArgoAPI(ctx, c); err != nil {
+			return nil, err
+		}
 	}
 	return &argodiff.Differ{Cluster: clusters, Source: argodiff.NewSource(argodiff.Options{Server: server})}, nil
 }
@@ -53,7 +60,7 @@ func runDiff(ctx context.Context, g *globals, ref string) error {
 	if k.Engine != model.EngineArgoCD {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: diff is for Argo CD Applications; for a Pulumi Stack use `driftdeck preview`", ref)}
 	}
-	d, err := newDiffer(g, set.get)
+	d, err := newDiffer(ctx, g, set.get)
 	if err != nil {
 		return err
 	}

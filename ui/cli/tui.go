@@ -45,7 +45,7 @@ func runTUI(ctx context.Context, g *globals) error {
 	if err != nil {
 		return err
 	}
-	svc, err := newService(g, f, cfg)
+	svc, err := newService(ctx, g, f, cfg)
 	if err != nil {
 		return err
 	}
