@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -69,6 +70,7 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo state backend: %w", err)
 	}
+	stateDirs.add(dir)
 	diy := diyBackend{dir: dir}
 	if err := diy.write(now); err != nil {
 		_ = os.RemoveAll(dir)
@@ -151,4 +153,30 @@ func (e *estate) outcome(_ context.Context, stack *unstructured.Unstructured, _ 
 		return sim.UpdateOutcome{FailWith: costReportsFailure}
 	}
 	return sim.UpdateOutcome{}
+}
+
+// stateDirs are the state backends the demos of this process made; the
+// command line removes them before exiting (Cleanup), since a cancelled
+// context alone does not get a goroutine run before the process ends.
+var stateDirs dirSet
+
+type dirSet struct {
+	mu   sync.Mutex
+	dirs []string
+}
+
+func (d *dirSet) add(dir string) {
+	d.mu.Lock()
+	d.dirs = append(d.dirs, dir)
+	d.mu.Unlock()
+}
+
+// Cleanup removes every demo state backend this process created.
+func Cleanup() {
+	stateDirs.mu.Lock()
+	defer stateDirs.mu.Unlock()
+	for _, dir := range stateDirs.dirs {
+		_ = os.RemoveAll(dir)
+	}
+	stateDirs.dirs = nil
 }

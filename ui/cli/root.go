@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/klog/v2"
+
+	"github.com/driftdeck/driftdeck/backend/demo"
 )
 
 // Version is stamped at build time (-ldflags -X); "dev" otherwise.
@@ -45,6 +47,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
 
+	defer demo.Cleanup()
 	g := &globals{kube: genericclioptions.NewConfigFlags(false), in: in, out: out, errOut: errOut}
 	root := newRoot(g)
 	root.SetArgs(args)
@@ -90,7 +93,7 @@ embedded demo control plane instead of a cluster.`,
 	pf.BoolVar(&g.dryRun, "dry-run", false, "send writes as server-side dry runs: nothing is persisted")
 	pf.StringVar(&g.argocdServer, "argocd-server", "", "Argo CD API server for diffs (default: $ARGOCD_SERVER, else the argocd CLI's current context)")
 	pf.StringVar(&g.argocdToken, "argocd-token", "", "Argo CD API token (default: $ARGOCD_AUTH_TOKEN, else the argocd CLI's login)")
-	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newDiffCmd(g), newPreviewCmd(g), newUnlockCmd(g))
+	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newDiffCmd(g), newPreviewCmd(g), newUnlockCmd(g), newStateCmd(g))
 	root.AddCommand(newActionCmds(g)...)
 	root.AddCommand(newBulkCmds(g)...)
 	return root
