@@ -128,6 +128,9 @@ func (a *App) contextBadge(st store.ContextStatus, now time.Time) string {
 			age = model.HumanDuration(now.Sub(st.LastEvent)) + " ago"
 		}
 		s += t.Bad.Render(fmt.Sprintf("● DISCONNECTED %s, data is STALE (last event %s)", model.HumanDuration(now.Sub(st.Since)), age))
+		if st.Error != "" {
+			s += t.Dim.Render(" · " + st.Error)
+		}
 	case st.Error != "":
 		s += t.Warn.Render("● " + st.Error)
 	case !st.Synced:

@@ -82,20 +82,24 @@ var watched = []schema.GroupVersionResource{
 // ends. It returns once discovery is done; the watches run on.
 func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) error {
 	f.mu.Lock()
-	if _, dup := f.clusters[c.Context]; dup {
-		f.mu.Unlock()
+	_, dup := f.clusters[c.Context]
+	f.mu.Unlock()
+	if dup {
 		return fmt.Errorf("context %q added twice", c.Context)
 	}
-	f.clusters[c.Context] = c
-	f.order = append(f.order, c.Context)
-	f.mu.Unlock()
-
 	if err := c.Discover(ctx, watched); err != nil {
 		f.Store.UpdateStatus(c.Context, func(s *store.ContextStatus) {
-			s.Connected, s.Error, s.Since = false, err.Error(), time.Now()
+			if s.Connected || s.Since.IsZero() {
+				s.Since = time.Now()
+			}
+			s.Connected, s.Error = false, err.Error()
 		})
 		return err
 	}
+	f.mu.Lock()
+	f.clusters[c.Context] = c
+	f.order = append(f.order, c.Context)
+	f.mu.Unlock()
 	missing := map[string]string{}
 	if !c.Has(argocd.Applications) {
 		missing[string(model.EngineArgoCD)] = "Argo CD is not installed (no applications.argoproj.io)"
@@ -133,6 +137,23 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 		})
 	}
 	return nil
+}
+
+// AddRetrying adds a context in the background, trying again with backoff
+// while it cannot be reached: one dead cluster must not keep the others from
+// the screen. Its status says why meanwhile.
+func (f *Fleet) AddRetrying(ctx context.Context, c *kube.Cluster, namespace string) {
+	go func() {
+		wait := time.Second
+		for f.Add(ctx, c, namespace) != nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 30*time.Second)
+		}
+	}()
 }
 
 // start runs one watch; done is called once, when its first list has arrived.

@@ -37,8 +37,10 @@ func (g *globals) requestTimeout(def time.Duration) time.Duration {
 }
 
 // connect builds the fleet of the selected contexts (or the demo) and starts
-// watching. It returns once discovery is done in every context.
-func connect(ctx context.Context, g *globals, th model.Thresholds) (*fleet.Fleet, error) {
+// watching. It returns once discovery is done in every context; with
+// tolerant, a context that cannot be reached is retried in the background
+// instead (the workbench shows it as disconnected meanwhile).
+func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool) (*fleet.Fleet, error) {
 	f := fleet.New(fleet.Options{Thresholds: th})
 	if g.demo {
 		c, err := demo.Start(ctx, demo.Options{})
@@ -61,6 +63,10 @@ func connect(ctx context.Context, g *globals, th model.Thresholds) (*fleet.Fleet
 		}
 		if err != nil {
 			return nil, err
+		}
+		if tolerant {
+			f.AddRetrying(ctx, c, g.namespace())
+			continue
 		}
 		if err := f.Add(ctx, c, g.namespace()); err != nil {
 			return nil, &exitError{code: 3, err: fmt.Errorf("cluster unreachable: %w", err)}

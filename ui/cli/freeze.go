@@ -144,7 +144,7 @@ func selectUnits(ctx context.Context, g *globals, kind actions.Kind, o *bulkOpts
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, g.requestTimeout(60*time.Second))
 	defer cancel()
-	f, err := connect(waitCtx, g, cfg.StuckThresholds())
+	f, err := connect(waitCtx, g, cfg.StuckThresholds(), false)
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func runStatus(ctx context.Context, g *globals, o *statusOpts) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	f, err := connect(ctx, g, cfg.StuckThresholds())
+	f, err := connect(ctx, g, cfg.StuckThresholds(), false)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/store"
 	"github.com/driftdeck/driftdeck/keymap"
 	"github.com/driftdeck/driftdeck/ui"
@@ -36,11 +37,11 @@ func runTUI(ctx context.Context, g *globals) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	f, err := connect(ctx, g, cfg.StuckThresholds())
+	f, err := connect(ctx, g, cfg.StuckThresholds(), true)
 	var ee *exitError
 	if errors.As(err, &ee) && errors.Is(err, errNoKubeconfig) && offerDemo(g) {
 		g.demo = true
-		f, err = connect(ctx, g, cfg.StuckThresholds())
+		f, err = connect(ctx, g, cfg.StuckThresholds(), true)
 	}
 	if err != nil {
 		return err
@@ -49,11 +50,10 @@ func runTUI(ctx context.Context, g *globals) error {
 	if err != nil {
 		return err
 	}
-	// Give the first list a moment so the screen opens full, not empty; a
-	// slow cluster still gets the screen at once and fills it as data comes.
-	waitCtx, waitCancel := context.WithTimeout(ctx, 800*time.Millisecond)
-	_ = f.WaitSynced(waitCtx)
-	waitCancel()
+	// Give the first lists a moment so the screen opens full, not empty; a
+	// slow or dead cluster still gets the screen at once, filled (or marked
+	// disconnected) as answers come.
+	settled(f, time.Now().Add(800*time.Millisecond))
 	f.Store.Tick()
 	initial, _ := f.Store.Flush()
 	app := ui.New(ui.Options{
@@ -79,4 +79,22 @@ func offerDemo(g *globals) bool {
 	line, _ := bufio.NewReader(in).ReadString('\n')
 	answer := strings.ToLower(strings.TrimSpace(line))
 	return answer == "" || answer == "y" || answer == "yes"
+}
+
+// settled waits until every context has its first lists or an error, or
+// the deadline passes.
+func settled(f *fleet.Fleet, deadline time.Time) {
+	for time.Now().Before(deadline) {
+		st := f.Store.Status()
+		done := len(st) > 0
+		for _, s := range st {
+			if !s.Synced && s.Error == "" {
+				done = false
+			}
+		}
+		if done {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
