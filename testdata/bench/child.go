@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/klog/v2"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/describe"
+	"github.com/driftdeck/driftdeck/backend/fleet"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/store"
+	"github.com/driftdeck/driftdeck/keymap"
+	"github.com/driftdeck/driftdeck/ui"
+)
+
+// The in-process run mirrors ui/cli: the same pump interval, clock tick and
+// first-list wait as the binary's TUI.
+const (
+	pumpInterval = 150 * time.Millisecond
+	clockTick    = 5 * time.Second
+	firstWait    = 800 * time.Millisecond
+	screenW      = 120
+	screenH      = 40
+)
+
+// envExecTime carries the parent's clock reading just before it started this
+// process, so start-up is timed from the exec.
+const envExecTime = "DRIFTDECK_BENCH_EXEC_NS"
+
+type childOpts struct {
+	// startOnly stops after the full screen: a sample of start-up alone.
+	startOnly  bool
+	kubeconfig string
+	units      int
+	keys       int
+	keyRate    float64
+	idle       time.Duration
+	profileDir string
+}
+
+// childResult is what the in-process run reports to the parent.
+type childResult struct {
+	Units int
+	// From the exec of this process.
+	ModelComplete time.Duration // every watch delivered its first list
+	FirstFrame    time.Duration // the first frame drawn, whatever it shows
+	FirstUnits    int           // units in that first frame
+	FullScreen    time.Duration // the first frame showing every unit
+	StartCPU      time.Duration // CPU used until then
+
+	PeakRSS       uint64 // VmHWM at the full screen
+	RSSComplete   uint64 // VmRSS at the full screen
+	RSSAfterGC    memory // after a forced GC (memory returned to the OS)
+	HeapInuseGC   uint64 // runtime HeapInuse after that GC
+	HeapAllocFull uint64 // HeapAlloc at the full screen, before the GC
+
+	IdleCPU    float64 // % of one core
+	IdleFor    time.Duration
+	IdleFrames int
+
+	KeyHandle, KeyCPU, KeyLatency, Batch, BatchCPU stats
+	// ByLabel are the keys' Update + View and CPU times per kind of key.
+	ByLabel    map[string]labelStats
+	KeysSent   int
+	PeakRSSEnd uint64
+
+	FilterPrefixes []time.Duration // "/", then each typed character
+	FilterText     string
+	Sorts          []sortTime
+}
+
+type labelStats struct{ Handle, CPU stats }
+
+type sortTime struct {
+	Mode string
+	Took time.Duration
+}
+
+// runChild is the measured process: it starts driftdeck's model and UI in
+// process against the cluster and reports figures as JSON on stdout. It
+// talks with the parent by lines: it prints "started" once the screen is
+// full, then "churn" and waits for "go" before the keystrokes, and prints
+// "stop" and waits for "stopped" after them.
+func runChild(o childOpts) error {
+	execNS, _ := strconv.ParseInt(os.Getenv(envExecTime), 10, 64)
+	t0 := time.Unix(0, execNS)
+	if execNS == 0 {
+		t0 = time.Now()
+	}
+	// As the binary does: client-go's logs would only add noise.
+	klog.SetOutput(io.Discard)
+	klog.LogToStderr(false)
+	stopProfile := func() {}
+	if o.profileDir != "" {
+		f, err := os.Create(filepath.Join(o.profileDir, "start.cpu.pprof"))
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	flags := genericclioptions.NewConfigFlags(false)
+	flags.KubeConfig = &o.kubeconfig
+	names, err := kube.ContextNames(flags)
+	if err != nil {
+		return err
+	}
+	cfg := &config.Config{}
+	f := fleet.New(fleet.Options{Thresholds: cfg.StuckThresholds()})
+	for _, n := range names {
+		c, err := kube.Connect(flags, n)
+		if err != nil {
+			return err
+		}
+		if err := f.Add(ctx, c, ""); err != nil {
+			return err
+		}
+	}
+	synced := make(chan time.Time, 1)
+	go func() {
+		if f.WaitSynced(ctx) == nil {
+			synced <- time.Now()
+		}
+	}()
+	auditDir, err := os.MkdirTemp("", "driftdeck-bench-audit-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(auditDir)
+	backend, err := newBackend(f, auditDir)
+	if err != nil {
+		return err
+	}
+	// ui/cli's runTUI: wait a moment for the first lists, then open the
+	// screen with what is there.
+	waitCtx, waitCancel := context.WithTimeout(ctx, firstWait)
+	_ = f.WaitSynced(waitCtx)
+	waitCancel()
+	f.Store.Tick()
+	initial, _ := f.Store.Flush()
+	app := ui.New(ui.Options{Backend: backend, Keys: keymap.Default(), Theme: cfg.Theme, Initial: initial, Context: ctx})
+
+	res := childResult{Units: o.units}
+	l := newLoop(app)
+	full := make(chan time.Time, 1)
+	want := fmt.Sprintf("%d units", o.units)
+	first := true
+	l.setWatch(func(screen string, at time.Time) {
+		if first {
+			first = false
+			res.FirstFrame = at.Sub(t0)
+			res.FirstUnits = len(initial.Units)
+		}
+		if strings.Contains(screen, want) {
+			select {
+			case full <- at:
+			default:
+			}
+		}
+	})
+	stop := make(chan struct{})
+	defer close(stop)
+	go l.run(stop)
+	l.send(tea.WindowSizeMsg{Width: screenW, Height: screenH}, kindOther)
+	l.exec(app.Init())
+	go f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) { l.send(ui.BatchMsg(b), kindBatch) })
+
+	var at time.Time
+	select {
+	case at = <-full:
+	case <-time.After(5 * time.Minute):
+		return fmt.Errorf("no frame showed %q within 5 minutes (store has %d units)", want, f.Store.Len())
+	}
+	res.FullScreen = at.Sub(t0)
+	res.ModelComplete = (<-synced).Sub(t0)
+	l.setWatch(nil)
+	if cpu, err := cpuTime("self"); err == nil {
+		res.StartCPU = cpu
+	}
+	stopProfile()
+	fmt.Println("started") // the parent reads what serving the start cost the API server
+	if o.startOnly {
+		return json.NewEncoder(os.Stdout).Encode(res)
+	}
+
+	// Memory with the model complete, then after a forced GC that returns
+	// freed memory to the OS.
+	m, err := readMemory("self")
+	if err != nil {
+		return err
+	}
+	res.PeakRSS, res.RSSComplete = m.HWM, m.RSS
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	res.HeapAllocFull = ms.HeapAlloc
+	debug.FreeOSMemory()
+	runtime.ReadMemStats(&ms)
+	res.HeapInuseGC = ms.HeapInuse
+	if m, err = readMemory("self"); err != nil {
+		return err
+	}
+	res.RSSAfterGC = m
+	if o.profileDir != "" {
+		if err := writeHeapProfile(filepath.Join(o.profileDir, "model.heap.pprof")); err != nil {
+			return err
+		}
+	}
+
+	// Idle: the fleet watched, nothing changing.
+	time.Sleep(2 * time.Second)
+	l.take()
+	if res.IdleCPU, err = idleCPU("self", o.idle); err != nil {
+		return err
+	}
+	res.IdleFor, res.IdleFrames = o.idle, l.take().frames
+
+	// Keystrokes while the parent streams status changes in.
+	parent := bufio.NewScanner(os.Stdin)
+	if err := handshake(parent, "churn", "go"); err != nil {
+		return err
+	}
+	l.take()
+	res.KeysSent = typeKeys(l, o.keys, o.keyRate)
+	rec := l.take()
+	res.KeyHandle, res.KeyCPU = summarize(rec.keyHandle), summarize(rec.keyCPU)
+	res.KeyLatency, res.Batch, res.BatchCPU = summarize(rec.keyLatency), summarize(rec.batch), summarize(rec.batchCPU)
+	res.ByLabel = map[string]labelStats{}
+	for label, lb := range rec.byLabel {
+		res.ByLabel[label] = labelStats{Handle: summarize(lb.handle), CPU: summarize(lb.cpu)}
+	}
+	if err := handshake(parent, "stop", "stopped"); err != nil {
+		return err
+	}
+
+	// Filter typing and sorting on the full fleet, once the last changes
+	// have landed.
+	time.Sleep(time.Second)
+	res.FilterText = filterText
+	res.FilterPrefixes, res.Sorts = filterAndSort(l)
+	if m, err = readMemory("self"); err == nil {
+		res.PeakRSSEnd = m.HWM
+	}
+	return json.NewEncoder(os.Stdout).Encode(res)
+}
+
+func handshake(parent *bufio.Scanner, say, want string) error {
+	fmt.Println(say)
+	if !parent.Scan() {
+		return fmt.Errorf("parent closed the pipe before %q", want)
+	}
+	if got := strings.TrimSpace(parent.Text()); got != want {
+		return fmt.Errorf("parent said %q, want %q", got, want)
+	}
+	return nil
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pprof.Lookup("heap").WriteTo(f, 0)
+}
+
+// benchBackend is the backend the binary's TUI uses (ui/cli's service): the
+// action executor and the describer on the fleet's clusters. Methods the
+// binary wires from elsewhere come from the embedded, unset ui.Backend one
+// level down; none of the keys measured reaches them.
+type benchBackend struct {
+	*actions.Executor
+	*describe.Describer
+	elsewhere
+}
+
+type elsewhere struct{ ui.Backend }
+
+func newBackend(f *fleet.Fleet, auditDir string) (*benchBackend, error) {
+	log, err := audit.Open(filepath.Join(auditDir, "audit.log"))
+	if err != nil {
+		return nil, err
+	}
+	return &benchBackend{
+		Executor:  &actions.Executor{Cluster: f.Cluster, Audit: log, Settle: 3 * time.Second},
+		Describer: &describe.Describer{Cluster: f.Cluster, Updates: f.Updates},
+	}, nil
+}

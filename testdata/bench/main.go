@@ -1,0 +1,263 @@
+// Command bench measures driftdeck at fleet scale on a real control plane
+// (DESIGN.md section 6): it starts kube-apiserver and etcd with the GitOps
+// CRDs, seeds 5,000 Applications and 1,000 Stacks, times the bare LIST of
+// them (the floor), then driftdeck from exec to a complete model and a full
+// screen, its memory, keystrokes under a stream of status changes, idle CPU,
+// filtering and sorting, and prints one table. It exits non-zero only when it
+// could not run, never because a figure missed its target.
+//
+//	go build -o /tmp/bench ./testdata/bench && /tmp/bench -out docs/benchmarks.md
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
+
+	"github.com/driftdeck/driftdeck/backend/testcluster"
+)
+
+type options struct {
+	apps, stacks int
+	out          string
+	driftdeck    string
+	kubectl      string
+	crds         string
+	keys         int
+	keyRate      float64
+	churn        int
+	idle         time.Duration
+	binaryIdle   time.Duration
+	noBinary     bool
+	profileDir   string
+	serve        bool
+	starts       int
+
+	child      bool
+	startOnly  bool
+	kubeconfig string
+}
+
+func main() {
+	var o options
+	flag.IntVar(&o.apps, "apps", 5000, "Argo CD Applications to create")
+	flag.IntVar(&o.stacks, "stacks", 1000, "Pulumi Stacks to create (each with an Update)")
+	flag.StringVar(&o.out, "out", "", "also write the table (Markdown) to this file")
+	flag.StringVar(&o.driftdeck, "driftdeck", "", "the driftdeck binary to measure (default: go build the repository)")
+	flag.StringVar(&o.kubectl, "kubectl", "kubectl", "kubectl for the kubectl rows (skipped when not found)")
+	flag.StringVar(&o.crds, "crds", "auto", "CRD set: upstream (../shared/crds), own (testdata/crds), or auto")
+	flag.IntVar(&o.keys, "keys", 1200, "keystrokes to time")
+	flag.Float64Var(&o.keyRate, "key-rate", 60, "keystrokes per second")
+	flag.IntVar(&o.churn, "churn", 100, "status changes per second while keys are typed")
+	flag.DurationVar(&o.idle, "idle", 30*time.Second, "how long to measure idle CPU in process")
+	flag.DurationVar(&o.binaryIdle, "binary-idle", 10*time.Second, "how long to measure the binary's idle CPU (0 skips)")
+	flag.BoolVar(&o.noBinary, "no-binary", false, "skip the runs of the built binary")
+	flag.StringVar(&o.profileDir, "profile", "", "write CPU (start-up) and heap profiles of the in-process run here")
+	flag.BoolVar(&o.serve, "serve", false, "only start and seed the cluster, print its kubeconfig and keep it until interrupted (to investigate)")
+	flag.IntVar(&o.starts, "starts", 3, "start-ups to time (each right after a bare LIST); medians are shown")
+	flag.BoolVar(&o.child, "child", false, "internal: be the measured process")
+	flag.BoolVar(&o.startOnly, "start-only", false, "internal: the measured process stops at the full screen")
+	flag.StringVar(&o.kubeconfig, "child-kubeconfig", "", "internal: the cluster of the measured process")
+	flag.Parse()
+
+	if o.child {
+		err := runChild(childOpts{startOnly: o.startOnly, kubeconfig: o.kubeconfig, units: o.apps + o.stacks, keys: o.keys,
+			keyRate: o.keyRate, idle: o.idle, profileDir: o.profileDir})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench (measured process):", err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[bench %s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func run(ctx context.Context, o options) (err error) {
+	began := time.Now()
+	// Requests cut short at the end of a phase would log errors through
+	// klog, which writes those to stderr whatever its output.
+	klog.SetLogger(logr.Discard())
+	r := &report{Apps: o.apps, Stacks: o.stacks}
+	r.Machine.NProc = runtime.NumCPU()
+	_, r.Machine.CPU, r.Machine.LoadStart = machine()
+	r.Machine.Go = runtime.Version()
+
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "driftdeck-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if o.driftdeck == "" && !o.noBinary && !o.serve {
+		o.driftdeck = filepath.Join(tmp, "driftdeck")
+		logf("building driftdeck")
+		build := exec.CommandContext(ctx, "go", "build", "-o", o.driftdeck, ".")
+		build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("go build: %w", err)
+		}
+	}
+
+	logf("starting kube-apiserver and etcd")
+	t := time.Now()
+	cp, err := startControlPlane(root, o.crds)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, cp.Stop()) }()
+	r.ControlPlaneStart, r.CRDs = time.Since(t), cp.CRDs
+	logf("control plane up in %v (%s)", r.ControlPlaneStart.Round(time.Millisecond), cp.CRDs)
+
+	logf("seeding %d Applications and %d Stacks", o.apps, o.stacks)
+	if r.Seed, err = seed(ctx, cp.Config(), o.apps, o.stacks, time.Now()); err != nil {
+		return fmt.Errorf("seeding: %w", err)
+	}
+	logf("seeded in %v (%d requests)", r.Seed.Duration.Round(time.Millisecond), r.Seed.Requests)
+
+	if o.serve {
+		logf("serving the seeded cluster until interrupted: KUBECONFIG=%s", cp.Kubeconfig)
+		<-ctx.Done()
+		return nil
+	}
+
+	logf("measuring the bare LISTs and kubectl")
+	if r.Floor, err = measureFloor(ctx, cp.Config(), cp.Kubeconfig, o.kubectl); err != nil {
+		return err
+	}
+	// The machine's load moves: each start-up is timed right after a bare
+	// LIST of the same objects, and the medians are compared.
+	for i := range max(o.starts, 1) {
+		wall, server, err := listAll(ctx, cp.Config(), cp.APIServerPID)
+		if err != nil {
+			return err
+		}
+		r.Floor.All, r.Floor.AllServerCPU = append(r.Floor.All, wall), append(r.Floor.AllServerCPU, server)
+		res, serverCPU, err := runMeasured(ctx, o, cp, r, true)
+		if err != nil {
+			return err
+		}
+		r.Starts = append(r.Starts, startSample{childResult: res, ServerCPU: serverCPU})
+		logf("start %d: bare LISTs %v, driftdeck's full screen %v", i+1, wall.Round(time.Millisecond), res.FullScreen.Round(time.Millisecond))
+	}
+
+	logf("running driftdeck in process (idle %v, %d keys)", o.idle, o.keys)
+	if r.Child, _, err = runMeasured(ctx, o, cp, r, false); err != nil {
+		return err
+	}
+
+	if !o.noBinary {
+		logf("running the driftdeck binary")
+		b, err := runBinary(o.driftdeck, cp.Kubeconfig, o.apps+o.stacks, max(o.starts, 1), o.binaryIdle)
+		if err != nil {
+			r.BinaryError = err.Error()
+			logf("binary run failed: %v", err)
+		} else {
+			r.Binary = &b
+		}
+	}
+
+	_, _, r.Machine.LoadEnd = machine()
+	r.Machine.TotalTaken = time.Since(began)
+	table := r.markdown()
+	fmt.Print(table)
+	if o.out != "" {
+		if err := os.WriteFile(o.out, []byte(table), 0o644); err != nil {
+			return err
+		}
+		logf("table written to %s", o.out)
+	}
+	return nil
+}
+
+// runMeasured runs the in-process part in a child process (its memory and
+// CPU are then driftdeck's alone): start-up only, or everything, streaming
+// status changes while it types. It returns the child's figures and the CPU
+// the API server spent from its exec to its full screen.
+func runMeasured(ctx context.Context, o options, cp *controlPlane, r *report, startOnly bool) (childResult, time.Duration, error) {
+	var res childResult
+	self, err := os.Executable()
+	if err != nil {
+		return res, 0, err
+	}
+	args := []string{"-child", "-child-kubeconfig", cp.Kubeconfig, "-apps", strconv.Itoa(o.apps), "-stacks", strconv.Itoa(o.stacks),
+		"-keys", strconv.Itoa(o.keys), "-key-rate", fmt.Sprint(o.keyRate), "-idle", o.idle.String()}
+	if startOnly {
+		args = append(args, "-start-only")
+	} else if o.profileDir != "" {
+		args = append(args, "-profile", o.profileDir)
+	}
+	cmd := exec.CommandContext(ctx, self, args...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return res, 0, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return res, 0, err
+	}
+	serverCPU0, _ := cpuTime(cp.APIServerPID)
+	var serverCPU time.Duration
+	cmd.Env = append(os.Environ(), envExecTime+"="+strconv.FormatInt(time.Now().UnixNano(), 10))
+	if err := cmd.Start(); err != nil {
+		return res, 0, err
+	}
+	var ch *churn
+	var result []byte
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "started":
+			if cpu, err := cpuTime(cp.APIServerPID); err == nil {
+				serverCPU = cpu - serverCPU0
+			}
+		case line == "churn":
+			logf("streaming %d status changes a second while keys are typed", o.churn)
+			if ch, err = startChurn(cp.Config(), o.apps, o.churn); err != nil {
+				return res, 0, errors.Join(err, cmd.Process.Kill())
+			}
+			fmt.Fprintln(in, "go")
+		case line == "stop" && ch != nil:
+			r.Churn.Applied, r.Churn.Failed, r.Churn.Rate = ch.stop()
+			fmt.Fprintln(in, "stopped")
+		case strings.HasPrefix(line, "{"):
+			result = []byte(line)
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return res, 0, fmt.Errorf("the measured process: %w", err)
+	}
+	if result == nil {
+		return res, 0, errors.New("the measured process reported nothing")
+	}
+	return res, serverCPU, json.Unmarshal(result, &res)
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/driftdeck/driftdeck/testdata/bench/fleetgen"
+)
+
+// seedWorkers is how many creates are in flight: enough to keep the API
+// server busy on a small machine without drowning it.
+const seedWorkers = 12
+
+// seedResult says what seeding took.
+type seedResult struct {
+	Duration time.Duration
+	Requests int64
+}
+
+// newFastClient is a raw REST client with client-side throttling lifted.
+func newFastClient(cfg *rest.Config) (rest.Interface, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = 5000, 10000
+	cfg.UserAgent = "driftdeck-bench"
+	cfg.WarningHandler = rest.NoWarnings{} // the upstream finalizer name draws one per create
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return kc.CoreV1().RESTClient(), nil
+}
+
+// seed creates the fleet: namespaces, then Applications, Stacks (and their
+// status) and Updates (and their status), many at a time.
+func seed(ctx context.Context, cfg *rest.Config, apps, stacks int, now time.Time) (seedResult, error) {
+	start := time.Now()
+	rc, err := newFastClient(cfg)
+	if err != nil {
+		return seedResult{}, err
+	}
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return seedResult{}, err
+	}
+	for _, ns := range append([]string{fleetgen.AppNamespace}, fleetgen.TeamNamespaces()...) {
+		_, err := kc.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return seedResult{}, fmt.Errorf("namespace %s: %w", ns, err)
+		}
+	}
+
+	var requests atomic.Int64
+	post := func(path string, obj map[string]any) error {
+		body, err := json.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		requests.Add(1)
+		return rc.Post().AbsPath(path).SetHeader("Content-Type", "application/json").Body(body).Do(ctx).Error()
+	}
+	patchStatus := func(path, name string, status map[string]any) error {
+		body, err := json.Marshal(status)
+		if err != nil {
+			return err
+		}
+		requests.Add(1)
+		return rc.Patch(types.MergePatchType).AbsPath(path, name, "status").Body(body).Do(ctx).Error()
+	}
+	jobs := make(chan func() error, seedWorkers)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for range seedWorkers {
+		wg.Go(func() {
+			for job := range jobs {
+				if err := job(); err != nil {
+					mu.Lock()
+					if len(errs) < 5 {
+						errs = append(errs, err)
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	// Interleave the kinds so every watch cache grows together, as in a
+	// live cluster.
+	for i := range max(apps, stacks) {
+		if ctx.Err() != nil {
+			break
+		}
+		if i < apps {
+			jobs <- func() error {
+				obj := fleetgen.Application(i, now)
+				path := "/apis/argoproj.io/v1alpha1/namespaces/" + fleetgen.AppNamespaceOf(i) + "/applications"
+				if err := post(path, obj); err != nil {
+					return fmt.Errorf("application %d: %w", i, err)
+				}
+				return nil
+			}
+		}
+		if i < stacks {
+			jobs <- func() error {
+				stack, stackStatus, update, updateStatus := fleetgen.Stack(i, now)
+				ns := fleetgen.StackNamespaceOf(i)
+				stacksPath := "/apis/pulumi.com/v1/namespaces/" + ns + "/stacks"
+				updatesPath := "/apis/auto.pulumi.com/v1alpha1/namespaces/" + ns + "/updates"
+				steps := []func() error{
+					func() error { return post(updatesPath, update) },
+					func() error { return patchStatus(updatesPath, name(update), updateStatus) },
+					func() error { return post(stacksPath, stack) },
+					func() error { return patchStatus(stacksPath, name(stack), stackStatus) },
+				}
+				for _, step := range steps {
+					if err := step(); err != nil {
+						return fmt.Errorf("stack %d: %w", i, err)
+					}
+				}
+				return nil
+			}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	res := seedResult{Duration: time.Since(start), Requests: requests.Load()}
+	if err := errors.Join(errs...); err != nil {
+		return res, err
+	}
+	return res, ctx.Err()
+}
+
+func name(obj map[string]any) string {
+	n, _ := obj["metadata"].(map[string]any)["name"].(string)
+	return n
+}
