@@ -18,10 +18,13 @@ import (
 
 // Cluster is one kubeconfig context, connected.
 type Cluster struct {
-	Context   string
-	Config    *rest.Config
-	Dynamic   dynamic.Interface
-	Kube      kubernetes.Interface
+	Context string
+	Config  *rest.Config
+	Dynamic dynamic.Interface
+	Kube    kubernetes.Interface
+	// REST makes raw requests (watches decoded in one pass); nil for the
+	// demo's in-process clients, which are watched through Dynamic.
+	REST      rest.Interface
 	Namespace string // the context's default namespace
 	Access    *Access
 	// Resources present, by resource (filled by Discover).
@@ -91,7 +94,9 @@ func NewCluster(context string, cfg *rest.Config, namespace string) (*Cluster, e
 	if err != nil {
 		return nil, fmt.Errorf("context %q: %w", context, err)
 	}
-	return NewClusterFromClients(context, cfg, dyn, kc, namespace), nil
+	c := NewClusterFromClients(context, cfg, dyn, kc, namespace)
+	c.REST = kc.Discovery().RESTClient()
+	return c, nil
 }
 
 // NewClusterFromClients wraps existing clients (the demo's in-process ones).

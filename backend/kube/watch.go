@@ -43,7 +43,13 @@ func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResour
 			return list, err
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			w, err := ri.Watch(ctx, opts)
+			var w watch.Interface
+			var err error
+			if c.REST != nil {
+				w, err = rawWatch(ctx, c.REST, gvr, namespace, opts)
+			} else {
+				w, err = ri.Watch(ctx, opts)
+			}
 			report(health, err)
 			return w, err
 		},

@@ -48,13 +48,22 @@ func (s *Store) Snapshot() []*model.Unit {
 	return s.snapshotLocked()
 }
 
+// snapshotLocked returns a copy of the units in key order: views keep the
+// copies they were given, the store keeps changing its own.
 func (s *Store) snapshotLocked() []*model.Unit {
-	out := make([]*model.Unit, 0, len(s.units))
-	for _, u := range s.units {
-		out = append(out, u)
+	if s.reorder {
+		s.sorted = s.sorted[:0]
+		for _, u := range s.units {
+			s.sorted = append(s.sorted, u)
+		}
+		slices.SortFunc(s.sorted, func(a, b *model.Unit) int { return model.CompareKeys(a.Key, b.Key) })
+		clear(s.position)
+		for i, u := range s.sorted {
+			s.position[u.Key] = i
+		}
+		s.reorder = false
 	}
-	slices.SortFunc(out, func(a, b *model.Unit) int { return model.CompareKeys(a.Key, b.Key) })
-	return out
+	return slices.Clone(s.sorted)
 }
 
 func sortStatus(st []ContextStatus) {

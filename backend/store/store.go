@@ -35,6 +35,12 @@ type Store struct {
 	signal      chan struct{}
 	status      map[string]ContextStatus
 	statusDirty bool
+	// sorted holds the shown units in key order and position their index
+	// in it, so that a batch of changes replaces pointers in place; the
+	// order is rebuilt only when units come or go (reorder).
+	sorted   []*model.Unit
+	position map[model.Key]int
+	reorder  bool
 }
 
 // New returns an empty store.
@@ -46,6 +52,7 @@ func New(th model.Thresholds) *Store {
 		removed:    map[model.Key]struct{}{},
 		clocked:    map[model.Key]struct{}{},
 		status:     map[string]ContextStatus{},
+		position:   map[model.Key]int{},
 		thresholds: th,
 		now:        time.Now,
 		signal:     make(chan struct{}, 1),
@@ -174,6 +181,11 @@ func (s *Store) deriveLocked(k model.Key, base *model.Unit, now time.Time) {
 		return
 	}
 	s.units[k] = &d
+	if i, ok := s.position[k]; ok && !s.reorder {
+		s.sorted[i] = &d
+	} else {
+		s.reorder = true
+	}
 	s.changed[k] = struct{}{}
 	s.version++
 }
@@ -192,6 +204,7 @@ func (s *Store) removeLocked(k model.Key) {
 	}
 	delete(s.base, k)
 	delete(s.units, k)
+	s.reorder = true
 	delete(s.clocked, k)
 	delete(s.changed, k)
 	s.removed[k] = struct{}{}

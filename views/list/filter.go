@@ -16,8 +16,10 @@ type Filter struct {
 	re     *regexp.Regexp
 	invert bool
 	// plain is the lower-cased text when it has no expression syntax:
-	// matched with a substring search, ten times faster than the expression.
+	// matched with a substring search, ten times faster than the expression;
+	// anyOf holds the words of a plain alternation ("stuck|failed").
 	plain string
+	anyOf []string
 }
 
 // ParseFilter compiles a filter; it never fails.
@@ -30,13 +32,27 @@ func ParseFilter(text string) Filter {
 	if body == "" {
 		return f
 	}
-	re, err := regexp.Compile("(?i)" + body)
+	// The haystack is lower case already: a lower-cased pattern matches it
+	// several times faster than (?i). Escapes (\S, \W) change meaning with
+	// case, so patterns with them keep (?i).
+	pattern := "(?i)" + body
+	if !strings.Contains(body, `\`) {
+		pattern = strings.ToLower(body)
+	}
+	re, err := regexp.Compile(pattern)
 	if err != nil {
 		re = regexp.MustCompile("(?i)" + regexp.QuoteMeta(body))
 	}
 	f.re = re
 	if regexp.QuoteMeta(body) == body {
 		f.plain = strings.ToLower(body)
+	} else if words := strings.Split(strings.ToLower(body), "|"); len(words) > 1 {
+		for _, w := range words {
+			if w == "" || regexp.QuoteMeta(w) != w {
+				return f
+			}
+		}
+		f.anyOf = words
 	}
 	return f
 }
@@ -51,6 +67,13 @@ func (f Filter) Match(haystack string) bool {
 		return true
 	case f.plain != "":
 		return strings.Contains(haystack, f.plain) != f.invert
+	case f.anyOf != nil:
+		for _, w := range f.anyOf {
+			if strings.Contains(haystack, w) {
+				return !f.invert
+			}
+		}
+		return f.invert
 	}
 	return f.re.MatchString(haystack) != f.invert
 }

@@ -64,13 +64,12 @@ func (m *Model) SetSize(width, height int) {
 func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now time.Time) {
 	selected := m.selectedKey()
 	m.all = units
-	contexts := map[string]bool{}
-	seen := make(map[model.Key]bool, len(units))
-	m.nameWidth = 0
+	m.nameWidth, m.multiContext = 0, false
 	for _, u := range units {
 		m.nameWidth = max(m.nameWidth, len(u.Key.Namespace)+len(u.Key.Name)+2)
-		contexts[u.Key.Context] = true
-		seen[u.Key] = true
+		if u.Key.Context != units[0].Key.Context {
+			m.multiContext = true
+		}
 		rc := m.rows[u.Key]
 		if rc == nil {
 			m.rows[u.Key] = newRowCache(u)
@@ -91,14 +90,18 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 		m.rows[u.Key] = fresh
 	}
 	if len(m.rows) > len(units) {
+		// Units went away: forget their rows and marks.
+		present := make(map[model.Key]bool, len(units))
+		for _, u := range units {
+			present[u.Key] = true
+		}
 		for k := range m.rows {
-			if !seen[k] {
+			if !present[k] {
 				delete(m.rows, k)
 				delete(m.marked, k)
 			}
 		}
 	}
-	m.multiContext = len(contexts) > 1
 	m.refresh(selected)
 }
 
