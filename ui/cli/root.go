@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/klog/v2"
@@ -46,6 +47,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	// would scribble over the UI. Errors reach the user through driftdeck.
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
+	klog.SetLogger(logr.Discard()) // error-level lines bypass SetOutput otherwise
 
 	defer demo.Cleanup()
 	g := &globals{kube: genericclioptions.NewConfigFlags(false), in: in, out: out, errOut: errOut}

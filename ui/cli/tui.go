@@ -60,7 +60,10 @@ func runTUI(ctx context.Context, g *globals) error {
 		Backend: svc, Keys: keys, Theme: cfg.Theme, Demo: g.demo, ReadOnly: g.readOnly, DryRun: g.dryRun,
 		Initial: initial, Context: ctx,
 	})
-	p := tea.NewProgram(app, tea.WithContext(ctx))
+	// 30 frames a second: the renderer re-reads the whole frame at every
+	// tick, changed or not, and at the default 60 that alone is 2% of a core
+	// while idle. Key handling is not delayed; only its drawing, by 33 ms at most.
+	p := tea.NewProgram(app, tea.WithContext(ctx), tea.WithFPS(30))
 	go f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) { p.Send(ui.BatchMsg(b)) })
 	_, err = p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
