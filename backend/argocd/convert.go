@@ -179,13 +179,15 @@ func readResources(r *objread.Reader, f *model.ArgoFacts) {
 	if len(res) == 0 {
 		return
 	}
-	f.ResourceCounts = map[string]int{}
 	for _, it := range res {
-		st := it.Str("status")
-		if st == "" {
-			st = "Unknown"
+		switch it.Str("status") {
+		case "Synced":
+			f.Resources.Synced++
+		case "OutOfSync":
+			f.Resources.OutOfSync++
+		default:
+			f.Resources.Other++
 		}
-		f.ResourceCounts[st]++
 		if ok, _ := it.Bool("requiresPruning"); ok {
 			f.PruneRequired = true
 		}

@@ -61,7 +61,7 @@ func TestConvertRunningApp(t *testing.T) {
 	if u.Desired != "main" || u.Applied != "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678" {
 		t.Errorf("revisions %q %q", u.Desired, u.Applied)
 	}
-	if got := u.Argo.ResourceCounts; got["OutOfSync"] != 1 || got["Synced"] != 1 {
+	if got := u.Argo.Resources; got.OutOfSync != 1 || got.Synced != 1 {
 		t.Errorf("resource counts %v", got)
 	}
 	if len(u.ReadErrors) != 0 {

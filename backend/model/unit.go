@@ -103,7 +103,7 @@ type ArgoFacts struct {
 	PruneRequired  bool // a resource waits for Prune=confirm approval
 	ReconciledAt   time.Time
 	Conditions     []Condition
-	ResourceCounts map[string]int // sync status -> count
+	Resources      ResourceCounts
 	RefreshPending string         // value of the refresh annotation while set
 }
 
@@ -179,4 +179,9 @@ func (u *Unit) Reason() string {
 		return "paused by " + u.Pause.By + ": " + u.Pause.Reason
 	}
 	return ""
+}
+
+// ResourceCounts counts an Application's resources by sync status.
+type ResourceCounts struct {
+	Synced, OutOfSync, Other int
 }

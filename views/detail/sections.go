@@ -107,6 +107,16 @@ func (m *Model) engineFacts(now time.Time) []string {
 			dest = f.DestName
 		}
 		out = append(out, m.field("  destination", dest+" ns "+orDash(f.DestNamespace)))
+		if r := f.Resources; r.Synced+r.OutOfSync+r.Other > 0 {
+			counts := fmt.Sprintf("%d synced, %d out of sync", r.Synced, r.OutOfSync)
+			if r.Other > 0 {
+				counts += fmt.Sprintf(", %d other", r.Other)
+			}
+			if f.PruneRequired {
+				counts += ", some require pruning"
+			}
+			out = append(out, m.field("  resources", counts))
+		}
 		out = append(out, "", m.heading("Operation"))
 		if f.Phase == "" && !f.OperationSet {
 			out = append(out, m.theme.Dim.Render("  none"))
