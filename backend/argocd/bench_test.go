@@ -69,3 +69,34 @@ func BenchmarkDecode(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkDecodeWatched compares what the watch does per Application: the
+// whole object into maps with encoding/json, against the slim decoder that
+// keeps only what the adapter reads.
+func BenchmarkDecodeWatched(b *testing.B) {
+	raws := benchApps(b)
+	b.Run("whole", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			var obj map[string]any
+			if err := json.Unmarshal(raws[i%len(raws)], &obj); err != nil {
+				b.Fatal(err)
+			}
+			argocd.Convert("bench", obj)
+			i++
+		}
+	})
+	b.Run("slim", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			obj, err := argocd.DecodeSlim(raws[i%len(raws)])
+			if err != nil {
+				b.Fatal(err)
+			}
+			argocd.Convert("bench", obj)
+			i++
+		}
+	})
+}

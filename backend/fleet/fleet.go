@@ -128,12 +128,12 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 	}
 	if c.Has(argocd.Applications) {
 		f.start(ctx, h, func(ctx context.Context, done func()) {
-			watchUnits(ctx, f.Store, c, argocd.Applications, model.EngineArgoCD, namespace, argocd.Convert, h, done)
+			watchUnits(ctx, f.Store, c, argocd.Applications, model.EngineArgoCD, namespace, argocd.DecodeSlim, argocd.Convert, h, done)
 		})
 	}
 	if c.Has(pulumiop.Stacks) {
 		f.start(ctx, h, func(ctx context.Context, done func()) {
-			watchUnits(ctx, f.Store, c, pulumiop.Stacks, model.EnginePulumi, namespace, pulumiop.Convert, h, done)
+			watchUnits(ctx, f.Store, c, pulumiop.Stacks, model.EnginePulumi, namespace, nil, pulumiop.Convert, h, done)
 		})
 	}
 	return nil
@@ -257,9 +257,10 @@ func (f *Fleet) watchUpdates(ctx context.Context, c *kube.Cluster, namespace str
 
 // watchUnits feeds one engine's objects into the store as units.
 func watchUnits(ctx context.Context, st *store.Store, c *kube.Cluster, gvr schema.GroupVersionResource, engine model.Engine,
-	namespace string, convert func(string, map[string]any) *model.Unit, h *health, done func()) {
+	namespace string, decode func([]byte) (map[string]any, error), convert func(string, map[string]any) *model.Unit, h *health, done func()) {
 	scope := store.Scope{Context: c.Context, Engine: engine, Namespace: namespace}
 	kube.Watch(ctx, c, gvr, namespace, kube.Feed[*model.Unit]{
+		Decode:  decode,
 		Convert: func(obj map[string]any) *model.Unit { return convert(c.Context, obj) },
 		Put:     st.Put,
 		Delete: func(ns, name string) {

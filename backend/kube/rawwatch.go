@@ -21,7 +21,11 @@ import (
 // object several times (framing, kind detection, the event envelope, then
 // the object); at thousands of 14 KB Applications that was most of the
 // start-up's CPU.
-func rawWatch(ctx context.Context, rc rest.Interface, gvr schema.GroupVersionResource, namespace string, opts metav1.ListOptions) (watch.Interface, error) {
+//
+// decode, when set, decodes an object (it may keep only what the adapter
+// reads); when it fails, the whole object is decoded instead.
+func rawWatch(ctx context.Context, rc rest.Interface, gvr schema.GroupVersionResource, namespace string, opts metav1.ListOptions,
+	decode func([]byte) (map[string]any, error)) (watch.Interface, error) {
 	opts.Watch = true
 	body, err := rc.Get().AbsPath(resourcePath(gvr, namespace)...).
 		SpecificallyVersionedParams(&opts, scheme.ParameterCodec, schema.GroupVersion{Version: "v1"}).
@@ -29,7 +33,7 @@ func rawWatch(ctx context.Context, rc rest.Interface, gvr schema.GroupVersionRes
 	if err != nil {
 		return nil, err
 	}
-	w := &streamWatch{body: body, result: make(chan watch.Event, 64), done: make(chan struct{})}
+	w := &streamWatch{body: body, result: make(chan watch.Event, 64), done: make(chan struct{}), decode: decode}
 	go w.run()
 	return w, nil
 }
@@ -51,6 +55,7 @@ type streamWatch struct {
 	result chan watch.Event
 	done   chan struct{}
 	once   sync.Once
+	decode func([]byte) (map[string]any, error)
 }
 
 func (w *streamWatch) ResultChan() <-chan watch.Event { return w.result }
@@ -69,17 +74,21 @@ func (w *streamWatch) run() {
 	for {
 		var ev struct {
 			Type   watch.EventType `json:"type"`
-			Object map[string]any  `json:"object"`
+			Object json.RawMessage `json:"object"`
 		}
 		// A decoding error ends the watch like a closed connection: the
 		// reflector starts a new one.
 		if err := dec.Decode(&ev); err != nil {
 			return
 		}
-		var obj runtime.Object = &unstructured.Unstructured{Object: ev.Object}
+		fields, err := w.object(ev.Object)
+		if err != nil {
+			return
+		}
+		var obj runtime.Object = &unstructured.Unstructured{Object: fields}
 		if ev.Type == watch.Error {
 			status := &metav1.Status{}
-			if runtime.DefaultUnstructuredConverter.FromUnstructured(ev.Object, status) != nil {
+			if runtime.DefaultUnstructuredConverter.FromUnstructured(fields, status) != nil {
 				return
 			}
 			obj = status
@@ -90,4 +99,15 @@ func (w *streamWatch) run() {
 			return
 		}
 	}
+}
+
+func (w *streamWatch) object(raw []byte) (map[string]any, error) {
+	if w.decode != nil {
+		if obj, err := w.decode(raw); err == nil {
+			return obj, nil
+		}
+	}
+	var obj map[string]any
+	err := json.Unmarshal(raw, &obj)
+	return obj, err
 }

@@ -49,7 +49,7 @@ func TestClusterRawWatchStreamsInitialEventsThenChanges(t *testing.T) {
 	w, err := rawWatch(ctx, c.REST, configMaps, ns, metav1.ListOptions{
 		SendInitialEvents: ptr.To(true), AllowWatchBookmarks: true,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,9 @@ import (
 // arrives and its result is all that is kept: the raw object is dropped at
 // once, so memory holds only what the views need.
 type Feed[T any] struct {
+	// Decode, when set, decodes an object's JSON keeping what Convert reads
+	// (used on watch streams; lists go through the dynamic client).
+	Decode  func([]byte) (map[string]any, error)
 	Convert func(obj map[string]any) T
 	Put     func(T)
 	Delete  func(namespace, name string)
@@ -46,7 +49,7 @@ func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResour
 			var w watch.Interface
 			var err error
 			if c.REST != nil {
-				w, err = rawWatch(ctx, c.REST, gvr, namespace, opts)
+				w, err = rawWatch(ctx, c.REST, gvr, namespace, opts, feed.Decode)
 			} else {
 				w, err = ri.Watch(ctx, opts)
 			}

@@ -104,7 +104,7 @@ type ArgoFacts struct {
 	ReconciledAt   time.Time
 	Conditions     []Condition
 	Resources      ResourceCounts
-	RefreshPending string         // value of the refresh annotation while set
+	RefreshPending string // value of the refresh annotation while set
 }
 
 // StackFacts are the Pulumi Stack fields actions and the detail view depend on.

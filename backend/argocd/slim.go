@@ -1,0 +1,158 @@
+package argocd
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// DecodeSlim decodes an Application's JSON into a map holding only the
+// fields Convert reads. A 14 KB Application is mostly its resource list,
+// history and last sync result; decoding those into maps is most of the cost
+// of watching thousands of them, and Convert needs three fields of them.
+// It returns an error when the JSON does not have the Application's types;
+// the caller then decodes the whole object, so that Convert can say which
+// field could not be read.
+func DecodeSlim(data []byte) (map[string]any, error) {
+	var a slimApp
+	if err := json.Unmarshal(data, &a); err != nil {
+		return nil, err
+	}
+	return a.toMap(), nil
+}
+
+type slimApp struct {
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Metadata   map[string]any  `json:"metadata"`
+	Spec       *slimSpec       `json:"spec"`
+	Operation  json.RawMessage `json:"operation"`
+	Status     *slimStatus     `json:"status"`
+}
+
+type slimSpec struct {
+	Project     string         `json:"project"`
+	Source      map[string]any `json:"source"`
+	Sources     []any          `json:"sources"`
+	Destination map[string]any `json:"destination"`
+	SyncPolicy  *struct {
+		Automated map[string]any `json:"automated"`
+	} `json:"syncPolicy"`
+}
+
+type slimStatus struct {
+	Sync           map[string]any  `json:"sync"`
+	Health         *slimHealth     `json:"health"`
+	OperationState *slimOperation  `json:"operationState"`
+	Resources      []*slimResource `json:"resources"`
+	Conditions     []any           `json:"conditions"`
+	ReconciledAt   *string         `json:"reconciledAt"`
+	History        []*slimHistory  `json:"history"`
+}
+
+type slimHealth struct {
+	Status *string `json:"status"`
+}
+
+type slimOperation struct {
+	Phase      *string `json:"phase"`
+	Message    *string `json:"message"`
+	StartedAt  *string `json:"startedAt"`
+	FinishedAt *string `json:"finishedAt"`
+	RetryCount *int64  `json:"retryCount"`
+}
+
+type slimResource struct {
+	Status          *string `json:"status"`
+	RequiresPruning *bool   `json:"requiresPruning"`
+}
+
+type slimHistory struct {
+	ID *int64 `json:"id"`
+}
+
+// toMap rebuilds the object from what was kept, with absent fields absent.
+func (a *slimApp) toMap() map[string]any {
+	obj := map[string]any{"apiVersion": a.APIVersion, "kind": a.Kind}
+	if a.Metadata != nil {
+		delete(a.Metadata, "managedFields")
+		obj["metadata"] = a.Metadata
+	}
+	if len(a.Operation) > 0 && !bytes.Equal(a.Operation, []byte("null")) {
+		obj["operation"] = map[string]any{}
+	}
+	if s := a.Spec; s != nil {
+		spec := map[string]any{"project": s.Project}
+		put(spec, "source", s.Source)
+		put(spec, "destination", s.Destination)
+		if s.Sources != nil {
+			spec["sources"] = s.Sources
+		}
+		if s.SyncPolicy != nil {
+			policy := map[string]any{}
+			put(policy, "automated", s.SyncPolicy.Automated)
+			spec["syncPolicy"] = policy
+		}
+		obj["spec"] = spec
+	}
+	if st := a.Status; st != nil {
+		status := map[string]any{}
+		put(status, "sync", st.Sync)
+		if st.Health != nil {
+			health := map[string]any{}
+			putPtr(health, "status", st.Health.Status)
+			status["health"] = health
+		}
+		if op := st.OperationState; op != nil {
+			os := map[string]any{}
+			putPtr(os, "phase", op.Phase)
+			putPtr(os, "message", op.Message)
+			putPtr(os, "startedAt", op.StartedAt)
+			putPtr(os, "finishedAt", op.FinishedAt)
+			putPtr(os, "retryCount", op.RetryCount)
+			status["operationState"] = os
+		}
+		if st.Resources != nil {
+			res := make([]any, len(st.Resources))
+			for i, r := range st.Resources {
+				if r == nil {
+					continue // a null entry stays null: Convert reports it
+				}
+				m := map[string]any{}
+				putPtr(m, "status", r.Status)
+				putPtr(m, "requiresPruning", r.RequiresPruning)
+				res[i] = m
+			}
+			status["resources"] = res
+		}
+		if st.Conditions != nil {
+			status["conditions"] = st.Conditions
+		}
+		putPtr(status, "reconciledAt", st.ReconciledAt)
+		if st.History != nil {
+			hs := make([]any, len(st.History))
+			for i, h := range st.History {
+				if h == nil {
+					continue
+				}
+				m := map[string]any{}
+				putPtr(m, "id", h.ID)
+				hs[i] = m
+			}
+			status["history"] = hs
+		}
+		obj["status"] = status
+	}
+	return obj
+}
+
+func put(m map[string]any, k string, v map[string]any) {
+	if v != nil {
+		m[k] = v
+	}
+}
+
+func putPtr[T any](m map[string]any, k string, v *T) {
+	if v != nil {
+		m[k] = *v
+	}
+}

@@ -1,0 +1,68 @@
+package argocd
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/driftdeck/driftdeck/backend/internal/mutate"
+)
+
+// The slim decoder must give Convert exactly what the whole object gives it.
+func TestDecodeSlimConvertsLikeTheWholeObject(t *testing.T) {
+	whole := loadApp(t, "app-running.json")
+	checkSlim(t, whole)
+	set(whole, []any{map[string]any{"repoURL": "a", "targetRevision": "v1"}, map[string]any{"repoURL": "b"}}, "spec", "sources")
+	set(whole, []any{"r1", "r2"}, "status", "sync", "revisions")
+	set(whole, map[string]any{"enabled": false}, "spec", "syncPolicy", "automated")
+	checkSlim(t, whole)
+	delete(whole, "operation")
+	delete(whole, "status")
+	checkSlim(t, whole)
+}
+
+func checkSlim(t *testing.T, whole map[string]any) {
+	t.Helper()
+	data, err := json.Marshal(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full map[string]any
+	if err := json.Unmarshal(data, &full); err != nil {
+		t.Fatal(err)
+	}
+	slim, err := DecodeSlim(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := Convert("c", slim), Convert("c", full)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("slim decode converts to\n%+v\n%+v\nwhole object converts to\n%+v\n%+v", got, got.Argo, want, want.Argo)
+	}
+}
+
+// FuzzDecodeSlim: whenever the slim decoder accepts an object, Convert sees
+// the same unit as from the whole object.
+func FuzzDecodeSlim(f *testing.F) {
+	seed := loadApp(f, "app-running.json")
+	f.Add([]byte{0, 1, 2, 3})
+	f.Add([]byte{7, 14, 21, 200})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		obj := mutate.Object(seed, b)
+		data, err := json.Marshal(obj)
+		if err != nil {
+			return
+		}
+		var full map[string]any
+		if json.Unmarshal(data, &full) != nil {
+			return
+		}
+		slim, err := DecodeSlim(data)
+		if err != nil {
+			return // the caller falls back to the whole object
+		}
+		if got, want := Convert("c", slim), Convert("c", full); !reflect.DeepEqual(got, want) {
+			t.Fatalf("slim %+v\nwhole %+v", got, want)
+		}
+	})
+}
