@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
 
@@ -25,7 +26,7 @@ func (e *Executor) Available(ctx context.Context, u *model.Unit) []Availability 
 		rbac = "read-only mode"
 	} else if c, ok := e.Cluster(u.Key.Context); !ok {
 		rbac = "not connected to context " + u.Key.Context
-	} else if gvr, ok := gvrFor(u.Key.Engine); ok {
+	} else if gvr, ok := engines.Resource(u.Key.Engine); ok {
 		v, err := c.Access.Can(ctx, "patch", gvr, u.Key.Namespace, "")
 		switch {
 		case err != nil:

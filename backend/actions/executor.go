@@ -9,11 +9,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
@@ -125,16 +125,6 @@ func kindList(ks []Kind) string {
 	return strings.Join(s, ", ")
 }
 
-func gvrFor(e model.Engine) (schema.GroupVersionResource, bool) {
-	switch e {
-	case model.EngineArgoCD:
-		return argocd.Applications, true
-	case model.EnginePulumi:
-		return pulumiop.Stacks, true
-	}
-	return schema.GroupVersionResource{}, false
-}
-
 // Plan reads the object fresh and computes exactly what the action would write.
 func (e *Executor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	env, obj, err := e.prepare(ctx, req)
@@ -159,7 +149,7 @@ func (e *Executor) prepare(ctx context.Context, req Request) (*planEnv, map[stri
 }
 
 func (e *Executor) get(ctx context.Context, c *kube.Cluster, k model.Key) (map[string]any, error) {
-	gvr, ok := gvrFor(k.Engine)
+	gvr, ok := engines.Resource(k.Engine)
 	if !ok {
 		return nil, refusef("driftdeck has no actions for %s units yet", k.Engine)
 	}
@@ -236,7 +226,7 @@ func (e *Executor) execute(ctx context.Context, req Request, entry *audit.Entry)
 		return nil, err
 	}
 	entry.Actor = actor
-	gvr, ok := gvrFor(req.Key.Engine)
+	gvr, ok := engines.Resource(req.Key.Engine)
 	if !ok {
 		return nil, refusef("driftdeck has no actions for %s units yet", req.Key.Engine)
 	}

@@ -14,10 +14,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/objread"
@@ -74,7 +73,7 @@ func (d *Describer) Describe(ctx context.Context, k model.Key) (*Detail, error) 
 	if !ok {
 		return nil, fmt.Errorf("unknown context %q", k.Context)
 	}
-	gvr, ok := resourceOf(k.Engine)
+	gvr, ok := engines.Resource(k.Engine)
 	if !ok {
 		return nil, fmt.Errorf("no details for %s units", k.Engine)
 	}
@@ -134,16 +133,6 @@ func (d *Describer) Describe(ctx context.Context, k model.Key) (*Detail, error) 
 		sort.Slice(det.Events, func(i, j int) bool { return det.Events[i].Last.After(det.Events[j].Last) })
 	}
 	return det, nil
-}
-
-func resourceOf(e model.Engine) (schema.GroupVersionResource, bool) {
-	switch e {
-	case model.EngineArgoCD:
-		return argocd.Applications, true
-	case model.EnginePulumi:
-		return pulumiop.Stacks, true
-	}
-	return schema.GroupVersionResource{}, false
 }
 
 func history(r *objread.Reader) []HistoryEntry {

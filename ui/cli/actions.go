@@ -141,13 +141,11 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 		}
 		req.HistoryID = id
 	}
-	set, err := connectClusters(ctx, g)
+	set, k, err := connectUnit(ctx, g, argv[0])
 	if err != nil {
 		return err
 	}
-	if req.Key, err = set.resolve(argv[0]); err != nil {
-		return err
-	}
+	req.Key = k
 	exec, err := newExecutor(g, set)
 	if err != nil {
 		return err

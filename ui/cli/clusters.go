@@ -71,3 +71,13 @@ func (s *clusterSet) resolve(ref string) (model.Key, error) {
 	}
 	return k, nil
 }
+
+// connectUnit connects the selected contexts and resolves one unit reference.
+func connectUnit(ctx context.Context, g *globals, ref string) (*clusterSet, model.Key, error) {
+	set, err := connectClusters(ctx, g)
+	if err != nil {
+		return nil, model.Key{}, err
+	}
+	k, err := set.resolve(ref)
+	return set, k, err
+}

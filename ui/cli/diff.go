@@ -49,11 +49,7 @@ an error.`,
 }
 
 func runDiff(ctx context.Context, g *globals, ref string) error {
-	set, err := connectClusters(ctx, g)
-	if err != nil {
-		return err
-	}
-	k, err := set.resolve(ref)
+	set, k, err := connectUnit(ctx, g, ref)
 	if err != nil {
 		return err
 	}

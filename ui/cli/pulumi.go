@@ -58,11 +58,7 @@ func runPreview(ctx context.Context, g *globals, ref string, approve, yes bool, 
 	if approve && strings.TrimSpace(reason) == "" {
 		return &exitError{code: exitUsage, err: errors.New("--reason is required with --approve")}
 	}
-	set, err := connectClusters(ctx, g)
-	if err != nil {
-		return err
-	}
-	k, err := set.resolve(ref)
+	set, k, err := connectUnit(ctx, g, ref)
 	if err != nil {
 		return err
 	}
@@ -167,11 +163,7 @@ func runUnlock(ctx context.Context, g *globals, ref string, clearPending, force,
 	if strings.TrimSpace(reason) == "" {
 		return &exitError{code: exitUsage, err: errors.New("--reason is required: it goes into the Event and the audit log")}
 	}
-	set, err := connectClusters(ctx, g)
-	if err != nil {
-		return err
-	}
-	k, err := set.resolve(ref)
+	set, k, err := connectUnit(ctx, g, ref)
 	if err != nil {
 		return err
 	}
