@@ -81,7 +81,7 @@ func (w *streamWatch) run() {
 		if err := dec.Decode(&ev); err != nil {
 			return
 		}
-		fields, err := w.object(ev.Object)
+		fields, err := decodeObject(ev.Object, w.decode)
 		if err != nil {
 			return
 		}
@@ -99,15 +99,4 @@ func (w *streamWatch) run() {
 			return
 		}
 	}
-}
-
-func (w *streamWatch) object(raw []byte) (map[string]any, error) {
-	if w.decode != nil {
-		if obj, err := w.decode(raw); err == nil {
-			return obj, nil
-		}
-	}
-	var obj map[string]any
-	err := json.Unmarshal(raw, &obj)
-	return obj, err
 }

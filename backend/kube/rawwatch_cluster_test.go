@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/utils/ptr"
 
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
@@ -32,7 +31,7 @@ func next(t *testing.T, w watch.Interface) watch.Event {
 	return watch.Event{}
 }
 
-func TestClusterRawWatchStreamsInitialEventsThenChanges(t *testing.T) {
+func TestClusterRawListThenWatchFromItsVersion(t *testing.T) {
 	tc := testcluster.Shared(t)
 	c, err := NewCluster("test", tc.Config(), "default")
 	if err != nil {
@@ -46,33 +45,51 @@ func TestClusterRawWatchStreamsInitialEventsThenChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w, err := rawWatch(ctx, c.REST, configMaps, ns, metav1.ListOptions{
-		SendInitialEvents: ptr.To(true), AllowWatchBookmarks: true,
-		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
-	}, nil)
+	st := &feedStore[string]{feed: Feed[string]{Convert: func(obj map[string]any) string {
+		v, _, _ := unstructured.NestedString(obj, "data", "n")
+		return v
+	}}}
+	read := func(raw []byte) (*item[string], error) {
+		obj, err := decodeObject(raw, nil)
+		if err != nil {
+			return nil, err
+		}
+		return st.toItem(&unstructured.Unstructured{Object: obj})
+	}
+	// As the reflector lists first: from the watch cache.
+	list, err := rawList(ctx, c.REST, configMaps, ns, metav1.ListOptions{ResourceVersion: "0"}, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 3 || list.ResourceVersion == "" {
+		t.Fatalf("listed %d items at version %q", len(list.Items), list.ResourceVersion)
+	}
+	for i, it := range list.Items {
+		if it.Name != fmt.Sprintf("cm-%d", i) || it.value != fmt.Sprint(i) || it.ResourceVersion == "" {
+			t.Fatalf("item %d: %s %q rv %q", i, it.Name, it.value, it.ResourceVersion)
+		}
+	}
+	if _, err := rawList(ctx, c.REST, schema.GroupVersionResource{Group: "nothing.example", Version: "v1", Resource: "things"}, ns, metav1.ListOptions{}, read); err == nil {
+		t.Fatal("listing a resource the server does not serve must fail")
+	}
+
+	w, err := rawWatch(ctx, c.REST, configMaps, ns, metav1.ListOptions{ResourceVersion: list.ResourceVersion, AllowWatchBookmarks: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	for i := 0; i < 3; i++ {
-		ev := next(t, w)
-		u, ok := ev.Object.(*unstructured.Unstructured)
-		if ev.Type != watch.Added || !ok || u.GetName() != fmt.Sprintf("cm-%d", i) {
-			t.Fatalf("initial event %d: %s %#v", i, ev.Type, ev.Object)
-		}
-		if v, _, _ := unstructured.NestedString(u.Object, "data", "n"); v != fmt.Sprint(i) {
-			t.Fatalf("object content lost: %v", u.Object)
-		}
-	}
-	ev := next(t, w)
-	if u, _ := ev.Object.(*unstructured.Unstructured); ev.Type != watch.Bookmark || u.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
-		t.Fatalf("want the bookmark that ends the initial events, got %s %#v", ev.Type, ev.Object)
-	}
 	if err := c.Kube.CoreV1().ConfigMaps(ns).Delete(ctx, "cm-1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if ev := next(t, w); ev.Type != watch.Deleted {
-		t.Fatalf("want a deletion, got %s", ev.Type)
+	for {
+		ev := next(t, w)
+		if ev.Type == watch.Bookmark {
+			continue
+		}
+		u, _ := ev.Object.(*unstructured.Unstructured)
+		if ev.Type != watch.Deleted || u == nil || u.GetName() != "cm-1" {
+			t.Fatalf("want the deletion of cm-1 and nothing listed again, got %s %#v", ev.Type, ev.Object)
+		}
+		return
 	}
-
 }

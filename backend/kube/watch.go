@@ -17,8 +17,7 @@ import (
 // arrives and its result is all that is kept: the raw object is dropped at
 // once, so memory holds only what the views need.
 type Feed[T any] struct {
-	// Decode, when set, decodes an object's JSON keeping what Convert reads
-	// (used on watch streams; lists go through the dynamic client).
+	// Decode, when set, decodes an object's JSON keeping what Convert reads.
 	Decode  func([]byte) (map[string]any, error)
 	Convert func(obj map[string]any) T
 	Put     func(T)
@@ -39,9 +38,23 @@ type Health interface {
 // watch it relists with backoff; health hears of every list and watch attempt.
 func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResource, namespace string, feed Feed[T], health Health) {
 	ri := c.Dynamic.Resource(gvr).Namespace(namespace)
+	store := &feedStore[T]{feed: feed, health: health}
+	read := func(raw []byte) (*item[T], error) {
+		obj, err := decodeObject(raw, feed.Decode)
+		if err != nil {
+			return nil, err
+		}
+		return store.toItem(&unstructured.Unstructured{Object: obj})
+	}
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			list, err := ri.List(ctx, opts)
+			var list runtime.Object
+			var err error
+			if c.REST != nil {
+				list, err = rawList(ctx, c.REST, gvr, namespace, opts, read)
+			} else {
+				list, err = ri.List(ctx, opts)
+			}
 			report(health, err)
 			return list, err
 		},
@@ -57,11 +70,16 @@ func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResour
 			return w, err
 		},
 	}
-	store := &feedStore[T]{feed: feed, health: health}
-	r := cache.NewReflectorWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, c.Dynamic), &unstructured.Unstructured{}, store,
+	r := cache.NewReflectorWithOptions(listFirst{lw}, &unstructured.Unstructured{}, store,
 		cache.ReflectorOptions{Name: fmt.Sprintf("%s %s", c.Context, gvr.Resource), MinWatchTimeout: 5 * time.Minute})
 	r.RunWithContext(ctx)
 }
+
+// listFirst makes the reflector LIST, then watch from the list's version,
+// instead of asking for a watch stream with initial events (see rawList).
+type listFirst struct{ *cache.ListWatch }
+
+func (listFirst) IsWatchListSemanticsUnSupported() bool { return true }
 
 func report(h Health, err error) {
 	if err != nil {
@@ -71,8 +89,8 @@ func report(h Health, err error) {
 	}
 }
 
-// item is what the reflector's own temporary stores keep during a streamed
-// initial list: the converted value with just enough metadata to key it.
+// item is a listed object once converted: the value with just enough
+// metadata for the reflector to key it.
 type item[T any] struct {
 	metav1.ObjectMeta
 	value T
@@ -85,10 +103,6 @@ func (i *item[T]) DeepCopyObject() runtime.Object   { c := *i; return &c }
 type feedStore[T any] struct {
 	feed   Feed[T]
 	health Health
-}
-
-func (s *feedStore[T]) Transformer() cache.TransformFunc {
-	return func(obj any) (any, error) { return s.toItem(obj) }
 }
 
 func (s *feedStore[T]) toItem(obj any) (*item[T], error) {

@@ -120,7 +120,7 @@ func (r *report) rows() []row {
 		row{fmt.Sprintf("[in-process] exec -> first frame (showed %d units)", firstUnits) + firstNote, secs(first), "s", ratio(first, floor), ""},
 		row{fmt.Sprintf("[in-process] exec -> first full screen (all %d units, %dx%d)", units, screenW, screenH) + fullNote, secs(full), "s", ratio(full, floor), ""},
 		row{"[in-process] CPU used from exec to the full screen" + startCPUNote, secs(startCPU), "s", "", ""},
-		row{"[in-process] API server CPU serving that start (watch-list streams; ratio to the LISTs' server CPU)" + serverCPUNote,
+		row{"[in-process] API server CPU serving that start (its LISTs, watches and checks; ratio to the bare LISTs' server CPU)" + serverCPUNote,
 			secs(serverCPU), "s", ratio(serverCPU, floorCPU), ""},
 		row{"[in-process] peak RSS (VmHWM) at the full screen", mb(c.PeakRSS), "MB", "", "< 100"},
 		row{"[in-process] RSS at the full screen / after forced GC", mb(c.RSSComplete) + " / " + mb(c.RSSAfterGC.RSS), "MB", "", "< 100"},
