@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
@@ -41,14 +42,19 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// Main runs the command line and returns the process exit code.
-func Main(args []string, in io.Reader, out, errOut io.Writer) int {
-	// client-go logs through klog to stderr; on a full-screen terminal that
-	// would scribble over the UI. Errors reach the user through driftdeck.
+// silenceKlog stops client-go's logging through klog to stderr: on a
+// full-screen terminal it would scribble over the UI, and errors reach the
+// user through driftdeck. Once per process: klog's settings are globals that
+// watches still winding down from an earlier run read.
+var silenceKlog = sync.OnceFunc(func() {
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
 	klog.SetLogger(logr.Discard()) // error-level lines bypass SetOutput otherwise
+})
 
+// Main runs the command line and returns the process exit code.
+func Main(args []string, in io.Reader, out, errOut io.Writer) int {
+	silenceKlog()
 	defer demo.Cleanup()
 	g := &globals{kube: genericclioptions.NewConfigFlags(false), in: in, out: out, errOut: errOut}
 	root := newRoot(g)
