@@ -1,7 +1,9 @@
 # make test   the test command: builds the real test control plane (kube-apiserver,
 #             etcd) and the pulumi CLI once into the user cache (15-25 min cold,
 #             seconds warm), then runs every test with the race detector, the
-#             real-cluster ones (TestCluster...) included.
+#             real-cluster ones (TestCluster...) included. The timeout is go test's
+#             per package: a cold cache on a busy 2-core machine needs more than
+#             its default 10 minutes for the slowest packages.
 # make tools  only builds (or checks) those binaries.
 # make vet    gofmt and go vet.
 
@@ -28,8 +30,8 @@ test:
 	export KUBEBUILDER_ASSETS=$$(sed -n 's/^KUBEBUILDER_ASSETS=//p' <<<"$$tools"); \
 	export DRIFTDECK_PULUMI=$$(sed -n 's/^DRIFTDECK_PULUMI=//p' <<<"$$tools"); \
 	export DRIFTDECK_REQUIRE_CLUSTER=1; \
-	echo "$(strip go test -race $(GOTESTFLAGS) $(PKGS))"; \
-	$(GO) test -race -json $(GOTESTFLAGS) $(PKGS) | \
+	echo "$(strip go test -race -timeout 30m $(GOTESTFLAGS) $(PKGS))"; \
+	$(GO) test -race -timeout 30m -json $(GOTESTFLAGS) $(PKGS) | \
 		$(GO) run ./testdata/tools/testreport $(if $(TEST_JSON),-save $(TEST_JSON))
 
 vet:

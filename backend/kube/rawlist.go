@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -55,45 +54,61 @@ func (l *itemList[T]) DeepCopyObject() runtime.Object {
 
 // decodeList reads a list object: its metadata, and its items one at a time.
 func decodeList[T any](r io.Reader, read func([]byte) (*item[T], error)) (*itemList[T], error) {
-	dec := json.NewDecoder(bufio.NewReaderSize(r, 256<<10))
+	v := newValueReader(r)
 	list := &itemList[T]{}
-	if err := expectDelim(dec, '{'); err != nil {
+	err := eachElement(v, '{', '}', func() error {
+		key, err := v.value()
+		if err != nil {
+			return err
+		}
+		var name string
+		if err := json.Unmarshal(key, &name); err != nil {
+			return fmt.Errorf("JSON: a list's member name: %w", err)
+		}
+		if err := v.expect(':'); err != nil {
+			return err
+		}
+		switch name {
+		case "items":
+			list.Items = nil // as encoding/json, the last of repeated members counts
+			return decodeItems(v, list, read)
+		case "metadata":
+			raw, err := v.value()
+			if err != nil {
+				return err
+			}
+			list.ListMeta = metav1.ListMeta{}
+			return json.Unmarshal(raw, &list.ListMeta)
+		}
+		raw, err := v.value()
+		if err == nil && !json.Valid(raw) {
+			err = fmt.Errorf("JSON: invalid value of %s", name)
+		}
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := tok.(string)
-		switch key {
-		case "items":
-			if err := decodeItems(dec, list, read); err != nil {
-				return nil, err
-			}
-		case "metadata":
-			if err := dec.Decode(&list.ListMeta); err != nil {
-				return nil, err
-			}
-		default:
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, err
-			}
-		}
+	if _, err := v.next(); err != io.ErrUnexpectedEOF {
+		return nil, fmt.Errorf("JSON: data after the list (%v)", err)
 	}
-	return list, expectDelim(dec, '}')
+	return list, nil
 }
 
-func decodeItems[T any](dec *json.Decoder, list *itemList[T], read func([]byte) (*item[T], error)) error {
-	if tok, err := dec.Token(); err != nil || tok == nil {
-		return err // "items": null
-	} else if tok != json.Delim('[') {
-		return fmt.Errorf("items is %v, not a list", tok)
+func decodeItems[T any](v *valueReader, list *itemList[T], read func([]byte) (*item[T], error)) error {
+	if c, err := v.next(); err != nil || c == 'n' {
+		if err == nil {
+			raw, err := v.value()
+			if err == nil && string(raw) != "null" {
+				err = fmt.Errorf("JSON: items is %.20q", raw)
+			}
+			return err
+		}
+		return err
 	}
-	for dec.More() {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+	return eachElement(v, '[', ']', func() error {
+		raw, err := v.value()
+		if err != nil {
 			return err
 		}
 		it, err := read(raw)
@@ -101,19 +116,34 @@ func decodeItems[T any](dec *json.Decoder, list *itemList[T], read func([]byte) 
 			return err
 		}
 		list.Items = append(list.Items, *it)
-	}
-	return expectDelim(dec, ']')
+		return nil
+	})
 }
 
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
+// eachElement reads an object or array: open, then each comma-separated
+// element with one, then close.
+func eachElement(v *valueReader, open, closing byte, one func() error) error {
+	if err := v.expect(open); err != nil {
 		return err
 	}
-	if tok != want {
-		return fmt.Errorf("unexpected %v where %v was expected", tok, want)
+	for first := true; ; first = false {
+		c, err := v.next()
+		if err != nil {
+			return err
+		}
+		if c == closing {
+			v.pos++
+			return nil
+		}
+		if !first {
+			if err := v.expect(','); err != nil {
+				return err
+			}
+		}
+		if err := one(); err != nil {
+			return err
+		}
 	}
-	return nil
 }
 
 // decodeObject decodes one object with decode, or whole when decode is unset

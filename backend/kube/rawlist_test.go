@@ -1,10 +1,14 @@
 package kube
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
@@ -84,4 +88,82 @@ func TestDecodeListRefusesWhatIsNotAList(t *testing.T) {
 			t.Errorf("%q was read as a list", body)
 		}
 	}
+}
+
+// referenceNames reads a list with encoding/json alone: the names of its
+// items, or ok=false where it is not a list of objects.
+func referenceNames(data []byte) (names []string, rv string, ok bool) {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil || top == nil {
+		return nil, "", false
+	}
+	var meta struct {
+		ResourceVersion string `json:"resourceVersion"`
+	}
+	if m, found := top["metadata"]; found && json.Unmarshal(m, &meta) != nil {
+		return nil, "", false
+	}
+	var items []map[string]any
+	if raw, found := top["items"]; found && json.Unmarshal(raw, &items) != nil {
+		return nil, "", false
+	}
+	for _, it := range items {
+		if it == nil {
+			return nil, "", false
+		}
+		names = append(names, (&unstructured.Unstructured{Object: it}).GetName())
+	}
+	return names, meta.ResourceVersion, true
+}
+
+func checkAgainstReference(t *testing.T, data []byte, r io.Reader) {
+	t.Helper()
+	wantNames, wantRV, ok := referenceNames(data)
+	st := &feedStore[string]{feed: Feed[string]{Convert: func(obj map[string]any) string {
+		return (&unstructured.Unstructured{Object: obj}).GetName()
+	}}}
+	list, err := decodeList(r, func(raw []byte) (*item[string], error) {
+		obj, err := decodeObject(raw, nil)
+		if err != nil {
+			return nil, err
+		}
+		return st.toItem(&unstructured.Unstructured{Object: obj})
+	})
+	if (err == nil) != ok {
+		t.Fatalf("decodeList error %v, encoding/json reads it: %v", err, ok)
+	}
+	if err != nil {
+		return
+	}
+	var names []string
+	for _, it := range list.Items {
+		names = append(names, it.value)
+	}
+	if !slices.Equal(names, wantNames) || list.ResourceVersion != wantRV {
+		t.Fatalf("read %q at %q, encoding/json %q at %q", names, list.ResourceVersion, wantNames, wantRV)
+	}
+}
+
+func TestDecodeListAcrossReadsAndItemsLargerThanItsBuffer(t *testing.T) {
+	big := strings.Repeat(`a \"quoted\" \\ {[}] `, 40000) // ~800 KB, past the 256 KB buffer
+	data := []byte(`{"apiVersion":"v1","items":[{"metadata":{"name":"x"},"spec":{"s":"` + big + `"}},` +
+		`{"metadata":{"name":"y","annotations":{"n":"1e5"}},"spec":{"n":-1.5e+3,"t":true,"z":null,"a":[[],{}]}}],` +
+		` "kind":"List","metadata":{"resourceVersion":"77"}}` + "\n")
+	for name, r := range map[string]io.Reader{
+		"whole":       bytes.NewReader(data),
+		"byte a time": iotest.OneByteReader(bytes.NewReader(data)),
+		"half reads":  iotest.HalfReader(bytes.NewReader(data)),
+	} {
+		t.Run(name, func(t *testing.T) { checkAgainstReference(t, data, r) })
+	}
+}
+
+func FuzzDecodeList(f *testing.F) {
+	for _, seed := range []string{twoApps, `{"items":null}`, `{"items":[{"metadata":{"name":"a"}}]} `,
+		`{"items":[{"a":"\"}"}],"items":[]}`, `{"metadata":{"resourceVersion":"1"},"kind":[1,{"x":"]"}]}`, `{"items":[{}]}x`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkAgainstReference(t, data, iotest.HalfReader(bytes.NewReader(data)))
+	})
 }

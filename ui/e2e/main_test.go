@@ -10,7 +10,10 @@ import (
 	"testing"
 )
 
-var binary string
+var (
+	binary     string
+	buildFlags = []string{"build"}
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "driftdeck-e2e-")
@@ -19,7 +22,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "driftdeck")
-	build := exec.Command("go", "build", "-o", binary, "github.com/driftdeck/driftdeck")
+	build := exec.Command("go", append(buildFlags, "-o", binary, "github.com/driftdeck/driftdeck")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building driftdeck:", err)
