@@ -28,6 +28,9 @@ type Options struct {
 	CRDSets []CRDSet
 	// NoCRDs starts without any CRD.
 	NoCRDs bool
+	// DataDir is where the cluster's files (etcd's data, certificates) go;
+	// "" is the system's temporary directory.
+	DataDir string
 }
 
 // Cluster is a running kube-apiserver and etcd.
@@ -49,12 +52,12 @@ type Cluster struct {
 func Start(t testing.TB, opts Options) *Cluster {
 	t.Helper()
 	checkName(t)
-	c, err := start(opts)
+	c, err := Launch(opts)
 	if err != nil {
 		skipOrFail(t, err)
 	}
 	t.Cleanup(func() {
-		if err := c.stop(); err != nil {
+		if err := c.Stop(); err != nil {
 			t.Errorf("stopping the control plane: %v", err)
 		}
 	})
@@ -95,7 +98,9 @@ func checkName(t testing.TB) {
 
 var quietLogs sync.Once
 
-func start(opts Options) (*Cluster, error) {
+// Launch starts a control plane outside a test (the benchmark's); Stop ends
+// it. Start is the tests' way.
+func Launch(opts Options) (*Cluster, error) {
 	// envtest logs through controller-runtime, which otherwise complains
 	// (with a stack trace) that no logger was set.
 	quietLogs.Do(func() { logf.SetLogger(logr.Discard()) })
@@ -112,7 +117,7 @@ func start(opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "driftdeck-testcluster-")
+	dir, err := os.MkdirTemp(opts.DataDir, "driftdeck-testcluster-")
 	if err != nil {
 		return nil, err
 	}
@@ -136,21 +141,21 @@ func start(opts Options) (*Cluster, error) {
 	cfg, err := env.Start()
 	guard.update()
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("kube-apiserver and etcd from %s: %w", assets, err), c.stop())
+		return nil, errors.Join(fmt.Errorf("kube-apiserver and etcd from %s: %w", assets, err), c.Stop())
 	}
 	c.cfg = cfg
 	c.StartTime = time.Since(t0)
 
 	t0 = time.Now()
 	if err := c.install(sets); err != nil {
-		return nil, errors.Join(err, c.stop())
+		return nil, errors.Join(err, c.Stop())
 	}
 	c.CRDTime = time.Since(t0)
 	return c, nil
 }
 
-// stop stops the control plane and removes its files.
-func (c *Cluster) stop() error {
+// Stop stops the control plane and removes its files.
+func (c *Cluster) Stop() error {
 	err := c.env.Stop()
 	if rmErr := os.RemoveAll(c.dir); err == nil {
 		err = rmErr
@@ -158,6 +163,19 @@ func (c *Cluster) stop() error {
 	live.remove(c)
 	guard.update()
 	return err
+}
+
+// APIServerPID is the process id of this cluster's kube-apiserver (0 when
+// not found): the one whose certificates are in the cluster's directory.
+func (c *Cluster) APIServerPID() int {
+	certDir := filepath.Join(c.dir, "apiserver")
+	for _, pid := range controlPlaneProcesses() {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err == nil && strings.Contains(string(cmdline), certDir) {
+			return pid
+		}
+	}
+	return 0
 }
 
 // Config is the administrator's (system:masters) connection to the cluster.

@@ -11,7 +11,7 @@ import (
 const leakHelperEnv = "DRIFTDECK_TESTCLUSTER_LEAK_HELPER"
 
 func runLeakHelper() {
-	c, err := start(Options{NoCRDs: true})
+	c, err := Launch(Options{NoCRDs: true})
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)

@@ -35,7 +35,7 @@ func RunShared(m *testing.M, opts Options) int {
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if shared.cluster != nil {
-		if err := shared.cluster.stop(); err != nil {
+		if err := shared.cluster.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "testcluster: stopping the shared control plane: %v\n", err)
 			code = 1
 		}
@@ -57,7 +57,7 @@ func Shared(t testing.TB) *Cluster {
 	}
 	if !shared.started {
 		shared.started = true
-		shared.cluster, shared.err = start(shared.opts)
+		shared.cluster, shared.err = Launch(shared.opts)
 		if shared.err == nil {
 			c := shared.cluster
 			t.Logf("shared control plane up in %v, CRDs installed in %v",
