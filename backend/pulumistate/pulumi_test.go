@@ -116,11 +116,13 @@ func TestPulumiKilledUpIsUnstuck(t *testing.T) {
 	start := time.Now()
 	go func() { _, err := stack.Up(ctx); upDone <- err }()
 
-	// Wait until the create is in flight: locked, with a pending operation.
+	// Wait until the thing's create is in flight: locked, with that pending
+	// operation. The stash's create is pending too for a moment, and a kill
+	// then would leave nothing pending.
 	var live StackInfo
 	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		live, err = be.Stack(ctx, ref)
-		if err == nil && len(live.Locks) == 1 && len(live.Pending) == 1 {
+		if err == nil && len(live.Locks) == 1 && len(live.Pending) == 1 && strings.HasSuffix(live.Pending[0].URN, "slow:index:Thing::thing") {
 			break
 		}
 		if time.Now().After(deadline) {
