@@ -39,7 +39,8 @@ vet:
 	if [[ -n $$unformatted ]]; then echo "gofmt -l found unformatted files:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-# make build  the release binary ./driftdeck: stripped, and without kustomize's Go
+# make build  the release binaries ./driftdeck and its state-bucket helper
+#             ./driftdeck-state: stripped, and without kustomize's Go
 #             plugin loader (driftdeck renders kustomizations, never loads plugins;
 #             linking Go's plugin package keeps every exported symbol and costs
 #             about 40 MB of resident memory).
@@ -50,6 +51,7 @@ BUILD_FLAGS := -trimpath -tags kustomize_disable_go_plugin_support \
 .PHONY: build
 build:
 	$(GO) build $(BUILD_FLAGS) -o driftdeck .
+	$(GO) build $(BUILD_FLAGS) -o driftdeck-state ./cmd/driftdeck-state
 
 # make bench  the fleet-scale benchmark (DESIGN.md section 6): a real control plane
 #             seeded with 5,000 Applications and 1,000 Stacks; one table of start-up,

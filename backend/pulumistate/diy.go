@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"net/url"
 	"os"
 	"path"
 	"sort"
@@ -13,15 +13,14 @@ import (
 	"strings"
 	"time"
 
-	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
+	"github.com/driftdeck/driftdeck/backend/pulumistate/objstore"
 	"gopkg.in/yaml.v3"
 )
 
 // DIY is a self-managed state bucket (pulumi login file://, s3://, gs://,
 // azblob://), read the way the pulumi CLI lays it out under .pulumi/.
 type DIY struct {
-	bucket *blob.Bucket
+	bucket objstore.Store
 	// legacy: stacks are not grouped by project (.pulumi/meta.yaml absent
 	// or version 0, from before pulumi 3.61).
 	legacy bool
@@ -30,18 +29,48 @@ type DIY struct {
 
 var stackExts = []string{".json", ".json.gz", ".json.zst"}
 
-// OpenDIY opens the bucket at rawURL.
+// OpenDIY opens the bucket at rawURL: file:// in this process, any other
+// scheme through the driftdeck-state helper (package objstore says why).
 func OpenDIY(ctx context.Context, rawURL string) (*DIY, error) {
 	u, err := bucketURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	b, err := blob.OpenBucket(ctx, u)
+	var b objstore.Store
+	if strings.HasPrefix(u, "file://") {
+		b, err = objstore.OpenBucket(ctx, u)
+	} else {
+		b, err = dialHelper(ctx, u)
+	}
 	if err != nil {
 		return nil, err
 	}
+	return openDIYOn(ctx, b)
+}
+
+func dialHelper(ctx context.Context, rawURL string) (objstore.Store, error) {
+	helper, err := objstore.FindHelper("the state bucket " + bucketName(rawURL))
+	if err != nil {
+		return nil, err
+	}
+	return objstore.Dial(ctx, helper, rawURL)
+}
+
+// bucketName is the URL without its path and query, which can carry
+// settings a message has no need to repeat.
+func bucketName(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme == "" {
+		return "(unreadable URL)"
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// openDIYOn reads the layout of the bucket b, which it then owns.
+func openDIYOn(ctx context.Context, b objstore.Store) (*DIY, error) {
 	d := &DIY{bucket: b}
 	d.host, _ = os.Hostname()
+	var err error
 	if d.legacy, err = d.readLayout(ctx); err != nil {
 		b.Close()
 		return nil, err
@@ -75,7 +104,7 @@ func bucketURL(rawURL string) (string, error) {
 // exist, and so does this.
 func (d *DIY) readLayout(ctx context.Context) (legacy bool, err error) {
 	body, err := d.bucket.ReadAll(ctx, ".pulumi/meta.yaml")
-	if gcerrors.Code(err) == gcerrors.NotFound {
+	if errors.Is(err, objstore.ErrNotFound) {
 		keys, err := d.list(ctx, ".pulumi/stacks/", "/")
 		for _, k := range keys {
 			if _, ok := stackName(path.Base(k)); ok {
@@ -108,16 +137,12 @@ func (d *DIY) Close() error { return d.bucket.Close() }
 // list returns the keys under prefix, sorted; with a delimiter, only one
 // level deep.
 func (d *DIY) list(ctx context.Context, prefix, delimiter string) ([]string, error) {
-	it := d.bucket.List(&blob.ListOptions{Prefix: prefix, Delimiter: delimiter})
+	objs, err := d.bucket.List(ctx, prefix, delimiter)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	for {
-		obj, err := it.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	for _, obj := range objs {
 		if !obj.IsDir {
 			out = append(out, obj.Key)
 		}
@@ -155,19 +180,15 @@ func (d *DIY) lockDir(ref StackRef) string {
 // CLI uses the newest, and so does this.
 func (d *DIY) checkpointKey(ctx context.Context, ref StackRef) (string, error) {
 	base := ".pulumi/stacks/" + d.dir(ref)
-	it := d.bucket.List(&blob.ListOptions{Prefix: base + ".json", Delimiter: "/"})
-	var best *blob.ListObject
-	for {
-		obj, err := it.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
+	objs, err := d.bucket.List(ctx, base+".json", "/")
+	if err != nil {
+		return "", err
+	}
+	var best *objstore.Object
+	for i, obj := range objs {
 		for _, ext := range stackExts {
 			if obj.Key == base+ext && (best == nil || !obj.ModTime.Before(best.ModTime)) {
-				best = obj
+				best = &objs[i]
 			}
 		}
 	}

@@ -142,10 +142,10 @@ func (d *DIY) ClearPending(ctx context.Context, ref StackRef) (*Repair, error) {
 		if !bytes.Equal(now, stored) {
 			return fmt.Errorf("%s changed since it was shown: nothing rewritten", key)
 		}
-		if err := d.bucket.WriteAll(ctx, backup, stored, nil); err != nil {
+		if err := d.bucket.WriteAll(ctx, backup, stored); err != nil {
 			return err
 		}
-		return d.bucket.WriteAll(ctx, key, rewritten, nil)
+		return d.bucket.WriteAll(ctx, key, rewritten)
 	}
 	return r, nil
 }
@@ -175,7 +175,7 @@ func (d *DIY) lock(ctx context.Context, ref StackRef) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := d.bucket.WriteAll(ctx, key, body, nil); err != nil {
+	if err := d.bucket.WriteAll(ctx, key, body); err != nil {
 		return nil, err
 	}
 	release := func() { _ = d.bucket.Delete(context.WithoutCancel(ctx), key) }

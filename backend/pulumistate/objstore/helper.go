@@ -1,0 +1,223 @@
+package objstore
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// HelperName is the helper's executable name.
+const HelperName = "driftdeck-state"
+
+// HelperEnv names the variable that points at the helper explicitly.
+const HelperEnv = "DRIFTDECK_STATE_HELPER"
+
+// FindHelper locates the helper: $DRIFTDECK_STATE_HELPER, else beside the
+// running executable (where `make build` and `go install ./...` put it),
+// else on PATH. why says what needs it, for the error.
+func FindHelper(why string) (string, error) {
+	if p := os.Getenv(HelperEnv); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%s: %w", HelperEnv, err)
+		}
+		return p, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		if self, err = filepath.EvalSymlinks(self); err == nil {
+			beside := filepath.Join(filepath.Dir(self), HelperName)
+			if _, err := os.Stat(beside); err == nil {
+				return beside, nil
+			}
+		}
+	}
+	if p, err := exec.LookPath(HelperName); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s needs the %s helper, which holds the S3, Google Cloud and Azure storage drivers, "+
+		"and it is neither beside driftdeck nor on PATH: install it with "+
+		"`go install github.com/driftdeck/driftdeck/cmd/%s@latest`, or set %s to its path",
+		why, HelperName, HelperName, HelperEnv)
+}
+
+// helper is a Store served by a helper process. Requests are answered in
+// order, one at a time.
+type helper struct {
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	enc    *json.Encoder
+	dec    *json.Decoder
+	stderr *tail
+	exited chan struct{} // closed once the process has been waited for
+	broken error         // set once the process cannot be used any more
+}
+
+// Dial starts the helper at path on the bucket rawURL and waits for its
+// hello: a bucket that cannot be opened (a bad URL, no credentials) is an
+// error here. The helper inherits the environment, cloud credentials
+// included.
+func Dial(ctx context.Context, path, rawURL string) (Store, error) {
+	cmd := exec.Command(path, "serve", rawURL)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	h := &helper{cmd: cmd, stdin: stdin, enc: json.NewEncoder(stdin), dec: json.NewDecoder(bufio.NewReader(stdout)),
+		stderr: &tail{max: 4 << 10}, exited: make(chan struct{})}
+	cmd.Stderr = h.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", path, err)
+	}
+	go func() { _ = cmd.Wait(); close(h.exited) }()
+	var hi hello
+	err = h.exchange(ctx, func() error { return h.dec.Decode(&hi) })
+	switch {
+	case err != nil:
+		h.Close()
+		return nil, err
+	case hi.Protocol != protocolVersion:
+		h.Close()
+		return nil, fmt.Errorf("%s speaks protocol %d and this driftdeck %d: install the helper of the same release", path, hi.Protocol, protocolVersion)
+	case hi.Error != "":
+		h.Close()
+		return nil, errors.New(hi.Error)
+	}
+	return h, nil
+}
+
+// exchange runs talk against the helper, giving up when ctx ends: the helper
+// is then stopped, since a reply left unread would answer the next request.
+func (h *helper) exchange(ctx context.Context, talk func() error) error {
+	if h.broken != nil {
+		return h.broken
+	}
+	done := make(chan error, 1)
+	go func() { done <- talk() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			h.broken = h.failure(err)
+		}
+		return h.broken
+	case <-ctx.Done():
+		h.broken = fmt.Errorf("%s stopped: %w", HelperName, ctx.Err())
+		h.kill()
+		<-done
+		return h.broken
+	}
+}
+
+// failure explains a broken exchange with what the helper wrote to stderr.
+func (h *helper) failure(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed) {
+		select {
+		case <-h.exited:
+		case <-time.After(time.Second):
+		}
+		if msg := strings.TrimSpace(h.stderr.String()); msg != "" {
+			return fmt.Errorf("%s exited: %s", HelperName, msg)
+		}
+		return fmt.Errorf("%s exited", HelperName)
+	}
+	return fmt.Errorf("%s: %w", HelperName, err)
+}
+
+func (h *helper) kill() {
+	_ = h.cmd.Process.Kill()
+	<-h.exited
+}
+
+func (h *helper) call(ctx context.Context, req request) (reply, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var r reply
+	err := h.exchange(ctx, func() error {
+		if err := h.enc.Encode(req); err != nil {
+			return err
+		}
+		return h.dec.Decode(&r)
+	})
+	if err != nil {
+		return reply{}, err
+	}
+	if r.NotFound {
+		return r, fmt.Errorf("%s: %w", req.Key, ErrNotFound)
+	}
+	if r.Error != "" {
+		return r, errors.New(r.Error)
+	}
+	return r, nil
+}
+
+func (h *helper) ReadAll(ctx context.Context, key string) ([]byte, error) {
+	r, err := h.call(ctx, request{Op: "read", Key: key})
+	return r.Body, err
+}
+
+func (h *helper) WriteAll(ctx context.Context, key string, body []byte) error {
+	_, err := h.call(ctx, request{Op: "write", Key: key, Body: body})
+	return err
+}
+
+func (h *helper) Delete(ctx context.Context, key string) error {
+	_, err := h.call(ctx, request{Op: "delete", Key: key})
+	return err
+}
+
+func (h *helper) List(ctx context.Context, prefix, delimiter string) ([]Object, error) {
+	r, err := h.call(ctx, request{Op: "list", Prefix: prefix, Delimiter: delimiter})
+	return r.Objects, err
+}
+
+// Close ends the helper's input, which ends the helper; one that has not
+// exited after a few seconds is killed.
+func (h *helper) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_ = h.stdin.Close()
+	select {
+	case <-h.exited:
+	case <-time.After(5 * time.Second):
+		h.kill()
+	}
+	if h.broken == nil {
+		h.broken = fmt.Errorf("%s: closed", HelperName)
+	}
+	return nil
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
