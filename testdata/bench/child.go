@@ -28,6 +28,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/store"
 	"github.com/driftdeck/driftdeck/keymap"
 	"github.com/driftdeck/driftdeck/ui"
+	"github.com/driftdeck/driftdeck/ui/cli"
 )
 
 // The in-process run mirrors ui/cli: the same pump interval, clock tick and
@@ -104,6 +105,7 @@ func runChild(o childOpts) error {
 	if execNS == 0 {
 		t0 = time.Now()
 	}
+	cli.TuneGC() // the binary's collector setting
 	// As the binary does: client-go's logs would only add noise.
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
