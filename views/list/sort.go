@@ -1,6 +1,8 @@
 package list
 
 import (
+	"cmp"
+	"math"
 	"slices"
 
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -56,24 +58,61 @@ func urgency(u *model.Unit) int {
 }
 
 // sortUnits orders units in place. The input is in key order already (the
-// store's snapshot), so ByName has nothing to do.
+// store's snapshot), so ByName has nothing to do. It runs on every keystroke
+// that changes what is shown, over the whole fleet: ByState is a counting
+// sort over the few urgency ranks, which keeps key order within a rank in
+// one pass, and ByAge sorts copied times with the key order as tie-break.
 func sortUnits(units []*model.Unit, mode SortMode) {
 	switch mode {
 	case ByState:
-		slices.SortStableFunc(units, func(a, b *model.Unit) int { return urgency(a) - urgency(b) })
+		sortByUrgency(units)
 	case ByAge:
-		slices.SortStableFunc(units, func(a, b *model.Unit) int {
-			switch {
-			case a.RunSince.Equal(b.RunSince):
-				return model.CompareKeys(a.Key, b.Key)
-			case a.RunSince.IsZero():
-				return 1
-			case b.RunSince.IsZero():
-				return -1
-			case a.RunSince.Before(b.RunSince):
-				return -1
-			}
-			return 1
-		})
+		sortByAge(units)
 	}
+}
+
+// sortByAge sorts on copies of the times, read once, with the key order as
+// the tie-break: comparing through the unit pointers missed the cache on
+// every comparison.
+func sortByAge(units []*model.Unit) {
+	type aged struct {
+		since int64 // Unix nanoseconds; never dated sorts last
+		pos   int   // position in key order
+		u     *model.Unit
+	}
+	keys := make([]aged, len(units))
+	for i, u := range units {
+		keys[i] = aged{since: math.MaxInt64, pos: i, u: u}
+		if !u.RunSince.IsZero() {
+			keys[i].since = u.RunSince.UnixNano()
+		}
+	}
+	slices.SortFunc(keys, func(a, b aged) int {
+		if c := cmp.Compare(a.since, b.since); c != 0 {
+			return c
+		}
+		return a.pos - b.pos
+	})
+	for i, k := range keys {
+		units[i] = k.u
+	}
+}
+
+const urgencyRanks = 7 // urgency returns 0..6
+
+func sortByUrgency(units []*model.Unit) {
+	var start [urgencyRanks + 1]int
+	for _, u := range units {
+		start[urgency(u)+1]++
+	}
+	for r := 1; r <= urgencyRanks; r++ {
+		start[r] += start[r-1]
+	}
+	sorted := make([]*model.Unit, len(units))
+	for _, u := range units {
+		r := urgency(u)
+		sorted[start[r]] = u
+		start[r]++
+	}
+	copy(units, sorted)
 }

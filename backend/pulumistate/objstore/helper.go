@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -54,6 +55,7 @@ type helper struct {
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
+	stdout *os.File
 	enc    *json.Encoder
 	dec    *json.Decoder
 	stderr *tail
@@ -71,17 +73,25 @@ func Dial(ctx context.Context, path, rawURL string) (Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// A pipe of our own, not StdoutPipe: Wait closes that one as soon as the
+	// process exits, which would lose the last reply of a helper that
+	// answers and exits at once (a bucket it cannot open).
+	stdout, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	cmd.Stdout = w
 	h := &helper{cmd: cmd, stdin: stdin, enc: json.NewEncoder(stdin), dec: json.NewDecoder(bufio.NewReader(stdout)),
 		stderr: &tail{max: 4 << 10}, exited: make(chan struct{})}
 	cmd.Stderr = h.stderr
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		stdout.Close()
 		return nil, fmt.Errorf("starting %s: %w", path, err)
 	}
 	go func() { _ = cmd.Wait(); close(h.exited) }()
+	h.stdout = stdout
 	var hi hello
 	err = h.exchange(ctx, func() error { return h.dec.Decode(&hi) })
 	switch {
@@ -122,7 +132,7 @@ func (h *helper) exchange(ctx context.Context, talk func() error) error {
 
 // failure explains a broken exchange with what the helper wrote to stderr.
 func (h *helper) failure(err error) error {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed) {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
 		select {
 		case <-h.exited:
 		case <-time.After(time.Second):
@@ -193,6 +203,7 @@ func (h *helper) Close() error {
 	case <-time.After(5 * time.Second):
 		h.kill()
 	}
+	_ = h.stdout.Close()
 	if h.broken == nil {
 		h.broken = fmt.Errorf("%s: closed", HelperName)
 	}
