@@ -171,7 +171,7 @@ func (r *report) markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# driftdeck fleet benchmark\n\n")
 	fmt.Fprintf(&b, "%d Argo CD Applications + %d Pulumi Stacks (each with an Update), CRDs: %s.\n", r.Apps, r.Stacks, r.CRDs)
-	fmt.Fprintf(&b, "[in-process]: driftdeck's own code (fleet.New + Add + WaitSynced, ui.New + Update/View at %dx%d, the binary's pump and clock) in a child process, timed from its exec; "+
+	fmt.Fprintf(&b, "[in-process]: driftdeck's own code (fleet.New + Add + WaitSynced, ui.New + Update/View at %dx%d, the binary's pump, clock and collector setting) in a child process, timed from its exec; "+
 		"start-up figures are medians of %d start-ups, each right after one floor sample, the rest come from one full run. "+
 		"[binary]: the built driftdeck binary, seen from outside (the TUI in a pseudo-terminal read through a terminal emulator that answers its queries). "+
 		"Ratios are to the median floor.\n\n", screenW, screenH, len(r.Starts))
