@@ -18,7 +18,8 @@ func newStateCmd(g *globals) *cobra.Command {
 		Use:   "state <backend-url>",
 		Short: "List the stacks of a Pulumi state backend: last update, resources, lock holder, pending operations",
 		Long: `Read a Pulumi state backend directly: a DIY bucket (file://, s3://, gs://,
-azblob://, with the credentials the cloud SDKs find) or Pulumi Cloud
+azblob://, with the credentials the cloud SDKs find; all but file:// through
+the driftdeck-state helper, found beside driftdeck or on PATH) or Pulumi Cloud
 (https://api.pulumi.com, token from PULUMI_ACCESS_TOKEN or pulumi login), and
 list every stack with its last update, resource count, lock holder (pid, user,
 host, age, and whether it still runs when it ran here) and pending operations.
