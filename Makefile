@@ -39,8 +39,8 @@ vet:
 	if [[ -n $$unformatted ]]; then echo "gofmt -l found unformatted files:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-# make build  the release binaries ./driftdeck and its state-bucket helper
-#             ./driftdeck-state: stripped, and without kustomize's Go
+# make build  the release binaries ./driftdeck and its helpers ./driftdeck-state
+#             (state buckets) and ./driftdeck-pulumi (Pulumi runs): stripped, and without kustomize's Go
 #             plugin loader (driftdeck renders kustomizations, never loads plugins;
 #             linking Go's plugin package keeps every exported symbol and costs
 #             about 40 MB of resident memory).
@@ -52,6 +52,7 @@ BUILD_FLAGS := -trimpath -tags kustomize_disable_go_plugin_support \
 build:
 	$(GO) build $(BUILD_FLAGS) -o driftdeck .
 	$(GO) build $(BUILD_FLAGS) -o driftdeck-state ./cmd/driftdeck-state
+	$(GO) build $(BUILD_FLAGS) -o driftdeck-pulumi ./cmd/driftdeck-pulumi
 
 # make bench  the fleet-scale benchmark (DESIGN.md section 6): a real control plane
 #             seeded with 5,000 Applications and 1,000 Stacks; one table of start-up,

@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,9 +9,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 )
 
 // The DIY-backed Stack's Pulumi project and stack.
@@ -69,40 +67,87 @@ func (b diyBackend) write(now time.Time) error {
 	return nil
 }
 
+// The checkpoint's JSON shapes: of each Pulumi sdk apitype type named on
+// one, the fields the demo fills, with the same names in the same order
+// (the sdk's common packages would bring grpc and otel into the binary).
+
+// versionedCheckpoint is apitype.VersionedCheckpoint.
+type versionedCheckpoint struct {
+	Version    int          `json:"version"`
+	Checkpoint checkpointV3 `json:"checkpoint"`
+}
+
+// checkpointV3 is apitype.CheckpointV3.
+type checkpointV3 struct {
+	Stack  string       `json:"stack"`
+	Latest deploymentV3 `json:"latest"`
+}
+
+// deploymentV3 is apitype.DeploymentV3.
+type deploymentV3 struct {
+	Manifest          manifestV1    `json:"manifest"`
+	Resources         []resourceV3  `json:"resources,omitempty"`
+	PendingOperations []operationV2 `json:"pending_operations,omitempty"`
+	Metadata          struct{}      `json:"metadata"` // the CLI writes {}
+}
+
+// manifestV1 is apitype.ManifestV1.
+type manifestV1 struct {
+	Time    time.Time `json:"time"`
+	Magic   string    `json:"magic"`
+	Version string    `json:"version"`
+}
+
+// resourceV3 is apitype.ResourceV3.
+type resourceV3 struct {
+	URN      string         `json:"urn"`
+	Custom   bool           `json:"custom"`
+	ID       string         `json:"id,omitempty"`
+	Type     string         `json:"type"`
+	Inputs   map[string]any `json:"inputs,omitempty"`
+	Outputs  map[string]any `json:"outputs,omitempty"`
+	Parent   string         `json:"parent,omitempty"`
+	Provider string         `json:"provider,omitempty"`
+}
+
+// operationV2 is apitype.OperationV2.
+type operationV2 struct {
+	Resource resourceV3 `json:"resource"`
+	Type     string     `json:"type"`
+}
+
 // checkpoint is the stack's state as the dead run left it: three resources
 // and the NAT gateway it was creating when it was killed.
 func checkpoint(at time.Time) ([]byte, error) {
-	urn := func(typ, name string) resource.URN {
-		return resource.URN(fmt.Sprintf("urn:pulumi:%s::%s::%s::%s", diyStack, diyProject, typ, name))
+	urn := func(typ, name string) string {
+		return fmt.Sprintf("urn:pulumi:%s::%s::%s::%s", diyStack, diyProject, typ, name)
 	}
 	stackURN := urn("pulumi:pulumi:Stack", diyProject+"-"+diyStack)
 	provider := urn("pulumi:providers:aws", "default_6_66_2")
-	dep := apitype.DeploymentV3{
+	dep := deploymentV3{
 		Manifest: manifest(at),
-		Resources: []apitype.ResourceV3{
+		Resources: []resourceV3{
 			{URN: stackURN, Type: "pulumi:pulumi:Stack", Outputs: map[string]any{"vpcId": "vpc-0c81f2a9e4d5b6a71"}},
 			{URN: provider, Custom: true, ID: "2f8e1c3a-5b7d-4e9f-8a1c-0d2e4f6a8b9c", Type: "pulumi:providers:aws",
 				Inputs: map[string]any{"region": "eu-central-1"}, Outputs: map[string]any{"region": "eu-central-1"}, Parent: stackURN},
 			{URN: urn("aws:ec2/vpc:Vpc", "main"), Custom: true, ID: "vpc-0c81f2a9e4d5b6a71", Type: "aws:ec2/vpc:Vpc",
 				Inputs: map[string]any{"cidrBlock": "10.40.0.0/16"}, Outputs: map[string]any{"cidrBlock": "10.40.0.0/16", "id": "vpc-0c81f2a9e4d5b6a71"},
-				Parent: stackURN, Provider: string(provider) + "::2f8e1c3a-5b7d-4e9f-8a1c-0d2e4f6a8b9c"},
+				Parent: stackURN, Provider: provider + "::2f8e1c3a-5b7d-4e9f-8a1c-0d2e4f6a8b9c"},
 		},
-		PendingOperations: []apitype.OperationV2{{
-			Type: apitype.OperationTypeCreating,
-			Resource: apitype.ResourceV3{URN: urn("aws:ec2/natGateway:NatGateway", "egress-b"), Custom: true, Type: "aws:ec2/natGateway:NatGateway",
+		PendingOperations: []operationV2{{
+			Type: "creating",
+			Resource: resourceV3{URN: urn("aws:ec2/natGateway:NatGateway", "egress-b"), Custom: true, Type: "aws:ec2/natGateway:NatGateway",
 				Inputs: map[string]any{"allocationId": "eipalloc-07f3e2b1c9d8a6f54", "subnetId": "subnet-0b2e9d4c1a7f3e806"}, Parent: stackURN},
 		}},
 	}
-	cp, err := json.Marshal(apitype.CheckpointV3{Stack: "organization/" + diyProject + "/" + diyStack, Latest: &dep})
-	if err != nil {
-		return nil, err
-	}
-	return json.MarshalIndent(apitype.VersionedCheckpoint{Version: 3, Checkpoint: cp}, "", "    ")
+	cp := checkpointV3{Stack: "organization/" + diyProject + "/" + diyStack, Latest: dep}
+	return json.MarshalIndent(versionedCheckpoint{Version: 3, Checkpoint: cp}, "", "    ")
 }
 
-func manifest(at time.Time) apitype.ManifestV1 {
-	m := apitype.ManifestV1{Time: at, Version: "v3.274.1"}
-	m.Magic = m.NewMagic()
+// manifest's magic is what the CLI checks it by: the sha256 of the version.
+func manifest(at time.Time) manifestV1 {
+	m := manifestV1{Time: at, Version: "v3.274.1"}
+	m.Magic = fmt.Sprintf("%x", sha256.Sum256([]byte(m.Version)))
 	return m
 }
 

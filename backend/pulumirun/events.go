@@ -7,6 +7,12 @@ import (
 	"time"
 )
 
+// Placeholders shown instead of values that must not or cannot be shown.
+const (
+	SecretPlaceholder  = "[secret]"
+	UnknownPlaceholder = "[unknown]"
+)
+
 // Op is a step's operation in the engine's words (create, update, delete,
 // replace, same, read, refresh, import, discard, ...).
 type Op string

@@ -1,16 +1,27 @@
 package pulumirun
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"time"
+	"strings"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/auto/events"
-	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
-	"github.com/pulumi/pulumi/sdk/v3/go/auto/optup"
+	"github.com/driftdeck/driftdeck/backend/internal/helperbin"
 )
+
+// HelperName is the helper's executable name.
+const HelperName = "driftdeck-pulumi"
+
+// HelperEnv names the variable that points at the helper explicitly.
+const HelperEnv = "DRIFTDECK_PULUMI_HELPER"
+
+var runHelper = helperbin.Helper{Name: HelperName, Env: HelperEnv, Holds: "the Pulumi Automation API"}
 
 // PreviewOptions tune a preview.
 type PreviewOptions struct {
@@ -27,29 +38,12 @@ type PreviewOptions struct {
 // program, releases the stack's lock and exits; Preview then returns the
 // steps seen so far with ctx's error.
 func Preview(ctx context.Context, t Target, opts PreviewOptions) (Result, error) {
-	s, err := open(ctx, t)
-	if err != nil {
-		return Result{}, err
-	}
-	defer s.close()
 	if opts.PlanPath != "" {
 		if err := os.MkdirAll(filepath.Dir(opts.PlanPath), 0o700); err != nil {
 			return Result{}, err
 		}
 	}
-	conv := newConverter(true, opts.OnEvent)
-	res, err := stream(ctx, conv, func(ch chan events.EngineEvent) error {
-		o := []optpreview.Option{optpreview.EventStreams(ch)}
-		if opts.PlanPath != "" {
-			o = append(o, optpreview.Plan(opts.PlanPath))
-		}
-		if s.configFile != "" {
-			o = append(o, optpreview.ConfigFile(s.configFile))
-		}
-		_, err := s.stack.Preview(ctx, o...)
-		return err
-	})
-	return res, runErr(ctx, err)
+	return run(ctx, Request{Op: OpPreview, Target: t, PlanPath: opts.PlanPath}, opts.OnEvent)
 }
 
 // ApplyPlan runs `pulumi up` constrained by the plan a preview saved at
@@ -60,87 +54,101 @@ func ApplyPlan(ctx context.Context, t Target, planPath string, onEvent func(Even
 	if _, err := os.Stat(planPath); err != nil {
 		return Result{}, err
 	}
-	s, err := open(ctx, t)
+	return run(ctx, Request{Op: OpApply, Target: t, PlanPath: planPath}, onEvent)
+}
+
+// run sends req to a new helper process and delivers its events until it
+// is done.
+func run(ctx context.Context, req Request, onEvent func(Event)) (Result, error) {
+	if err := req.Target.Validate(); err != nil {
+		return Result{}, err
+	}
+	path, err := runHelper.Find("a Pulumi " + req.Op)
 	if err != nil {
 		return Result{}, err
 	}
-	defer s.close()
-	conv := newConverter(false, onEvent)
-	res, err := stream(ctx, conv, func(ch chan events.EngineEvent) error {
-		o := []optup.Option{optup.EventStreams(ch), optup.Plan(planPath)}
-		if s.configFile != "" {
-			o = append(o, optup.ConfigFile(s.configFile))
-		}
-		_, err := s.stack.Up(ctx, o...)
-		return err
-	})
-	if err != nil && len(conv.violation) > 0 {
-		return res, &PlanChangedError{Resources: conv.violation, Applied: conv.applied()}
+	req.Protocol = ProtocolVersion
+	cmd := exec.Command(path, "run")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return Result{}, err
 	}
-	return res, runErr(ctx, err)
-}
-
-// stream runs call with an event channel and converts what arrives until
-// call returns. The Automation API does not close the channel when the CLI
-// fails before it streams anything, so the pump never waits for a close:
-// once call has returned, every event already sent has been received (the
-// channel is unbuffered and the API finishes its event server first), and
-// what is left is drained without blocking.
-func stream(ctx context.Context, conv *converter, call func(chan events.EngineEvent) error) (Result, error) {
-	ch := make(chan events.EngineEvent)
-	returned := make(chan struct{})
-	pumped := make(chan struct{})
+	// A pipe of our own: StdoutPipe's end is closed by Wait, which could
+	// lose the last lines of a helper that exits at once.
+	stdout, w, err := os.Pipe()
+	if err != nil {
+		return Result{}, err
+	}
+	defer stdout.Close()
+	cmd.Stdout = w
+	stderr := helperbin.NewTail(4 << 10)
+	cmd.Stderr = stderr
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return Result{}, fmt.Errorf("starting %s: %w", path, err)
+	}
+	exited := make(chan struct{})
 	go func() {
-		defer close(pumped)
-		for {
-			select {
-			case e, ok := <-ch:
-				if !ok {
-					return
-				}
-				deliver(conv, e)
-			case <-returned:
-				for {
-					select {
-					case e, ok := <-ch:
-						if !ok {
-							return
-						}
-						deliver(conv, e)
-					default:
-						return
-					}
-				}
-			}
+		select {
+		case <-ctx.Done():
+			_ = stdin.Close() // the helper cancels the run
+		case <-exited:
 		}
 	}()
-	start := time.Now()
-	err := call(ch)
-	elapsed := time.Since(start)
-	close(returned)
-	<-pumped
-	res := Result{Steps: conv.stepsSoFar(), Elapsed: elapsed}
-	if conv.summary != nil {
-		res.Summary = *conv.summary
+	if err := json.NewEncoder(stdin).Encode(req); err != nil {
+		_ = cmd.Process.Kill()
 	}
-	return res, err
+	out, readErr := receive(bufio.NewReader(stdout), onEvent)
+	_ = stdin.Close()
+	_ = cmd.Wait()
+	close(exited)
+	if readErr != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = readErr.Error()
+		}
+		err := fmt.Errorf("%s stopped: %s", HelperName, msg)
+		if ctx.Err() != nil {
+			err = errors.Join(ctx.Err(), err)
+		}
+		return Result{}, err
+	}
+	return out.Result, out.err(ctx)
 }
 
-func deliver(conv *converter, e events.EngineEvent) {
-	if e.Error != nil {
-		conv.emit(Event{Diag: &Diagnostic{Severity: "error", Message: "event stream: " + e.Error.Error()}})
-		return
+// receive reads replies until Done.
+func receive(r io.Reader, onEvent func(Event)) (*Outcome, error) {
+	dec := json.NewDecoder(r)
+	for {
+		var rep Reply
+		if err := dec.Decode(&rep); err != nil {
+			return nil, err
+		}
+		switch {
+		case rep.Done != nil:
+			return rep.Done, nil
+		case rep.Event != nil && onEvent != nil:
+			onEvent(*rep.Event)
+		}
 	}
-	conv.handle(e.EngineEvent)
 }
 
-// runErr prefers the context's error when the run was cancelled.
-func runErr(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
+// err rebuilds the run's error on this side of the pipe.
+func (o *Outcome) err(ctx context.Context) error {
+	var err error
+	switch {
+	case o.PlanChanged != nil:
+		return o.PlanChanged
+	case o.Error != "":
+		err = errors.New(o.Error)
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return errors.Join(ctxErr, cliError(err))
+	if o.Canceled {
+		cause := ctx.Err()
+		if cause == nil {
+			cause = context.Canceled
+		}
+		return errors.Join(cause, err)
 	}
-	return cliError(err)
+	return err
 }

@@ -1,26 +1,17 @@
 package pulumirun
 
-import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
+import "errors"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/auto"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-)
-
-// Target is the stack to preview or apply and the program that drives it:
-// a program directory (Pulumi.yaml) or an inline program.
+// Target is the stack to preview or apply and the program that drives it.
+// It is sent to the driftdeck-pulumi helper as it is.
 type Target struct {
 	Stack string // "dev", or "org/project/dev"
 
-	Dir     string         // a program directory holding Pulumi.yaml
-	Project string         // inline programs: the project name
-	Program pulumi.RunFunc // inline programs: the program
+	Dir string // a program directory holding Pulumi.yaml
+	// Inline names a Go program built into the helper, run as the project
+	// Project; only helpers built for tests hold any.
+	Inline  string
+	Project string
 	// WorkDir keeps an inline program's stack settings between runs: the
 	// settings hold the passphrase salt, so a preview and the apply of its
 	// plan must share them. "" uses a directory under the user cache dir
@@ -31,130 +22,29 @@ type Target struct {
 	Env        map[string]string // variables the user allows the CLI to see (PULUMI_CONFIG_PASSPHRASE, cloud credentials)
 	// Config overrides the stack's config for this run only; the stack's
 	// own settings file is never rewritten.
-	Config     auto.ConfigMap
+	Config     map[string]ConfigValue
 	PulumiHome string // "" keeps the CLI's default (~/.pulumi or $PULUMI_HOME)
 	CLI        string // path to the pulumi binary; "" runs pulumi from PATH
 }
 
-// opened is a target ready to run: its stack handle and the temporary files made for it.
-type opened struct {
-	stack      auto.Stack
-	configFile string // "" when the stack's own settings are used
-	tmp        string
+// ConfigValue is one config setting; a secret one is encrypted into the
+// run's copy of the stack settings.
+type ConfigValue struct {
+	Value  string
+	Secret bool
 }
 
-func (s *opened) close() { _ = os.RemoveAll(s.tmp) }
-
-func (t Target) validate() error {
+// Validate says what is missing from t, or what contradicts.
+func (t Target) Validate() error {
 	switch {
 	case t.Stack == "":
 		return errors.New("no stack name")
-	case t.Dir == "" && t.Program == nil:
-		return errors.New("no program: set a program directory or an inline program")
-	case t.Dir != "" && t.Program != nil:
+	case t.Dir == "" && t.Inline == "":
+		return errors.New("no program: set a program directory")
+	case t.Dir != "" && t.Inline != "":
 		return errors.New("both a program directory and an inline program are set")
-	case t.Program != nil && t.Project == "":
+	case t.Inline != "" && t.Project == "":
 		return errors.New("an inline program needs a project name")
 	}
 	return nil
 }
-
-// open selects the target's stack. Inline programs run in a fresh work
-// directory and their stack is created when missing; a program directory's
-// stack must exist.
-func open(ctx context.Context, t Target) (*opened, error) {
-	if err := t.validate(); err != nil {
-		return nil, err
-	}
-	cmd, err := command(t.CLI)
-	if err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp("", "driftdeck-pulumi-")
-	if err != nil {
-		return nil, err
-	}
-	s := &opened{tmp: tmp}
-	env := map[string]string{"PULUMI_SKIP_UPDATE_CHECK": "true"}
-	for k, v := range t.Env {
-		env[k] = v
-	}
-	if t.BackendURL != "" {
-		env["PULUMI_BACKEND_URL"] = t.BackendURL
-	}
-	opts := []auto.LocalWorkspaceOption{auto.Pulumi(cmd), auto.EnvVars(env)}
-	if t.PulumiHome != "" {
-		opts = append(opts, auto.PulumiHome(t.PulumiHome))
-	}
-	if t.Program != nil {
-		var work string
-		if work, err = t.inlineWorkDir(); err == nil {
-			s.stack, err = auto.UpsertStackInlineSource(ctx, t.Stack, t.Project, t.Program, append(opts, auto.WorkDir(work))...)
-		}
-	} else {
-		s.stack, err = auto.SelectStackLocalSource(ctx, t.Stack, t.Dir, opts...)
-	}
-	if err == nil && len(t.Config) > 0 {
-		err = s.overrideConfig(ctx, t.Config)
-	}
-	if err != nil {
-		s.close()
-		return nil, cliError(err)
-	}
-	return s, nil
-}
-
-func (t Target) inlineWorkDir() (string, error) {
-	dir := t.WorkDir
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		sum := sha256.Sum256([]byte(t.BackendURL + "\x00" + t.Project + "\x00" + t.Stack))
-		dir = filepath.Join(cache, "driftdeck", "inline", hex.EncodeToString(sum[:8]))
-	}
-	return dir, os.MkdirAll(dir, 0o700)
-}
-
-// overrideConfig copies the stack's settings file (it also holds the
-// passphrase salt) into the opened and sets the overrides there.
-func (s *opened) overrideConfig(ctx context.Context, cfg auto.ConfigMap) error {
-	name := s.stack.Name()
-	if i := strings.LastIndex(name, "/"); i >= 0 {
-		name = name[i+1:]
-	}
-	s.configFile = filepath.Join(s.tmp, "Pulumi."+name+".yaml")
-	orig, err := os.ReadFile(filepath.Join(s.stack.Workspace().WorkDir(), "Pulumi."+name+".yaml"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	if err := os.WriteFile(s.configFile, orig, 0o600); err != nil {
-		return err
-	}
-	return s.stack.SetAllConfigWithOptions(ctx, cfg, &auto.ConfigOptions{ConfigFile: s.configFile})
-}
-
-// cliError keeps the CLI's own error text and drops the Automation API's
-// dump of the CLI's whole stdout; the original stays reachable with
-// errors.As (auto.IsConcurrentUpdateError and friends keep working).
-func cliError(err error) error {
-	msg := err.Error()
-	i := strings.Index(msg, "\nstderr: ")
-	if i < 0 {
-		return err
-	}
-	first, _, _ := strings.Cut(msg, "\n")
-	if stderr := strings.TrimSpace(msg[i+len("\nstderr: "):]); stderr != "" {
-		first += ": " + stderr
-	}
-	return &runError{msg: first, err: err}
-}
-
-type runError struct {
-	msg string
-	err error
-}
-
-func (e *runError) Error() string { return e.msg }
-func (e *runError) Unwrap() error { return e.err }

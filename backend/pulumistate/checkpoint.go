@@ -9,28 +9,27 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
 
-// deployment is the part of a checkpoint's latest deployment driftdeck reads.
+// deployment is the part of a checkpoint's latest deployment
+// (apitype.DeploymentV3) driftdeck reads.
 type deployment struct {
-	Manifest          apitype.ManifestV1    `json:"manifest"`
-	Resources         []json.RawMessage     `json:"resources"`
-	PendingOperations []apitype.OperationV2 `json:"pending_operations"`
+	Resources         []json.RawMessage `json:"resources"`
+	PendingOperations []operation       `json:"pending_operations"`
 }
 
 // readCheckpoint decodes a stack file as the DIY backend writes it
-// (apitype.VersionedCheckpoint, plain, gzip or zstd).
+// (a versioned checkpoint, plain, gzip or zstd).
 func readCheckpoint(stored []byte) (*deployment, error) {
 	plain, err := decompress(stored)
 	if err != nil {
 		return nil, err
 	}
-	var vc apitype.VersionedCheckpoint
+	var vc versionedCheckpoint
 	if err := json.Unmarshal(plain, &vc); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	if vc.Version < 1 || vc.Version > apitype.DeploymentSchemaVersionLatest {
+	if vc.Version < 1 || vc.Version > deploymentSchemaVersionLatest {
 		return nil, fmt.Errorf("checkpoint version %d is not one driftdeck reads", vc.Version)
 	}
 	var chk struct {
@@ -48,7 +47,7 @@ func readCheckpoint(stored []byte) (*deployment, error) {
 func pendingOps(d *deployment) []PendingOperation {
 	out := make([]PendingOperation, 0, len(d.PendingOperations))
 	for _, op := range d.PendingOperations {
-		out = append(out, PendingOperation{Type: string(op.Type), URN: string(op.Resource.URN)})
+		out = append(out, PendingOperation{Type: op.Type, URN: op.Resource.URN})
 	}
 	return out
 }

@@ -7,14 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
 	"time"
-
-	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
 )
 
 // Cloud is the Pulumi Cloud REST API (or a self-hosted service).
@@ -30,11 +28,10 @@ func OpenCloud(rawURL string) (*Cloud, error) {
 	base := strings.TrimRight(rawURL, "/")
 	token := os.Getenv("PULUMI_ACCESS_TOKEN")
 	if token == "" {
-		creds, err := workspace.GetStoredCredentials()
-		if err != nil {
+		var err error
+		if token, err = storedToken(base); err != nil {
 			return nil, err
 		}
-		token = creds.Accounts[base].AccessToken
 	}
 	if token == "" {
 		return nil, fmt.Errorf("no access token for %s: run `pulumi login %s` or set PULUMI_ACCESS_TOKEN", base, base)
@@ -80,7 +77,7 @@ func (c *Cloud) call(ctx context.Context, method, path string, body, out any) er
 		return err
 	}
 	if resp.StatusCode/100 != 2 {
-		var e apitype.ErrorResponse
+		var e errorResponse
 		if json.Unmarshal(data, &e) != nil || e.Message == "" {
 			e.Message = http.StatusText(resp.StatusCode)
 		}
@@ -102,7 +99,7 @@ func (c *Cloud) Stacks(ctx context.Context) ([]StackInfo, error) {
 		if token != "" {
 			path += "?continuationToken=" + url.QueryEscape(token)
 		}
-		var resp apitype.ListStacksResponse
+		var resp listStacksResponse
 		if err := c.call(ctx, http.MethodGet, path, nil, &resp); err != nil {
 			return nil, err
 		}
@@ -127,29 +124,27 @@ func (c *Cloud) Stacks(ctx context.Context) ([]StackInfo, error) {
 // the pending operations of its state.
 func (c *Cloud) Stack(ctx context.Context, ref StackRef) (StackInfo, error) {
 	info := StackInfo{Ref: ref, Resources: -1}
-	var st apitype.Stack
+	var st cloudStack
 	if err := c.call(ctx, http.MethodGet, stackPath(ref), nil, &st); err != nil {
 		return info, err
 	}
 	if op := st.CurrentOperation; op != nil {
-		info.Locks = []Lock{{ID: st.ActiveUpdate, User: op.Author, Kind: string(op.Kind), Since: time.Unix(op.Started, 0), Holder: HolderUnknown}}
+		info.Locks = []Lock{{ID: st.ActiveUpdate, User: op.Author, Kind: op.Kind, Since: time.Unix(op.Started, 0), Holder: HolderUnknown}}
 	}
-	var hist apitype.GetHistoryResponse
+	var hist getHistoryResponse
 	if err := c.call(ctx, http.MethodGet, stackPath(ref, "updates")+"?pageSize=1&page=1", nil, &hist); err != nil {
 		return info, err
 	}
 	if len(hist.Updates) > 0 {
 		u := hist.Updates[0]
 		info.LastUpdate = &Update{
-			ID: fmt.Sprint(u.Version), Kind: string(u.Kind), Result: string(u.Result), Message: u.Message,
+			ID: fmt.Sprint(u.Version), Kind: u.Kind, Result: u.Result, Message: u.Message,
 			Start: time.Unix(u.StartTime, 0), Changes: map[string]int{},
 		}
 		if u.EndTime > 0 {
 			info.LastUpdate.End = time.Unix(u.EndTime, 0)
 		}
-		for op, n := range u.ResourceChanges {
-			info.LastUpdate.Changes[string(op)] = n
-		}
+		maps.Copy(info.LastUpdate.Changes, u.ResourceChanges)
 	}
 	_, dep, err := c.export(ctx, ref)
 	if err != nil {
@@ -159,8 +154,8 @@ func (c *Cloud) Stack(ctx context.Context, ref StackRef) (StackInfo, error) {
 	return info, nil
 }
 
-func (c *Cloud) export(ctx context.Context, ref StackRef) (apitype.UntypedDeployment, *deployment, error) {
-	var exp apitype.UntypedDeployment
+func (c *Cloud) export(ctx context.Context, ref StackRef) (untypedDeployment, *deployment, error) {
+	var exp untypedDeployment
 	if err := c.call(ctx, http.MethodGet, stackPath(ref, "export"), nil, &exp); err != nil {
 		return exp, nil, err
 	}
@@ -192,7 +187,7 @@ func (c *Cloud) BreakLock(ctx context.Context, ref StackRef, _ bool) (*Repair, e
 			cancel, l.ID, l.Kind, l.User, l.Since.Format(time.RFC3339), l.Age(time.Now()).Round(time.Second))},
 	}
 	r.apply = func(ctx context.Context) error {
-		var st apitype.Stack
+		var st cloudStack
 		if err := c.call(ctx, http.MethodGet, stackPath(ref), nil, &st); err != nil {
 			return err
 		}
@@ -239,8 +234,8 @@ func (c *Cloud) ClearPending(ctx context.Context, ref StackRef) (*Repair, error)
 		if !bytes.Equal(now.Deployment, exp.Deployment) {
 			return errors.New("the stack's state changed since it was shown: nothing imported")
 		}
-		body := apitype.UntypedDeployment{Version: exp.Version, Features: exp.Features, Deployment: cleared}
-		var resp apitype.ImportStackResponse
+		body := untypedDeployment{Version: exp.Version, Features: exp.Features, Deployment: cleared}
+		var resp importStackResponse
 		return c.call(ctx, http.MethodPost, stackPath(ref, "import"), body, &resp)
 	}
 	return r, nil

@@ -9,11 +9,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/driftdeck/driftdeck/backend/internal/helperbin"
 )
 
 // HelperName is the helper's executable name.
@@ -22,32 +23,12 @@ const HelperName = "driftdeck-state"
 // HelperEnv names the variable that points at the helper explicitly.
 const HelperEnv = "DRIFTDECK_STATE_HELPER"
 
-// FindHelper locates the helper: $DRIFTDECK_STATE_HELPER, else beside the
-// running executable (where `make build` and `go install ./...` put it),
-// else on PATH. why says what needs it, for the error.
-func FindHelper(why string) (string, error) {
-	if p := os.Getenv(HelperEnv); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("%s: %w", HelperEnv, err)
-		}
-		return p, nil
-	}
-	if self, err := os.Executable(); err == nil {
-		if self, err = filepath.EvalSymlinks(self); err == nil {
-			beside := filepath.Join(filepath.Dir(self), HelperName)
-			if _, err := os.Stat(beside); err == nil {
-				return beside, nil
-			}
-		}
-	}
-	if p, err := exec.LookPath(HelperName); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("%s needs the %s helper, which holds the S3, Google Cloud and Azure storage drivers, "+
-		"and it is neither beside driftdeck nor on PATH: install it with "+
-		"`go install github.com/driftdeck/driftdeck/cmd/%s@latest`, or set %s to its path",
-		why, HelperName, HelperName, HelperEnv)
-}
+var stateHelper = helperbin.Helper{Name: HelperName, Env: HelperEnv,
+	Holds: "the S3, Google Cloud and Azure storage drivers"}
+
+// FindHelper locates the helper (helperbin.Helper.Find); why says what
+// needs it, for the error.
+func FindHelper(why string) (string, error) { return stateHelper.Find(why) }
 
 // helper is a Store served by a helper process. Requests are answered in
 // order, one at a time.
@@ -58,7 +39,7 @@ type helper struct {
 	stdout *os.File
 	enc    *json.Encoder
 	dec    *json.Decoder
-	stderr *tail
+	stderr *helperbin.Tail
 	exited chan struct{} // closed once the process has been waited for
 	broken error         // set once the process cannot be used any more
 }
@@ -82,7 +63,7 @@ func Dial(ctx context.Context, path, rawURL string) (Store, error) {
 	}
 	cmd.Stdout = w
 	h := &helper{cmd: cmd, stdin: stdin, enc: json.NewEncoder(stdin), dec: json.NewDecoder(bufio.NewReader(stdout)),
-		stderr: &tail{max: 4 << 10}, exited: make(chan struct{})}
+		stderr: helperbin.NewTail(4 << 10), exited: make(chan struct{})}
 	cmd.Stderr = h.stderr
 	err = cmd.Start()
 	w.Close()
@@ -208,27 +189,4 @@ func (h *helper) Close() error {
 		h.broken = fmt.Errorf("%s: closed", HelperName)
 	}
 	return nil
-}
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }

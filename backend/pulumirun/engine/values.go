@@ -1,18 +1,13 @@
-package pulumirun
+package engine
 
 import (
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/sig"
-)
-
-// Placeholders shown instead of values that must not or cannot be shown.
-const (
-	SecretPlaceholder  = "[secret]"
-	UnknownPlaceholder = "[unknown]"
 )
 
 // placeholder reports whether v is a value shown as a placeholder: a secret
@@ -21,12 +16,12 @@ func placeholder(v any) (string, bool) {
 	switch t := v.(type) {
 	case string:
 		if sig.IsUnknown(t) {
-			return UnknownPlaceholder, true
+			return pulumirun.UnknownPlaceholder, true
 		}
 	case map[string]any:
 		switch t[sig.Key] {
 		case sig.Secret:
-			return SecretPlaceholder, true
+			return pulumirun.SecretPlaceholder, true
 		case sig.AssetSig:
 			return "[asset]", true
 		case sig.ArchiveSig:

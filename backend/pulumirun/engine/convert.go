@@ -1,10 +1,11 @@
-package pulumirun
+package engine
 
 import (
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/diag/colors"
 )
@@ -13,26 +14,26 @@ import (
 // replacement into one "replace" step. It is used from one goroutine.
 type converter struct {
 	preview bool
-	emit    func(Event)
-	steps   map[string]*Step
-	order   []*Step
+	emit    func(pulumirun.Event)
+	steps   map[string]*pulumirun.Step
+	order   []*pulumirun.Step
 	// done records, per replaced URN, which of its parts an apply finished.
-	done map[string]map[Op]bool
+	done map[string]map[pulumirun.Op]bool
 
-	summary   *Summary
+	summary   *pulumirun.Summary
 	violation []string // "violates plan" errors, one per resource
 }
 
-func newConverter(preview bool, emit func(Event)) *converter {
+func newConverter(preview bool, emit func(pulumirun.Event)) *converter {
 	if emit == nil {
-		emit = func(Event) {}
+		emit = func(pulumirun.Event) {}
 	}
-	return &converter{preview: preview, emit: emit, steps: map[string]*Step{}, done: map[string]map[Op]bool{}}
+	return &converter{preview: preview, emit: emit, steps: map[string]*pulumirun.Step{}, done: map[string]map[pulumirun.Op]bool{}}
 }
 
-func isReplacePart(op Op) bool {
+func isReplacePart(op pulumirun.Op) bool {
 	switch op {
-	case OpCreateReplacement, OpReplace, OpDeleteReplaced, OpDiscardReplaced,
+	case pulumirun.OpCreateReplacement, pulumirun.OpReplace, pulumirun.OpDeleteReplaced, pulumirun.OpDiscardReplaced,
 		"read-replacement", "import-replacement":
 		return true
 	}
@@ -50,30 +51,30 @@ func (c *converter) handle(e apitype.EngineEvent) {
 		}
 	case e.ResOpFailedEvent != nil:
 		if s := c.steps[e.ResOpFailedEvent.Metadata.URN]; s != nil {
-			s.State = Failed
+			s.State = pulumirun.Failed
 			c.emitStep(s)
 		}
 	case e.DiagnosticEvent != nil:
 		c.diagnostic(e.DiagnosticEvent)
 	case e.ErrorEvent != nil:
-		c.emit(Event{Diag: &Diagnostic{Severity: "error", Message: e.ErrorEvent.Error}})
+		c.emit(pulumirun.Event{Diag: &pulumirun.Diagnostic{Severity: "error", Message: e.ErrorEvent.Error}})
 	case e.SummaryEvent != nil:
 		c.summary = convertSummary(e.SummaryEvent)
 		s := *c.summary
-		c.emit(Event{Summary: &s})
+		c.emit(pulumirun.Event{Summary: &s})
 	}
 }
 
 func (c *converter) pre(md *apitype.StepEventMetadata) {
-	op := Op(md.Op)
+	op := pulumirun.Op(md.Op)
 	s := c.steps[md.URN]
 	if s == nil {
-		s = &Step{Seq: len(c.order), URN: md.URN, Type: md.Type, Name: resourceName(md.URN), Op: op}
+		s = &pulumirun.Step{Seq: len(c.order), URN: md.URN, Type: md.Type, Name: resourceName(md.URN), Op: op}
 		c.steps[md.URN] = s
 		c.order = append(c.order, s)
 	}
 	if isReplacePart(op) {
-		s.Op = OpReplace
+		s.Op = pulumirun.OpReplace
 		s.Parts = append(s.Parts, op)
 		for _, k := range md.Keys {
 			if !slices.Contains(s.ReplaceKeys, k) {
@@ -89,31 +90,31 @@ func (c *converter) pre(md *apitype.StepEventMetadata) {
 		s.ReplaceKeys = slices.Clone(md.Keys)
 		s.Diffs = propertyDiffs(md)
 	}
-	s.State = Planned
+	s.State = pulumirun.Planned
 	if !c.preview {
-		s.State = Running
+		s.State = pulumirun.Running
 	}
 	c.emitStep(s)
 }
 
 func (c *converter) finished(md *apitype.StepEventMetadata) {
 	s := c.steps[md.URN]
-	if s == nil || s.State == Failed {
+	if s == nil || s.State == pulumirun.Failed {
 		return
 	}
-	if s.Op == OpReplace {
+	if s.Op == pulumirun.OpReplace {
 		d := c.done[md.URN]
 		if d == nil {
-			d = map[Op]bool{}
+			d = map[pulumirun.Op]bool{}
 			c.done[md.URN] = d
 		}
-		d[Op(md.Op)] = true
+		d[pulumirun.Op(md.Op)] = true
 		// The line is done when the new resource exists and the old one is gone.
-		if !d[OpCreateReplacement] || !(d[OpDeleteReplaced] || d[OpDiscardReplaced]) {
+		if !d[pulumirun.OpCreateReplacement] || !(d[pulumirun.OpDeleteReplaced] || d[pulumirun.OpDiscardReplaced]) {
 			return
 		}
 	}
-	s.State = Done
+	s.State = pulumirun.Done
 	c.emitStep(s)
 }
 
@@ -125,19 +126,19 @@ func (c *converter) diagnostic(d *apitype.DiagnosticEvent) {
 	if d.Severity == "error" && strings.Contains(msg, "violates plan") {
 		c.violation = append(c.violation, planViolation(d.URN, msg))
 	}
-	c.emit(Event{Diag: &Diagnostic{Severity: d.Severity, URN: d.URN, Message: msg}})
+	c.emit(pulumirun.Event{Diag: &pulumirun.Diagnostic{Severity: d.Severity, URN: d.URN, Message: msg}})
 }
 
-func (c *converter) emitStep(s *Step) {
+func (c *converter) emitStep(s *pulumirun.Step) {
 	cp := *s
 	cp.Parts = slices.Clone(s.Parts)
 	cp.ReplaceKeys = slices.Clone(s.ReplaceKeys)
-	c.emit(Event{Step: &cp})
+	c.emit(pulumirun.Event{Step: &cp})
 }
 
 // stepsSoFar returns a copy of every step in order.
-func (c *converter) stepsSoFar() []Step {
-	out := make([]Step, len(c.order))
+func (c *converter) stepsSoFar() []pulumirun.Step {
+	out := make([]pulumirun.Step, len(c.order))
 	for i, s := range c.order {
 		out[i] = *s
 	}
@@ -146,27 +147,27 @@ func (c *converter) stepsSoFar() []Step {
 
 // applied lists the steps an apply carried out, fully (Done) or, for a
 // replacement, in part (Running: one of its create or delete parts done).
-func (c *converter) applied() []Step {
-	var out []Step
+func (c *converter) applied() []pulumirun.Step {
+	var out []pulumirun.Step
 	for _, s := range c.order {
-		if s.Op == OpSame || s.Op == OpRead {
+		if s.Op == pulumirun.OpSame || s.Op == pulumirun.OpRead {
 			continue
 		}
-		if s.State == Done || len(c.done[s.URN]) > 0 {
+		if s.State == pulumirun.Done || len(c.done[s.URN]) > 0 {
 			out = append(out, *s)
 		}
 	}
 	return out
 }
 
-func convertSummary(e *apitype.SummaryEvent) *Summary {
-	s := &Summary{
-		Changes:  make(map[Op]int, len(e.ResourceChanges)),
+func convertSummary(e *apitype.SummaryEvent) *pulumirun.Summary {
+	s := &pulumirun.Summary{
+		Changes:  make(map[pulumirun.Op]int, len(e.ResourceChanges)),
 		Duration: time.Duration(e.DurationSeconds) * time.Second,
 		Result:   string(e.Result),
 	}
 	for op, n := range e.ResourceChanges {
-		s.Changes[Op(op)] = n
+		s.Changes[pulumirun.Op(op)] = n
 	}
 	return s
 }

@@ -1,4 +1,4 @@
-package pulumirun
+package engine
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
 
@@ -37,16 +38,16 @@ func recorded(t testing.TB, name string) []apitype.EngineEvent {
 	return out
 }
 
-func convertAll(preview bool, evs []apitype.EngineEvent) (*converter, []Event) {
-	var got []Event
-	c := newConverter(preview, func(e Event) { got = append(got, e) })
+func convertAll(preview bool, evs []apitype.EngineEvent) (*converter, []pulumirun.Event) {
+	var got []pulumirun.Event
+	c := newConverter(preview, func(e pulumirun.Event) { got = append(got, e) })
 	for _, e := range evs {
 		c.handle(e)
 	}
 	return c, got
 }
 
-func stepByName(t *testing.T, steps []Step, name string) Step {
+func stepByName(t *testing.T, steps []pulumirun.Step, name string) pulumirun.Step {
 	t.Helper()
 	for _, s := range steps {
 		if s.Name == name {
@@ -54,7 +55,7 @@ func stepByName(t *testing.T, steps []Step, name string) Step {
 		}
 	}
 	t.Fatalf("no step %q in %+v", name, steps)
-	return Step{}
+	return pulumirun.Step{}
 }
 
 func TestConvertRecordedPreview(t *testing.T) {
@@ -70,19 +71,19 @@ func TestConvertRecordedPreview(t *testing.T) {
 	}
 
 	a := stepByName(t, steps, "a")
-	want := []PropertyDiff{{Path: "input", Kind: DiffUpdate, Old: `"one"`, New: `"two"`}}
-	if a.Op != OpUpdate || a.State != Planned || !reflect.DeepEqual(a.Diffs, want) {
+	want := []pulumirun.PropertyDiff{{Path: "input", Kind: pulumirun.DiffUpdate, Old: `"one"`, New: `"two"`}}
+	if a.Op != pulumirun.OpUpdate || a.State != pulumirun.Planned || !reflect.DeepEqual(a.Diffs, want) {
 		t.Errorf("a = %+v; want a planned update with %+v", a, want)
 	}
 
 	s := stepByName(t, steps, "s")
-	if len(s.Diffs) != 1 || s.Diffs[0].Old != SecretPlaceholder || s.Diffs[0].New != SecretPlaceholder {
+	if len(s.Diffs) != 1 || s.Diffs[0].Old != pulumirun.SecretPlaceholder || s.Diffs[0].New != pulumirun.SecretPlaceholder {
 		t.Errorf("secret stash diffs = %+v; want [secret] on both sides", s.Diffs)
 	}
 
 	r := stepByName(t, steps, "r")
-	wantParts := []Op{OpCreateReplacement, OpReplace, OpDeleteReplaced}
-	if r.Op != OpReplace || !reflect.DeepEqual(r.Parts, wantParts) || !reflect.DeepEqual(r.ReplaceKeys, []string{"input"}) {
+	wantParts := []pulumirun.Op{pulumirun.OpCreateReplacement, pulumirun.OpReplace, pulumirun.OpDeleteReplaced}
+	if r.Op != pulumirun.OpReplace || !reflect.DeepEqual(r.Parts, wantParts) || !reflect.DeepEqual(r.ReplaceKeys, []string{"input"}) {
 		t.Errorf("r = %+v; want one replace line with parts %v and key input", r, wantParts)
 	}
 	if len(r.Diffs) != 1 || !r.Diffs[0].Replace || r.Diffs[0].Old != `{"k": "one", "n": 3}` || r.Diffs[0].New != `{"k": "two", "n": 3}` {
@@ -100,15 +101,15 @@ func TestConvertRecordedPreview(t *testing.T) {
 		t.Errorf("r was delivered %d times; want once per part (3)", rUpdates)
 	}
 	last := events[len(events)-1]
-	if last.Summary == nil || last.Summary.Changes[OpReplace] != 1 || last.Summary.Changes[OpUpdate] != 3 || last.Summary.Result != "succeeded" {
+	if last.Summary == nil || last.Summary.Changes[pulumirun.OpReplace] != 1 || last.Summary.Changes[pulumirun.OpUpdate] != 3 || last.Summary.Result != "succeeded" {
 		t.Errorf("last event = %+v; want the summary (1 replace, 3 updates, succeeded)", last)
 	}
 }
 
 func TestConvertRecordedApplyTracksProgress(t *testing.T) {
 	evs := recorded(t, "apply-update.jsonl")
-	var rStates []StepState
-	c := newConverter(false, func(e Event) {
+	var rStates []pulumirun.StepState
+	c := newConverter(false, func(e pulumirun.Event) {
 		if e.Step != nil && e.Step.Name == "r" {
 			rStates = append(rStates, e.Step.State)
 		}
@@ -117,12 +118,12 @@ func TestConvertRecordedApplyTracksProgress(t *testing.T) {
 		c.handle(e)
 	}
 	// r: three parts start (running); done only once the old one is deleted.
-	want := []StepState{Running, Running, Running, Done}
+	want := []pulumirun.StepState{pulumirun.Running, pulumirun.Running, pulumirun.Running, pulumirun.Done}
 	if !reflect.DeepEqual(rStates, want) {
 		t.Errorf("r states = %v; want %v", rStates, want)
 	}
 	for _, s := range c.stepsSoFar() {
-		if s.State != Done {
+		if s.State != pulumirun.Done {
 			t.Errorf("%s ended %s; want done", s.Name, s.State)
 		}
 	}
@@ -139,19 +140,19 @@ func TestConvertRecordedApplyTracksProgress(t *testing.T) {
 func TestConvertDetailedDiff(t *testing.T) {
 	c, _ := convertAll(true, recorded(t, "detailed-diff.jsonl"))
 	step := stepByName(t, c.stepsSoFar(), "logs")
-	want := []PropertyDiff{
-		{Path: "region", Kind: DiffAdd, New: `"eu-west-1"`, Replace: true},
-		{Path: "rules[1].days", Kind: DiffUpdate, Old: "30", New: UnknownPlaceholder},
-		{Path: "size", Kind: DiffUpdate, Old: "10", New: "20"},
-		{Path: "tags.env", Kind: DiffUpdate, Old: `"dev"`, New: `"prod"`},
-		{Path: "tags.owner", Kind: DiffAdd, New: `"ops"`},
-		{Path: "tags.team", Kind: DiffDelete, Old: `"a"`},
-		{Path: "token", Kind: DiffUpdate, Old: SecretPlaceholder, New: SecretPlaceholder},
+	want := []pulumirun.PropertyDiff{
+		{Path: "region", Kind: pulumirun.DiffAdd, New: `"eu-west-1"`, Replace: true},
+		{Path: "rules[1].days", Kind: pulumirun.DiffUpdate, Old: "30", New: pulumirun.UnknownPlaceholder},
+		{Path: "size", Kind: pulumirun.DiffUpdate, Old: "10", New: "20"},
+		{Path: "tags.env", Kind: pulumirun.DiffUpdate, Old: `"dev"`, New: `"prod"`},
+		{Path: "tags.owner", Kind: pulumirun.DiffAdd, New: `"ops"`},
+		{Path: "tags.team", Kind: pulumirun.DiffDelete, Old: `"a"`},
+		{Path: "token", Kind: pulumirun.DiffUpdate, Old: pulumirun.SecretPlaceholder, New: pulumirun.SecretPlaceholder},
 	}
 	if !reflect.DeepEqual(step.Diffs, want) {
 		t.Errorf("diffs:\n got %+v\nwant %+v", step.Diffs, want)
 	}
-	if step.Op != OpReplace || !reflect.DeepEqual(step.ReplaceKeys, []string{"region"}) {
+	if step.Op != pulumirun.OpReplace || !reflect.DeepEqual(step.ReplaceKeys, []string{"region"}) {
 		t.Errorf("step = %+v; want a replace forced by region", step)
 	}
 }
@@ -163,9 +164,9 @@ func TestConvertFallsBackToDiffKeysWithoutDetailedDiff(t *testing.T) {
 	md.Diffs = []string{"size", "token"}
 	c, _ := convertAll(true, evs)
 	got := stepByName(t, c.stepsSoFar(), "logs").Diffs
-	want := []PropertyDiff{
-		{Path: "size", Kind: DiffUpdate, Old: "10", New: "20"},
-		{Path: "token", Kind: DiffAdd, New: SecretPlaceholder},
+	want := []pulumirun.PropertyDiff{
+		{Path: "size", Kind: pulumirun.DiffUpdate, Old: "10", New: "20"},
+		{Path: "token", Kind: pulumirun.DiffAdd, New: pulumirun.SecretPlaceholder},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("diffs = %+v; want %+v (old inputs had no token)", got, want)
@@ -181,20 +182,20 @@ func TestNoValueOfASecretLeaks(t *testing.T) {
 		}
 	}
 	v, ok := lookup(map[string]any{"cfg": secret}, []any{"cfg", "inner", "key"})
-	if !ok || render(v) != SecretPlaceholder {
-		t.Errorf("a path below a secret renders %q; want %s", render(v), SecretPlaceholder)
+	if !ok || render(v) != pulumirun.SecretPlaceholder {
+		t.Errorf("a path below a secret renders %q; want %s", render(v), pulumirun.SecretPlaceholder)
 	}
 }
 
 func TestPlanChangedMessage(t *testing.T) {
 	msg := "resource urn:pulumi:dev::proj::pulumi:index:Stash::a violates plan: properties changed: ~~input[{two}!={three}]"
-	e := &PlanChangedError{Resources: []string{planViolation("urn:pulumi:dev::proj::pulumi:index:Stash::a", msg)}}
+	e := &pulumirun.PlanChangedError{Resources: []string{planViolation("urn:pulumi:dev::proj::pulumi:index:Stash::a", msg)}}
 	got := e.Error()
 	want := "the program or state changed since the preview you approved: nothing was applied; preview again (a: properties changed)"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	e.Applied = []Step{{Op: OpUpdate, Name: "b", State: Done}, {Op: OpReplace, Name: "c", State: Running}}
+	e.Applied = []pulumirun.Step{{Op: pulumirun.OpUpdate, Name: "b", State: pulumirun.Done}, {Op: pulumirun.OpReplace, Name: "c", State: pulumirun.Running}}
 	if !strings.Contains(e.Error(), "2 approved change(s) were applied before the difference was found (update b, replace c (partly))") {
 		t.Errorf("partial apply not reported: %q", e.Error())
 	}

@@ -1,10 +1,11 @@
-package pulumirun
+package engine
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/events"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
@@ -41,7 +42,7 @@ func BenchmarkConvertPreviewStream(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			n := 0
-			c := newConverter(true, func(Event) { n++ })
+			c := newConverter(true, func(pulumirun.Event) { n++ })
 			for _, e := range evs {
 				c.handle(e)
 			}
@@ -57,7 +58,7 @@ func BenchmarkConvertPreviewStream(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			n := 0
-			c := newConverter(true, func(Event) { n++ })
+			c := newConverter(true, func(pulumirun.Event) { n++ })
 			_, err := stream(b.Context(), c, func(ch chan events.EngineEvent) error {
 				for _, e := range evs {
 					ch <- events.EngineEvent{EngineEvent: e}

@@ -1,9 +1,10 @@
-package pulumirun
+package engine
 
 import (
 	"sort"
 	"strings"
 
+	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 )
@@ -13,7 +14,7 @@ import (
 // for input diffs; new values from the new inputs, as the CLI shows them);
 // otherwise the top-level diff keys with old and new inputs; a create lists
 // its inputs.
-func propertyDiffs(md *apitype.StepEventMetadata) []PropertyDiff {
+func propertyDiffs(md *apitype.StepEventMetadata) []pulumirun.PropertyDiff {
 	switch {
 	case len(md.DetailedDiff) > 0 && md.Old != nil && md.New != nil:
 		return detailedDiffs(md)
@@ -25,9 +26,9 @@ func propertyDiffs(md *apitype.StepEventMetadata) []PropertyDiff {
 	return nil
 }
 
-func detailedDiffs(md *apitype.StepEventMetadata) []PropertyDiff {
+func detailedDiffs(md *apitype.StepEventMetadata) []pulumirun.PropertyDiff {
 	hidden := hiddenPaths(md)
-	out := make([]PropertyDiff, 0, len(md.DetailedDiff))
+	out := make([]pulumirun.PropertyDiff, 0, len(md.DetailedDiff))
 	for p, d := range md.DetailedDiff {
 		path, err := resource.ParsePropertyPath(p)
 		if err != nil {
@@ -40,21 +41,21 @@ func detailedDiffs(md *apitype.StepEventMetadata) []PropertyDiff {
 		if d.InputDiff {
 			olds = md.Old.Inputs
 		}
-		pd := PropertyDiff{Path: p, Replace: strings.HasSuffix(string(d.Kind), "-replace")}
+		pd := pulumirun.PropertyDiff{Path: p, Replace: strings.HasSuffix(string(d.Kind), "-replace")}
 		switch d.Kind {
 		case apitype.DiffAdd, apitype.DiffAddReplace:
-			pd.Kind = DiffAdd
+			pd.Kind = pulumirun.DiffAdd
 		case apitype.DiffDelete, apitype.DiffDeleteReplace:
-			pd.Kind = DiffDelete
+			pd.Kind = pulumirun.DiffDelete
 		default:
-			pd.Kind = DiffUpdate
+			pd.Kind = pulumirun.DiffUpdate
 		}
-		if pd.Kind != DiffAdd {
+		if pd.Kind != pulumirun.DiffAdd {
 			if v, ok := lookup(olds, path); ok {
 				pd.Old = render(v)
 			}
 		}
-		if pd.Kind != DiffDelete {
+		if pd.Kind != pulumirun.DiffDelete {
 			if v, ok := lookup(md.New.Inputs, path); ok {
 				pd.New = render(v)
 			}
@@ -65,21 +66,21 @@ func detailedDiffs(md *apitype.StepEventMetadata) []PropertyDiff {
 	return out
 }
 
-func keyDiffs(md *apitype.StepEventMetadata) []PropertyDiff {
+func keyDiffs(md *apitype.StepEventMetadata) []pulumirun.PropertyDiff {
 	olds := md.Old.Inputs
 	if len(olds) == 0 {
 		olds = md.Old.Outputs
 	}
-	out := make([]PropertyDiff, 0, len(md.Diffs))
+	out := make([]pulumirun.PropertyDiff, 0, len(md.Diffs))
 	for _, k := range md.Diffs {
-		pd := PropertyDiff{Path: k, Kind: DiffUpdate}
+		pd := pulumirun.PropertyDiff{Path: k, Kind: pulumirun.DiffUpdate}
 		old, hadOld := olds[k]
 		nu, hasNew := md.New.Inputs[k]
 		switch {
 		case !hadOld:
-			pd.Kind = DiffAdd
+			pd.Kind = pulumirun.DiffAdd
 		case !hasNew:
-			pd.Kind = DiffDelete
+			pd.Kind = pulumirun.DiffDelete
 		}
 		if hadOld {
 			pd.Old = render(old)
@@ -98,19 +99,19 @@ func keyDiffs(md *apitype.StepEventMetadata) []PropertyDiff {
 	return out
 }
 
-func inputAdds(inputs map[string]any) []PropertyDiff {
-	out := make([]PropertyDiff, 0, len(inputs))
+func inputAdds(inputs map[string]any) []pulumirun.PropertyDiff {
+	out := make([]pulumirun.PropertyDiff, 0, len(inputs))
 	for k, v := range inputs {
 		if strings.HasPrefix(k, "__") { // engine bookkeeping such as __defaults
 			continue
 		}
-		out = append(out, PropertyDiff{Path: k, Kind: DiffAdd, New: render(v)})
+		out = append(out, pulumirun.PropertyDiff{Path: k, Kind: pulumirun.DiffAdd, New: render(v)})
 	}
 	sortDiffs(out)
 	return out
 }
 
-func sortDiffs(ds []PropertyDiff) {
+func sortDiffs(ds []pulumirun.PropertyDiff) {
 	sort.Slice(ds, func(i, j int) bool { return ds[i].Path < ds[j].Path })
 }
 

@@ -1,15 +1,16 @@
-package pulumirun
+package engine
 
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/driftdeck/driftdeck/backend/pulumirun"
+	"github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -36,8 +37,8 @@ func stashes(v *values) pulumi.RunFunc {
 	}
 }
 
-func opsByName(steps []Step) map[string]Op {
-	out := map[string]Op{}
+func opsByName(steps []pulumirun.Step) map[string]pulumirun.Op {
+	out := map[string]pulumirun.Op{}
 	for _, s := range steps {
 		out[s.Name] = s.Op
 	}
@@ -47,12 +48,12 @@ func opsByName(steps []Step) map[string]Op {
 // assertNoChanges previews the target and fails unless every line is "same".
 func assertNoChanges(t *testing.T, tg Target) {
 	t.Helper()
-	res, err := Preview(context.Background(), tg, PreviewOptions{})
+	res, err := Preview(context.Background(), tg, pulumirun.PreviewOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range res.Steps {
-		if s.Op != OpSame {
+		if s.Op != pulumirun.OpSame {
 			t.Errorf("state differs from the program: %s %s", s.Op, s.Name)
 		}
 	}
@@ -65,23 +66,23 @@ func TestPulumiPreviewThenApplyPlan(t *testing.T) {
 	plan := filepath.Join(t.TempDir(), "plans", "p1.json")
 	ctx := context.Background()
 
-	var delivered []Event
-	res, err := Preview(ctx, tg, PreviewOptions{PlanPath: plan, OnEvent: func(e Event) { delivered = append(delivered, e) }})
+	var delivered []pulumirun.Event
+	res, err := Preview(ctx, tg, pulumirun.PreviewOptions{PlanPath: plan, OnEvent: func(e pulumirun.Event) { delivered = append(delivered, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("first preview %v", res.Elapsed)
 	ops := opsByName(res.Steps)
 	for _, name := range []string{"first", "second", "secret"} {
-		if ops[name] != OpCreate {
+		if ops[name] != pulumirun.OpCreate {
 			t.Errorf("%s: %s; want create", name, ops[name])
 		}
 	}
 	secret := stepByName(t, res.Steps, "secret")
-	if len(secret.Diffs) != 1 || secret.Diffs[0].New != SecretPlaceholder {
+	if len(secret.Diffs) != 1 || secret.Diffs[0].New != pulumirun.SecretPlaceholder {
 		t.Errorf("secret's inputs shown as %+v; want [secret]", secret.Diffs)
 	}
-	if len(delivered) == 0 || delivered[len(delivered)-1].Summary == nil || res.Summary.Changes[OpCreate] < 3 {
+	if len(delivered) == 0 || delivered[len(delivered)-1].Summary == nil || res.Summary.Changes[pulumirun.OpCreate] < 3 {
 		t.Fatalf("summary not delivered last: %+v / %+v", delivered, res.Summary)
 	}
 
@@ -91,7 +92,7 @@ func TestPulumiPreviewThenApplyPlan(t *testing.T) {
 	}
 	t.Logf("apply %v", applied.Elapsed)
 	for _, s := range applied.Steps {
-		if s.State != Done {
+		if s.State != pulumirun.Done {
 			t.Errorf("%s ended %s", s.Name, s.State)
 		}
 	}
@@ -101,20 +102,20 @@ func TestPulumiPreviewThenApplyPlan(t *testing.T) {
 	// shown as one line each with old and new values.
 	v.first, v.second = "two", "two"
 	plan2 := filepath.Join(t.TempDir(), "p2.json")
-	res, err = Preview(ctx, tg, PreviewOptions{PlanPath: plan2})
+	res, err = Preview(ctx, tg, pulumirun.PreviewOptions{PlanPath: plan2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("second preview %v", res.Elapsed)
 	first := stepByName(t, res.Steps, "first")
-	if first.Op != OpUpdate || len(first.Diffs) != 1 || first.Diffs[0].Old != `"one"` || first.Diffs[0].New != `"two"` {
+	if first.Op != pulumirun.OpUpdate || len(first.Diffs) != 1 || first.Diffs[0].Old != `"one"` || first.Diffs[0].New != `"two"` {
 		t.Errorf("first = %+v; want update input \"one\" => \"two\"", first)
 	}
 	secret = stepByName(t, res.Steps, "secret")
-	if secret.Op != OpReplace || len(secret.Parts) != 3 || strings.Join(secret.ReplaceKeys, ",") != "input" {
+	if secret.Op != pulumirun.OpReplace || len(secret.Parts) != 3 || strings.Join(secret.ReplaceKeys, ",") != "input" {
 		t.Errorf("secret = %+v; want one replace line (3 parts) forced by input", secret)
 	}
-	if d := secret.Diffs; len(d) != 1 || d[0].Old != SecretPlaceholder || d[0].New != SecretPlaceholder || !d[0].Replace {
+	if d := secret.Diffs; len(d) != 1 || d[0].Old != pulumirun.SecretPlaceholder || d[0].New != pulumirun.SecretPlaceholder || !d[0].Replace {
 		t.Errorf("secret diffs = %+v", d)
 	}
 	if _, err := ApplyPlan(ctx, tg, plan2, nil); err != nil {
@@ -129,7 +130,7 @@ func TestPulumiApplyRefusesAChangedProgram(t *testing.T) {
 	tg.Program = stashes(v)
 	ctx := context.Background()
 	setup := filepath.Join(t.TempDir(), "setup.json")
-	if _, err := Preview(ctx, tg, PreviewOptions{PlanPath: setup}); err != nil {
+	if _, err := Preview(ctx, tg, pulumirun.PreviewOptions{PlanPath: setup}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ApplyPlan(ctx, tg, setup, nil); err != nil {
@@ -139,7 +140,7 @@ func TestPulumiApplyRefusesAChangedProgram(t *testing.T) {
 	// Approved: first and second become "two".
 	*v = values{"two", "two"}
 	approved := filepath.Join(t.TempDir(), "approved.json")
-	if _, err := Preview(ctx, tg, PreviewOptions{PlanPath: approved}); err != nil {
+	if _, err := Preview(ctx, tg, pulumirun.PreviewOptions{PlanPath: approved}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -147,7 +148,7 @@ func TestPulumiApplyRefusesAChangedProgram(t *testing.T) {
 	// once and nothing is applied.
 	*v = values{"three", "two"}
 	_, err := ApplyPlan(ctx, tg, approved, nil)
-	var changed *PlanChangedError
+	var changed *pulumirun.PlanChangedError
 	if !errors.As(err, &changed) {
 		t.Fatalf("ApplyPlan with a changed program: %v; want a PlanChangedError", err)
 	}
@@ -190,31 +191,15 @@ func slow(onlyApply bool) pulumi.RunFunc {
 	}
 }
 
-func lockFiles(t *testing.T, tg Target) []string {
-	t.Helper()
-	dir := filepath.Join(strings.TrimPrefix(tg.BackendURL, "file://"), ".pulumi", "locks", "organization", tg.Project, tg.Stack)
-	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".attrs") { // the file driver's metadata
-			out = append(out, e.Name())
-		}
-	}
-	return out
-}
-
 // cancelOnStep returns an OnEvent that records the lock files when step
 // "a" first shows up and then cancels the run.
-func cancelOnStep(t *testing.T, tg Target, cancel func(), locked *[]string) func(Event) {
+func cancelOnStep(t *testing.T, tg Target, cancel func(), locked *[]string) func(pulumirun.Event) {
 	var once sync.Once
-	return func(e Event) {
+	return func(e pulumirun.Event) {
 		if e.Step != nil && e.Step.Name == "a" {
 			once.Do(func() {
 				time.AfterFunc(300*time.Millisecond, func() {
-					*locked = lockFiles(t, tg)
+					*locked = pulumiruntest.LockFiles(t, tg.Target)
 					cancel()
 				})
 			})
@@ -229,7 +214,7 @@ func TestPulumiCancelledPreviewAndApplyLeaveNoLock(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var locked []string
 	start := time.Now()
-	_, err := Preview(ctx, tg, PreviewOptions{OnEvent: cancelOnStep(t, tg, cancel, &locked)})
+	_, err := Preview(ctx, tg, pulumirun.PreviewOptions{OnEvent: cancelOnStep(t, tg, cancel, &locked)})
 	took := time.Since(start)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled preview returned %v; want context.Canceled", err)
@@ -238,14 +223,14 @@ func TestPulumiCancelledPreviewAndApplyLeaveNoLock(t *testing.T) {
 	if took > 30*time.Second {
 		t.Errorf("cancelling took %v", took)
 	}
-	if l := lockFiles(t, tg); len(l) != 0 {
+	if l := pulumiruntest.LockFiles(t, tg.Target); len(l) != 0 {
 		t.Errorf("lock left behind: %v", l)
 	}
 
 	// An apply that is cancelled mid-way releases its lock too.
 	tg.Program = slow(true)
 	plan := filepath.Join(t.TempDir(), "plan.json")
-	if _, err := Preview(context.Background(), tg, PreviewOptions{PlanPath: plan}); err != nil {
+	if _, err := Preview(context.Background(), tg, pulumirun.PreviewOptions{PlanPath: plan}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel = context.WithCancel(context.Background())
@@ -257,7 +242,7 @@ func TestPulumiCancelledPreviewAndApplyLeaveNoLock(t *testing.T) {
 	if len(locked) != 1 {
 		t.Errorf("locks while the apply ran: %v; want exactly one", locked)
 	}
-	if l := lockFiles(t, tg); len(l) != 0 {
+	if l := pulumiruntest.LockFiles(t, tg.Target); len(l) != 0 {
 		t.Errorf("lock left behind by the apply: %v", l)
 	}
 
@@ -267,7 +252,7 @@ func TestPulumiCancelledPreviewAndApplyLeaveNoLock(t *testing.T) {
 		return err
 	}
 	plan = filepath.Join(t.TempDir(), "after.json")
-	if _, err := Preview(context.Background(), tg, PreviewOptions{PlanPath: plan}); err != nil {
+	if _, err := Preview(context.Background(), tg, pulumirun.PreviewOptions{PlanPath: plan}); err != nil {
 		t.Fatalf("preview after cancel: %v", err)
 	}
 	if _, err := ApplyPlan(context.Background(), tg, plan, nil); err != nil {
@@ -286,7 +271,7 @@ func TestPulumiPreviewDeliversStepsAsTheyArrive(t *testing.T) {
 		return err
 	}
 	var early time.Time
-	_, err := Preview(context.Background(), tg, PreviewOptions{OnEvent: func(e Event) {
+	_, err := Preview(context.Background(), tg, pulumirun.PreviewOptions{OnEvent: func(e pulumirun.Event) {
 		if e.Step != nil && e.Step.Name == "early" && early.IsZero() {
 			early = time.Now()
 		}
@@ -302,9 +287,14 @@ func TestPulumiPreviewDeliversStepsAsTheyArrive(t *testing.T) {
 func TestPulumiPreviewOfAMissingStackDirectoryFails(t *testing.T) {
 	tg := fileTarget(t, "missing", "dev")
 	tg.Dir = t.TempDir() // no Pulumi.yaml
-	_, err := Preview(context.Background(), tg, PreviewOptions{})
+	_, err := Preview(context.Background(), tg, pulumirun.PreviewOptions{})
 	if err == nil || strings.Contains(err.Error(), "\nstdout:") {
 		t.Fatalf("preview of an empty directory: %v; want a short CLI error", err)
 	}
 	t.Log(err)
+}
+
+// fileTarget is an inline-program target on a fresh file backend.
+func fileTarget(t testing.TB, project, stack string) Target {
+	return Target{Target: pulumiruntest.FileTarget(t, project, stack)}
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package helperbintest
+
+const raceEnabled = false

@@ -1,0 +1,13 @@
+// Command driftdeck-pulumi runs Pulumi previews and plan-bound applies for
+// driftdeck through the Automation API, streaming the engine's steps back
+// as they arrive. It keeps the Pulumi SDK out of driftdeck's own memory;
+// it is not meant to be run by hand.
+package main
+
+import (
+	"os"
+
+	"github.com/driftdeck/driftdeck/backend/pulumirun/engine"
+)
+
+func main() { os.Exit(engine.Main(os.Args, nil)) }
