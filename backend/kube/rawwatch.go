@@ -70,7 +70,9 @@ func (w *streamWatch) Stop() {
 func (w *streamWatch) run() {
 	defer close(w.result)
 	defer w.Stop()
-	dec := json.NewDecoder(bufio.NewReaderSize(w.body, 256<<10))
+	// A watch sends one object at a time: a buffer of a few of them is
+	// enough, and each watch keeps its buffer for as long as it runs.
+	dec := json.NewDecoder(bufio.NewReaderSize(w.body, 32<<10))
 	for {
 		var ev struct {
 			Type   watch.EventType `json:"type"`

@@ -174,7 +174,14 @@ func run(ctx context.Context, o options) (err error) {
 
 	if !o.noBinary {
 		logf("running the driftdeck binary")
-		b, err := runBinary(o.driftdeck, cp.Kubeconfig, o.apps+o.stacks, max(o.starts, 1), o.binaryIdle)
+		load := func() (func() float64, error) {
+			ch, err := startChurn(cp.Config(), o.apps, o.churn)
+			if err != nil {
+				return nil, err
+			}
+			return func() float64 { _, _, rate := ch.stop(); return rate }, nil
+		}
+		b, err := runBinary(o.driftdeck, cp.Kubeconfig, o.apps+o.stacks, max(o.starts, 1), o.binaryIdle, load)
 		if err != nil {
 			r.BinaryError = err.Error()
 			logf("binary run failed: %v", err)

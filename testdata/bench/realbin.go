@@ -27,14 +27,27 @@ type binaryResult struct {
 	Memory     memory // /proc/<pid>/status a few seconds after that
 	IdleCPU    float64
 	IdleFor    time.Duration
+	// Loaded is /proc/<pid>/status after LoadFor of status changes streamed
+	// in (LoadRate a second) while keys move the cursor.
+	Loaded   memory
+	LoadFor  time.Duration
+	LoadRate float64
 }
+
+// loadFor is how long the binary is kept busy before its memory is read
+// again.
+const loadFor = 15 * time.Second
+
+// startLoad starts streaming status changes; its stop returns the rate
+// reached.
+type startLoad func() (stop func() float64, err error)
 
 // isolatedEnv keeps the binary away from the user's config and state.
 func isolatedEnv(dir string) []string {
 	return append(os.Environ(), "XDG_CONFIG_HOME="+dir+"/config", "XDG_STATE_HOME="+dir+"/state", "TERM=xterm-256color")
 }
 
-func runBinary(bin, kubeconfig string, units, runs int, idle time.Duration) (binaryResult, error) {
+func runBinary(bin, kubeconfig string, units, runs int, idle time.Duration, load startLoad) (binaryResult, error) {
 	var res binaryResult
 	dir, err := os.MkdirTemp("", "driftdeck-bench-bin-")
 	if err != nil {
@@ -53,28 +66,29 @@ func runBinary(bin, kubeconfig string, units, runs int, idle time.Duration) (bin
 
 	for i := range runs {
 		last := i == runs-1
-		full, mem, idlePct, err := runTUI(bin, kubeconfig, dir, units, last, idle)
+		var m *binaryResult
+		if last {
+			m = &res
+		}
+		full, err := runTUI(bin, kubeconfig, dir, units, m, idle, load)
 		if err != nil {
 			return res, err
 		}
 		res.FullScreen = append(res.FullScreen, full)
-		if last {
-			res.Memory, res.IdleCPU, res.IdleFor = mem, idlePct, idle
-		}
 	}
 	return res, nil
 }
 
 // runTUI starts the TUI in a pseudo-terminal and times it until the screen
-// shows every unit; when measure is set it then reads its memory and idle
-// CPU. It quits with q.
-func runTUI(bin, kubeconfig, dir string, units int, measure bool, idle time.Duration) (full time.Duration, mem memory, idlePct float64, err error) {
+// shows every unit; when measure is set it then records its memory and idle
+// CPU there, and its memory again after a while under load. It quits with q.
+func runTUI(bin, kubeconfig, dir string, units int, measure *binaryResult, idle time.Duration, load startLoad) (full time.Duration, err error) {
 	cmd := exec.Command(bin, "--kubeconfig", kubeconfig)
 	cmd.Env = isolatedEnv(dir)
 	start := time.Now()
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: screenH, Cols: screenW})
 	if err != nil {
-		return 0, mem, 0, err
+		return 0, err
 	}
 	term := &screen{emu: vt.NewEmulator(screenW, screenH)}
 	go term.pump(f)
@@ -91,40 +105,68 @@ func runTUI(bin, kubeconfig, dir string, units int, measure bool, idle time.Dura
 	for !strings.Contains(term.text(), want) {
 		select {
 		case err := <-exited:
-			return 0, mem, 0, fmt.Errorf("driftdeck exited before showing %q: %v; screen:\n%s", want, err, term.text())
+			return 0, fmt.Errorf("driftdeck exited before showing %q: %v; screen:\n%s", want, err, term.text())
 		default:
 		}
 		if time.Now().After(deadline) {
-			return 0, mem, 0, fmt.Errorf("driftdeck did not show %q within 5 minutes; screen:\n%s", want, term.text())
+			return 0, fmt.Errorf("driftdeck did not show %q within 5 minutes; screen:\n%s", want, term.text())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	full = time.Since(start)
-	if measure {
-		time.Sleep(3 * time.Second)
-		pid := strconv.Itoa(cmd.Process.Pid)
-		if mem, err = readMemory(pid); err != nil {
-			return full, mem, 0, err
-		}
-		if idle > 0 {
-			if idlePct, err = idleCPU(pid, idle); err != nil {
-				return full, mem, 0, err
-			}
+	if measure != nil {
+		if err := measureTUI(measure, f, strconv.Itoa(cmd.Process.Pid), idle, load); err != nil {
+			return full, err
 		}
 	}
 	if _, err := f.Write([]byte("q")); err != nil {
-		return full, mem, idlePct, err
+		return full, err
 	}
 	select {
 	case err := <-exited:
 		var ee *exec.ExitError
 		if err != nil && !errors.As(err, &ee) {
-			return full, mem, idlePct, err
+			return full, err
 		}
 	case <-time.After(10 * time.Second):
-		return full, mem, idlePct, errors.New("driftdeck did not quit on q within 10 s")
+		return full, errors.New("driftdeck did not quit on q within 10 s")
 	}
-	return full, mem, idlePct, nil
+	return full, nil
+}
+
+// measureTUI reads the memory of the TUI at pid 3 s after its full screen,
+// its idle CPU, then its memory after loadFor of status changes while keys
+// typed into tty move the cursor down and up.
+func measureTUI(res *binaryResult, tty *os.File, pid string, idle time.Duration, load startLoad) error {
+	time.Sleep(3 * time.Second)
+	var err error
+	if res.Memory, err = readMemory(pid); err != nil {
+		return err
+	}
+	if idle > 0 {
+		if res.IdleCPU, err = idleCPU(pid, idle); err != nil {
+			return err
+		}
+		res.IdleFor = idle
+	}
+	if load == nil {
+		return nil
+	}
+	stop, err := load()
+	if err != nil {
+		return err
+	}
+	keys := []string{"j", "k"}
+	for i, end := 0, time.Now().Add(loadFor); time.Now().Before(end); i++ {
+		if _, err := tty.Write([]byte(keys[i/40%2])); err != nil {
+			stop()
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	res.LoadRate, res.LoadFor = stop(), loadFor
+	res.Loaded, err = readMemory(pid)
+	return err
 }
 
 // screen is a terminal emulator fed by the program's output.

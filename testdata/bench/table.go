@@ -122,8 +122,8 @@ func (r *report) rows() []row {
 		row{"[in-process] CPU used from exec to the full screen" + startCPUNote, secs(startCPU), "s", "", ""},
 		row{"[in-process] API server CPU serving that start (its LISTs, watches and checks; ratio to the bare LISTs' server CPU)" + serverCPUNote,
 			secs(serverCPU), "s", ratio(serverCPU, floorCPU), ""},
-		row{"[in-process] peak RSS (VmHWM) at the full screen", mb(c.PeakRSS), "MB", "", "< 100"},
-		row{"[in-process] RSS at the full screen / after forced GC", mb(c.RSSComplete) + " / " + mb(c.RSSAfterGC.RSS), "MB", "", "< 100"},
+		row{"[in-process] peak RSS (VmHWM) at the full screen (the bench binary: its harness's code is mapped too)", mb(c.PeakRSS), "MB", "", ""},
+		row{"[in-process] RSS at the full screen / after forced GC", mb(c.RSSComplete) + " / " + mb(c.RSSAfterGC.RSS), "MB", "", ""},
 		row{"[in-process] RSS after GC: private (heap, stacks) / the binary's mapped pages", mb(c.RSSAfterGC.Anon) + " / " + mb(c.RSSAfterGC.File), "MB", "", ""},
 		row{"[in-process] Go heap in use after GC (HeapInuse)", mb(c.HeapInuseGC), "MB", "", ""},
 		row{"[in-process] bytes kept per unit (HeapInuse after GC / units)", fmt.Sprintf("%.0f", float64(c.HeapInuseGC)/float64(max(units, 1))), "B/unit", "", ""},
@@ -148,7 +148,7 @@ func (r *report) rows() []row {
 		row{fmt.Sprintf("[in-process] filter: '/' then each prefix of %q, per op", c.FilterText), strings.Join(prefixes, " "), "ms", "", "< 16"},
 		row{"[in-process] filter: slowest prefix", ms(worstPrefix), "ms", "", "< 16"},
 		row{"[in-process] sort modes (state, age, name), per op", strings.Join(sorts, ", "), "ms", "", "< 16"},
-		row{"[in-process] peak RSS (VmHWM) at the end (after the churn)", mb(c.PeakRSSEnd), "MB", "", "< 100"},
+		row{"[in-process] peak RSS (VmHWM) at the end (after the churn)", mb(c.PeakRSSEnd), "MB", "", ""},
 	)
 	switch b := r.Binary; {
 	case b != nil:
@@ -158,6 +158,8 @@ func (r *report) rows() []row {
 			row{fmt.Sprintf("[binary] TUI in a pty: exec -> screen shows all %d units", units) + bfullNote, secs(bfull), "s", ratio(bfull, floor), ""},
 			row{"[binary] TUI peak RSS (VmHWM) / RSS, 3 s after the full screen", mb(b.Memory.HWM) + " / " + mb(b.Memory.RSS), "MB", "", "< 100"},
 			row{"[binary] TUI RSS then: private / the binary's mapped pages", mb(b.Memory.Anon) + " / " + mb(b.Memory.File), "MB", "", ""},
+			row{fmt.Sprintf("[binary] TUI peak RSS (VmHWM) / RSS after %v of %.0f status changes a second, the cursor moving 20 times a second", b.LoadFor, b.LoadRate),
+				mb(b.Loaded.HWM) + " / " + mb(b.Loaded.RSS), "MB", "", "< 100"},
 			row{fmt.Sprintf("[binary] TUI CPU while idle (%v)", b.IdleFor), fmt.Sprintf("%.2f", b.IdleCPU), "% of a core", "", "< 1"},
 		)
 	case r.BinaryError != "":
@@ -173,6 +175,7 @@ func (r *report) markdown() string {
 	fmt.Fprintf(&b, "%d Argo CD Applications + %d Pulumi Stacks (each with an Update), CRDs: %s.\n", r.Apps, r.Stacks, r.CRDs)
 	fmt.Fprintf(&b, "[in-process]: driftdeck's own code (fleet.New + Add + WaitSynced, ui.New + Update/View at %dx%d, the binary's pump, clock and collector setting) in a child process, timed from its exec; "+
 		"start-up figures are medians of %d start-ups, each right after one floor sample, the rest come from one full run. "+
+		"Resident memory is driftdeck's in the [binary] rows; the [in-process] child is the bench binary, whose harness (the control plane's client libraries) adds its own mapped pages. "+
 		"[binary]: the built driftdeck binary, seen from outside (the TUI in a pseudo-terminal read through a terminal emulator that answers its queries). "+
 		"Ratios are to the median floor.\n\n", screenW, screenH, len(r.Starts))
 	rows := r.rows()
