@@ -59,7 +59,8 @@ build:
 #             memory, keystroke, idle and filter figures against the bare LIST
 #             (BENCH_OUT=docs/benchmarks.md also writes it there; BENCH_FLAGS passes
 #             more flags, see go run ./testdata/bench -h); then the Go benchmarks of
-#             the adapters, the store and the list. About 10 min on 2 cores, warm.
+#             the adapters, the store, the list, the diff and the whole workbench.
+#             About 10 min on 2 cores, warm.
 BENCH_OUT ?=
 BENCH_FLAGS ?=
 
@@ -72,4 +73,4 @@ bench:
 	$(GO) build -o "$$dir/bench" ./testdata/bench; \
 	$(GO) build $(BUILD_FLAGS) -o "$$dir/driftdeck" .; \
 	"$$dir/bench" -driftdeck "$$dir/driftdeck" $(if $(BENCH_OUT),-out $(BENCH_OUT)) $(BENCH_FLAGS); \
-	$(GO) test -run '^$$' -bench . -benchmem ./backend/argocd ./backend/pulumiop ./backend/store ./views/list
+	$(GO) test -run '^$$' -bench . -benchmem ./backend/argocd ./backend/pulumiop ./backend/store ./backend/diff ./views/list ./views/diff ./ui

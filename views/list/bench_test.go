@@ -26,13 +26,38 @@ func fleetList(b *testing.B, apps, stacks int) (*Model, []*model.Unit, time.Time
 	return m, units, now
 }
 
-// BenchmarkView renders one frame of 5,000 rows with the cursor mid-list:
-// only the visible rows are drawn.
+// BenchmarkView renders one frame of 5,000 rows after the cursor moved, with
+// the cursor mid-list: only the visible rows are drawn, and of those only the
+// two whose selection changed are styled again.
 func BenchmarkView(b *testing.B) {
 	m, _, now := fleetList(b, 5000, 0)
 	m.MoveTo(2500)
 	b.ReportAllocs()
+	n := 0
 	for b.Loop() {
+		n++
+		m.MoveTo(2500 + n%2)
+		if v := m.View(now); strings.Count(v, "\n") != 35 {
+			b.Fatal("wrong height")
+		}
+	}
+}
+
+// BenchmarkViewAllRowsDrawn renders a frame in which every visible row is
+// styled again (a theme switch; the first frame after a filter is close).
+func BenchmarkViewAllRowsDrawn(b *testing.B) {
+	m, _, now := fleetList(b, 5000, 0)
+	m.MoveTo(2500)
+	dark, light := themes.Dark(), themes.Light()
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		n++
+		if n%2 == 0 {
+			m.SetTheme(dark)
+		} else {
+			m.SetTheme(light)
+		}
 		if v := m.View(now); strings.Count(v, "\n") != 35 {
 			b.Fatal("wrong height")
 		}

@@ -4,6 +4,7 @@
 package list
 
 import (
+	"slices"
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -43,6 +44,23 @@ type rowCache struct {
 	haystack  string
 	changed   [numColumns]bool
 	highlight time.Time
+	// drawn is the row as last rendered and what it was rendered from: a
+	// frame redraws only the rows whose inputs changed (a cursor move two
+	// of them), since styling a row costs far more than comparing.
+	drawn    string
+	drawnFor drawInputs
+}
+
+// drawInputs is everything a rendered row depends on.
+type drawInputs struct {
+	unit                  *model.Unit
+	theme                 *themes.Theme
+	width, nameWidth      int
+	multiContext          bool
+	selected, marked, lit bool
+	// The cells that follow the clock, as text (the automation cell's
+	// style changes only with its text).
+	age, automation string
 }
 
 // New returns an empty list.
@@ -63,12 +81,19 @@ func (m *Model) SetSize(width, height int) {
 // Rows whose visible text changed are highlighted.
 func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now time.Time) {
 	selected := m.selectedKey()
+	// A copy of our own: units that are the same pointer at the same place
+	// as last time are skipped, which only holds if nobody else writes it.
+	prev := m.all
+	units = slices.Clone(units)
 	m.all = units
 	m.nameWidth, m.multiContext = 0, false
-	for _, u := range units {
+	for i, u := range units {
 		m.nameWidth = max(m.nameWidth, len(u.Key.Namespace)+len(u.Key.Name)+2)
 		if u.Key.Context != units[0].Key.Context {
 			m.multiContext = true
+		}
+		if i < len(prev) && prev[i] == u {
+			continue // the same unit as before: its row is current
 		}
 		rc := m.rows[u.Key]
 		if rc == nil {

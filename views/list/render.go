@@ -57,11 +57,23 @@ func (m *Model) header(cols, widths []int) string {
 	return m.theme.TableHeader.Render(ansi.Truncate(b.String(), m.width, ""))
 }
 
+// row returns the unit's line, drawn again only when something it shows
+// changed.
 func (m *Model) row(u *model.Unit, selected bool, cols, widths []int, now time.Time) string {
 	rc := m.rows[u.Key]
-	lit := rc.highlight.After(now)
+	in := drawInputs{unit: u, theme: m.theme, width: m.width, nameWidth: m.nameWidth, multiContext: m.multiContext,
+		selected: selected, marked: m.marked[u.Key], lit: rc.highlight.After(now),
+		age: columns[colAge].cell(u, now), automation: columns[colAutomation].cell(u, now)}
+	if rc.drawnFor != in {
+		rc.drawn, rc.drawnFor = m.draw(rc, in, cols, widths, now), in
+	}
+	return rc.drawn
+}
+
+func (m *Model) draw(rc *rowCache, in drawInputs, cols, widths []int, now time.Time) string {
+	u, selected, lit := in.unit, in.selected, in.lit
 	marker := "  "
-	if m.marked[u.Key] {
+	if in.marked {
 		marker = "✓ "
 	}
 	if selected {
@@ -73,12 +85,12 @@ func (m *Model) row(u *model.Unit, selected bool, cols, widths []int, now time.T
 			if i > 0 {
 				b.WriteByte(' ')
 			}
-			b.WriteString(pad(cellText(rc, u, c, now), widths[i]))
+			b.WriteString(pad(cellText(rc, in, c), widths[i]))
 		}
 		return m.theme.Selected.Render(pad(b.String(), m.width))
 	}
 	var b strings.Builder
-	if m.marked[u.Key] {
+	if in.marked {
 		b.WriteString(m.theme.Marked.Render(marker))
 	} else {
 		b.WriteString(marker)
@@ -87,7 +99,7 @@ func (m *Model) row(u *model.Unit, selected bool, cols, widths []int, now time.T
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		text := pad(cellText(rc, u, c, now), widths[i])
+		text := pad(cellText(rc, in, c), widths[i])
 		var st lipgloss.Style
 		switch {
 		case lit && rc.changed[c]:
@@ -103,9 +115,12 @@ func (m *Model) row(u *model.Unit, selected bool, cols, widths []int, now time.T
 	return b.String()
 }
 
-func cellText(rc *rowCache, u *model.Unit, c int, now time.Time) string {
-	if timeDependent(c) {
-		return columns[c].cell(u, now)
+func cellText(rc *rowCache, in drawInputs, c int) string {
+	switch c {
+	case colAge:
+		return in.age
+	case colAutomation:
+		return in.automation
 	}
 	return rc.cells[c]
 }
