@@ -42,7 +42,9 @@ name, changed properties (old => new, secrets as [secret]) and what forces a
 replacement. The plan is saved; with --approve, after confirmation, pulumi up
 runs bound to that plan, so the apply cannot differ from what was shown (a
 changed program or state makes it fail). Only Stacks mapped to a local program
-are applied this way; approve an operator Stack's commit with driftdeck approve.`,
+are applied this way; approve an operator Stack's commit with driftdeck approve.
+The pulumi CLI is run through the driftdeck-pulumi helper, found beside
+driftdeck, on PATH, or at $DRIFTDECK_PULUMI_HELPER.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPreview(cmd.Context(), g, args[0], approve, yes, reason)
