@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strconv"
 	"testing"
 	"time"
 
@@ -32,18 +31,10 @@ func fleetApp(b *testing.B) (*App, []*model.Unit) {
 func BenchmarkBatchUpdateView(b *testing.B) {
 	a, units := fleetApp(b)
 	next := append([]*model.Unit(nil), units...)
-	rv := 0
+	var changes fleetunits.Changes
 	b.ReportAllocs()
 	for b.Loop() {
-		changed := make(map[model.Key]bool, 10)
-		for range 10 {
-			rv++
-			i := rv * 7919 % len(next)
-			u := *next[i]
-			u.ResourceVersion = strconv.Itoa(rv)
-			next[i] = &u
-			changed[u.Key] = true
-		}
+		changed := changes.Apply(next, 10)
 		snapshot := append([]*model.Unit(nil), next...)
 		a.Update(BatchMsg(store.Batch{Units: snapshot, Changed: changed}))
 		_ = a.View()

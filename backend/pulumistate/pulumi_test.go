@@ -14,24 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftdeck/driftdeck/backend/pulumirun"
+	"github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
-
-func testCLI(t *testing.T) string {
-	t.Helper()
-	bin, err := pulumirun.FindCLI()
-	if err != nil {
-		if os.Getenv("DRIFTDECK_REQUIRE_CLUSTER") == "1" {
-			t.Fatalf("pulumi CLI required: %v", err)
-		}
-		t.Skipf("no pulumi CLI (%v): run `make test` to build it", err)
-	}
-	return bin
-}
 
 // automation returns the Automation API's handle on bin.
 func automation(t *testing.T, bin string) auto.PulumiCommand {
@@ -67,7 +55,7 @@ type thing struct{ pulumi.CustomResourceState }
 // leaves the stack locked with a pending operation; driftdeck shows both,
 // breaks the lock, clears the operation, and the next update succeeds.
 func TestPulumiKilledUpIsUnstuck(t *testing.T) {
-	bin := testCLI(t)
+	bin := pulumiruntest.CLI(t)
 	dir := t.TempDir()
 	plugins, state := filepath.Join(dir, "plugins"), filepath.Join(dir, "state")
 	for _, d := range []string{plugins, state, filepath.Join(dir, "work")} {

@@ -1,7 +1,6 @@
 package list
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -103,19 +102,9 @@ func BenchmarkSetSort(b *testing.B) {
 func BenchmarkSetUnits(b *testing.B) {
 	m, units, now := fleetList(b, 5000, 1000)
 	next := append([]*model.Unit(nil), units...)
-	changed := make(map[model.Key]bool, 100)
-	rv := 0
+	var changes fleetunits.Changes
 	b.ReportAllocs()
 	for b.Loop() {
-		clear(changed)
-		for range 100 {
-			rv++
-			i := rv * 7919 % len(next)
-			u := *next[i]
-			u.ResourceVersion = strconv.Itoa(rv)
-			next[i] = &u
-			changed[u.Key] = true
-		}
-		m.SetUnits(next, changed, now)
+		m.SetUnits(next, changes.Apply(next, 100), now)
 	}
 }

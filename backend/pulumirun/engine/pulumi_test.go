@@ -172,25 +172,6 @@ func TestPulumiApplyRefusesAChangedProgram(t *testing.T) {
 	assertNoChanges(t, tg)
 }
 
-// slow registers "a", then blocks until the run is cancelled (or a minute
-// passes); with onlyApply it blocks only outside previews.
-func slow(onlyApply bool) pulumi.RunFunc {
-	return func(ctx *pulumi.Context) error {
-		if _, err := pulumi.NewStash(ctx, "a", &pulumi.StashArgs{Input: pulumi.String("a")}); err != nil {
-			return err
-		}
-		if onlyApply && ctx.DryRun() {
-			return nil
-		}
-		select {
-		case <-ctx.Context().Done():
-			return ctx.Context().Err()
-		case <-time.After(time.Minute):
-			return nil
-		}
-	}
-}
-
 // cancelOnStep returns an OnEvent that records the lock files when step
 // "a" first shows up and then cancels the run.
 func cancelOnStep(t *testing.T, tg Target, cancel func(), locked *[]string) func(pulumirun.Event) {
@@ -209,7 +190,7 @@ func cancelOnStep(t *testing.T, tg Target, cancel func(), locked *[]string) func
 
 func TestPulumiCancelledPreviewAndApplyLeaveNoLock(t *testing.T) {
 	tg := fileTarget(t, "cancel", "dev")
-	tg.Program = slow(false)
+	tg.Program = pulumiruntest.Slow(false)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var locked []string
@@ -228,7 +209,7 @@ func TestPulumiCancelledPreviewAndApplyLeaveNoLock(t *testing.T) {
 	}
 
 	// An apply that is cancelled mid-way releases its lock too.
-	tg.Program = slow(true)
+	tg.Program = pulumiruntest.Slow(true)
 	plan := filepath.Join(t.TempDir(), "plan.json")
 	if _, err := Preview(context.Background(), tg, pulumirun.PreviewOptions{PlanPath: plan}); err != nil {
 		t.Fatal(err)

@@ -4,16 +4,16 @@ package main
 
 import (
 	"os"
-	"time"
 
 	"github.com/driftdeck/driftdeck/backend/pulumirun/engine"
+	"github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 // programs are what a test names in Target.Inline.
 var programs = map[string]pulumi.RunFunc{
 	"stashes": stashes,
-	"slow":    slow,
+	"slow":    pulumiruntest.Slow(true),
 }
 
 func main() { os.Exit(engine.Main(os.Args, programs)) }
@@ -36,21 +36,4 @@ func stashes(ctx *pulumi.Context) error {
 	_, err = pulumi.NewStash(ctx, "secret", &pulumi.StashArgs{Input: pulumi.ToSecret(pulumi.String("pw-" + get("second")))},
 		pulumi.ReplaceOnChanges([]string{"input"}), pulumi.DependsOn([]pulumi.Resource{second}))
 	return err
-}
-
-// slow registers "a"; outside previews it then blocks until the run is
-// cancelled (or a minute passes).
-func slow(ctx *pulumi.Context) error {
-	if _, err := pulumi.NewStash(ctx, "a", &pulumi.StashArgs{Input: pulumi.String("a")}); err != nil {
-		return err
-	}
-	if ctx.DryRun() {
-		return nil
-	}
-	select {
-	case <-ctx.Context().Done():
-		return ctx.Context().Err()
-	case <-time.After(time.Minute):
-		return nil
-	}
 }
