@@ -56,10 +56,18 @@ func TestClusterRawListThenWatchFromItsVersion(t *testing.T) {
 		}
 		return st.toItem(&unstructured.Unstructured{Object: obj})
 	}
-	// As the reflector lists first: from the watch cache.
-	list, err := rawList(ctx, c.REST, configMaps, ns, metav1.ListOptions{ResourceVersion: "0"}, read)
-	if err != nil {
-		t.Fatal(err)
+	// As the reflector lists first: from the watch cache, which may not hold
+	// the last create yet (resourceVersion "0" allows any state), so until it
+	// shows all three.
+	var list *itemList[string]
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var err error
+		if list, err = rawList(ctx, c.REST, configMaps, ns, metav1.ListOptions{ResourceVersion: "0"}, read); err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Items) == 3 || time.Now().After(deadline) {
+			break
+		}
 	}
 	if len(list.Items) != 3 || list.ResourceVersion == "" {
 		t.Fatalf("listed %d items at version %q", len(list.Items), list.ResourceVersion)
