@@ -173,7 +173,7 @@ func (e *estate) storefront(t Timings) {
 			// ApplicationSet controller leaves each app's syncPolicy alone, so
 			// a pause holds (without it, upstream reverts the edit).
 			"ignoreApplicationDifferences": []any{map[string]any{"jsonPointers": strs("/spec/syncPolicy")}},
-			"generators": []any{map[string]any{"list": map[string]any{"elements": elements}}},
+			"generators":                   []any{map[string]any{"list": map[string]any{"elements": elements}}},
 			"template": map[string]any{
 				"metadata": map[string]any{"name": "{{.svc}}", "labels": map[string]any{"team": "storefront", "tier": "prod"}},
 				"spec": map[string]any{
