@@ -146,6 +146,21 @@ func TestClusterRefusalsAreTypedAndAuditedForEveryWrite(t *testing.T) {
 			t.Fatalf("audit %+v", lines)
 		}
 	})
+	e.sub("a destructive write without a reason is refused, a refresh needs none", func(t *testing.T, e *env) {
+		before := e.app("web", `"automated":{}`, drifted)
+		_, err := e.run(Request{Kind: Pause, Key: e.key(model.EngineArgoCD, "web"), Reason: "  "})
+		var r *Refusal
+		if !errors.As(err, &r) || !strings.Contains(r.Reason, "a reason is required for pause") {
+			t.Fatalf("want a refusal asking for a reason, got %v", err)
+		}
+		if e.get(argocd.Applications, "web").GetResourceVersion() != before.GetResourceVersion() {
+			t.Fatal("written without a reason")
+		}
+		e.mustRun(Request{Kind: Refresh, Key: e.key(model.EngineArgoCD, "web")})
+		if lines := e.auditLines(); len(lines) != 2 || lines[0].Outcome != "refused" || lines[1].Outcome != "done" {
+			t.Fatalf("audit %+v", lines)
+		}
+	})
 	e.sub("a viewer is refused with a permission refusal, audited", func(t *testing.T, e *env) {
 		before := e.stack("net", "", `,"commit":"`+pinned+`"`)
 		cfg := e.c.UserConfig(t, "stack-viewer", []rbacv1.PolicyRule{

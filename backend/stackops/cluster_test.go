@@ -309,9 +309,16 @@ func TestClusterStateWritesAreRefusedLikeEveryWrite(t *testing.T) {
 	before := e.snapshot()
 
 	ops, auditPath := e.ops(e.c.Config())
-	ops.ReadOnly = true
 	plan, err := ops.PlanUnstick(ctx, e.key, true, false)
 	if err != nil {
+		t.Fatal(err)
+	}
+	var r *actions.Refusal
+	if _, err := ops.Apply(ctx, plan, ""); !errors.As(err, &r) || !strings.Contains(r.Reason, "a reason is required for unlock") {
+		t.Fatalf("unlock without a reason: %v", err)
+	}
+	ops.ReadOnly = true
+	if plan, err = ops.PlanUnstick(ctx, e.key, true, false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ops.Apply(ctx, plan, "x"); !errors.Is(err, actions.ErrReadOnly) {
@@ -324,7 +331,7 @@ func TestClusterStateWritesAreRefusedLikeEveryWrite(t *testing.T) {
 	if _, _, err := ops.Approve(ctx, &Reviewed{Loc: loc, target: e.target}, "x", nil); !errors.Is(err, actions.ErrReadOnly) {
 		t.Fatalf("read-only apply-plan: %v; want actions.ErrReadOnly", err)
 	}
-	if lines := readAudit(t, auditPath); len(lines) != 2 || lines[0].Outcome != "refused" || lines[1].Outcome != "refused" {
+	if lines := readAudit(t, auditPath); len(lines) != 3 || lines[0].Outcome != "refused" || lines[1].Outcome != "refused" || lines[2].Outcome != "refused" {
 		t.Fatalf("audit %+v", lines)
 	}
 
@@ -337,7 +344,6 @@ func TestClusterStateWritesAreRefusedLikeEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = viewer.Apply(ctx, plan, "x")
-	var r *actions.Refusal
 	if !errors.As(err, &r) || !r.Permission || !strings.Contains(r.Reason, "may not patch") {
 		t.Fatalf("unlock without permission: %v; want a permission refusal", err)
 	}
