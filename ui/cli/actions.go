@@ -1,32 +1,20 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/model"
-)
-
-// Exit codes of the action commands.
-const (
-	exitFailed      = 1
-	exitUsage       = 2
-	exitUnreachable = 3
-	exitNotAllowed  = 4 // RBAC or --read-only
-	exitRefused     = 5 // the unit's state does not allow it
-	exitNotInEffect = 6 // written, but the read-back does not show it (pruned, reverted)
+	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
 type actionOpts struct {
@@ -51,12 +39,6 @@ var actionHelp = map[actions.Kind]string{
 	actions.Retry:        "Queue a new run of a Pulumi Stack (reconciliation request)",
 }
 
-const exitCodesHelp = `
-Exit codes: 0 done; 1 failed; 2 bad input; 3 cluster unreachable; 4 not
-allowed (RBAC, --read-only); 5 refused by the unit's state (already paused,
-operation in progress, sync window ...); 6 written but not in effect (pruned
-by an old CRD, reverted by an owner).`
-
 func newActionCmds(g *globals) []*cobra.Command {
 	var cmds []*cobra.Command
 	for _, k := range []actions.Kind{actions.Pause, actions.Resume, actions.Sync, actions.Approve, actions.Terminate,
@@ -77,7 +59,7 @@ func newActionCmd(g *globals, kind actions.Kind) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     use,
 		Short:   actionHelp[kind],
-		Long:    actionHelp[kind] + ".\n\nThe command reads the object fresh, shows exactly what it will write, asks for\nconfirmation (--yes skips it), writes one JSON patch with preconditions,\nreads it back, records a Kubernetes Event and a line in the local audit log.\n" + exitCodesHelp,
+		Long:    actionHelp[kind] + ".\n\nThe command reads the object fresh, shows exactly what it will write, asks for\nconfirmation (--yes skips it), writes one JSON patch with preconditions,\nreads it back, records a Kubernetes Event and a line in the local audit log.",
 		Example: "  driftdeck " + string(kind) + " argocd/argocd/guestbook --reason \"INC-1234: stop reverting the hotfix\"",
 		Args:    args,
 		RunE: func(cmd *cobra.Command, argv []string) error {
@@ -117,27 +99,33 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 		kind = actions.PauseSelfHeal
 	}
 	req := actions.Request{Kind: kind, Reason: strings.TrimSpace(o.reason), Prune: o.prune, Revision: o.revision}
-	if req.Reason == "" && kind.Destructive() {
-		return &exitError{code: exitUsage, err: fmt.Errorf("--reason is required for %s: it goes into the Event and the audit log", kind)}
+	destructive := kind.Destructive()
+	if req.Reason == "" && destructive {
+		return usageError(fmt.Errorf("--reason is required for %s: it goes into the Event and the audit log", kind))
+	}
+	if destructive {
+		if err := confirmable(g, o.yes, string(kind)); err != nil {
+			return err
+		}
 	}
 	if o.until != "" {
 		t, err := parseUntil(o.until, time.Now())
 		if err != nil {
-			return &exitError{code: exitUsage, err: err}
+			return usageError(err)
 		}
 		req.Until = t
 	}
 	for _, r := range o.resources {
 		res, err := parseResource(r)
 		if err != nil {
-			return &exitError{code: exitUsage, err: err}
+			return usageError(err)
 		}
 		req.Resources = append(req.Resources, res)
 	}
 	if kind == actions.Rollback {
 		id, err := strconv.ParseInt(argv[1], 10, 64)
 		if err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("history id %q: want a number (see the History tab or `kubectl get app -o yaml` status.history[].id)", argv[1])}
+			return usageError(fmt.Errorf("history id %q: want a number (see the History tab or `kubectl get app -o yaml` status.history[].id)", argv[1]))
 		}
 		req.HistoryID = id
 	}
@@ -152,21 +140,17 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 	}
 	plan, err := exec.Plan(ctx, req)
 	if err != nil {
-		return actionError(err)
+		return err
 	}
 	printPlan(g.errOut, plan)
-	if !o.yes {
-		ok, err := confirm(g, "Proceed?")
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		if !ok {
-			return &exitError{code: exitRefused, err: errors.New("not confirmed: nothing written")}
+	if destructive && !o.yes {
+		if err := confirm(g, "Proceed?"); err != nil {
+			return err
 		}
 	}
 	res, err := exec.Execute(ctx, req)
 	if err != nil {
-		return actionError(err)
+		return err
 	}
 	return printResult(g, res)
 }
@@ -209,27 +193,16 @@ func parseUntil(s string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-func actionError(err error) error {
-	var r *actions.Refusal
-	switch {
-	case errors.Is(err, actions.ErrReadOnly):
-		return &exitError{code: exitNotAllowed, err: err}
-	case errors.As(err, &r) && r.Permission:
-		return &exitError{code: exitNotAllowed, err: err}
-	case errors.As(err, &r):
-		return &exitError{code: exitRefused, err: err}
-	}
-	return &exitError{code: exitFailed, err: err}
-}
-
+// printPlan shows exactly what will be written; its values come from the
+// cluster and are shown escaped.
 func printPlan(w io.Writer, p *actions.Plan) {
-	fmt.Fprintf(w, "%s\n", p.Summary)
-	fmt.Fprintf(w, "Will write (JSON patch on resourceVersion %s):\n", p.ResourceVersion)
+	fmt.Fprintf(w, "%s\n", safetext.Visible(p.Summary))
+	fmt.Fprintf(w, "Will write (JSON patch on resourceVersion %s):\n", safetext.Visible(p.ResourceVersion))
 	for _, c := range p.Changes {
-		fmt.Fprintf(w, "  %s\n", c)
+		fmt.Fprintf(w, "  %s\n", safetext.Visible(c))
 	}
 	for _, warn := range p.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
+		fmt.Fprintf(w, "warning: %s\n", safetext.Visible(warn))
 	}
 }
 
@@ -238,29 +211,18 @@ func printResult(g *globals, res *actions.Result) error {
 	if res.DryRun {
 		prefix = "dry run (nothing persisted): "
 	}
-	fmt.Fprintf(g.out, "%sdone: %s (by %s, resourceVersion %s)\n", prefix, res.Plan.Summary, res.Actor, res.ResourceVersion)
+	fmt.Fprintf(g.out, "%sdone: %s (by %s, resourceVersion %s)\n", prefix,
+		safetext.Visible(res.Plan.Summary), safetext.Visible(res.Actor), safetext.Visible(res.ResourceVersion))
 	if res.Token != "" && res.Plan.Request.Kind == actions.Retry {
 		fmt.Fprintf(g.out, "request %s queued: handled when the Stack's status.lastUpdate.reconcileRequest shows it\n", res.Token)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(g.errOut, "warning: %s\n", w)
+		fmt.Fprintf(g.errOut, "warning: %s\n", safetext.Visible(w))
 	}
 	if !res.Verified {
-		return &exitError{code: exitNotInEffect, err: errors.New("the write is not in effect (see warnings)")}
+		return &exitError{code: exitFailed, err: errors.New("the write is not in effect (see warnings)")}
 	}
 	return nil
-}
-
-// confirm asks on the terminal; without one, it refuses rather than guess.
-func confirm(g *globals, question string) (bool, error) {
-	in, ok := g.in.(*os.File)
-	if !ok || !term.IsTerminal(int(in.Fd())) {
-		return false, errors.New("no terminal to confirm on: pass --yes")
-	}
-	fmt.Fprintf(g.errOut, "%s [y/N] ", question)
-	line, _ := bufio.NewReader(in).ReadString('\n')
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes", nil
 }
 
 // keysOf lists unit keys, for bulk commands.

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -35,17 +34,14 @@ func connectClusters(ctx context.Context, g *globals) (*clusterSet, error) {
 		s.byName[c.Context], s.order = c, []string{c.Context}
 		return s, nil
 	}
-	names, err := kube.ContextNames(g.kube)
-	if errors.Is(err, kube.ErrNoKubeconfig) {
-		return nil, &exitError{code: 2, err: errNoKubeconfig}
-	}
+	names, err := contextNames(g)
 	if err != nil {
-		return nil, &exitError{code: 2, err: err}
+		return nil, err
 	}
 	for _, n := range names {
-		c, err := kube.Connect(g.kube, n)
+		c, err := connectContext(g, n)
 		if err != nil {
-			return nil, &exitError{code: 2, err: err}
+			return nil, err
 		}
 		s.byName[n] = c
 		s.order = append(s.order, n)
@@ -58,16 +54,16 @@ func connectClusters(ctx context.Context, g *globals) (*clusterSet, error) {
 func (s *clusterSet) resolve(ref string) (model.Key, error) {
 	k, err := model.ParseRef(ref)
 	if err != nil {
-		return k, &exitError{code: 2, err: err}
+		return k, usageError(err)
 	}
 	if k.Context == "" {
 		if len(s.order) != 1 {
-			return k, &exitError{code: 2, err: fmt.Errorf("unit %q: several contexts are selected (%s): name one, as <context>:%s", ref, strings.Join(s.order, ", "), ref)}
+			return k, usageError(fmt.Errorf("unit %q: several contexts are selected (%s): name one, as <context>:%s", ref, strings.Join(s.order, ", "), ref))
 		}
 		k.Context = s.order[0]
 	}
 	if _, ok := s.byName[k.Context]; !ok {
-		return k, &exitError{code: 2, err: fmt.Errorf("unit %q: context %q is not selected (have: %s)", ref, k.Context, strings.Join(s.order, ", "))}
+		return k, usageError(fmt.Errorf("unit %q: context %q is not selected (have: %s)", ref, k.Context, strings.Join(s.order, ", ")))
 	}
 	return k, nil
 }

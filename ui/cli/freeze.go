@@ -44,7 +44,7 @@ Without names, selects every paused unit matching -l/--engine/-n.`
 	cmd := &cobra.Command{
 		Use:     name + " [<engine>/<namespace>/<name> ...]",
 		Short:   short,
-		Long:    long + "\n" + exitCodesHelp,
+		Long:    long,
 		Example: "  driftdeck " + name + " -n payments --reason \"INC-1234\" --until 2h\n  driftdeck " + name + " -l team=checkout --engine argocd --reason \"INC-1234\" --yes",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBulk(cmd.Context(), g, kind, o, args)
@@ -93,12 +93,8 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *bulkOpts, ar
 		fmt.Fprintf(g.errOut, "  %s\n", u.Key)
 	}
 	if !o.yes {
-		ok, err := confirm(g, "Proceed?")
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		if !ok {
-			return &exitError{code: exitRefused, err: errors.New("not confirmed: nothing written")}
+		if err := confirm(g, "Proceed?"); err != nil {
+			return err
 		}
 	}
 	set, err := connectClusters(ctx, g)

@@ -82,12 +82,8 @@ func runPreview(ctx context.Context, g *globals, ref string, approve, yes bool, 
 		return nil
 	}
 	if !yes {
-		ok, err := confirm(g, "Apply exactly this plan?")
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		if !ok {
-			return &exitError{code: exitRefused, err: errors.New("not confirmed: nothing applied")}
+		if err := confirm(g, "Apply exactly this plan?"); err != nil {
+			return err
 		}
 	}
 	ap := &stepPrinter{w: g.out, seen: map[int]bool{}}
@@ -99,6 +95,13 @@ func runPreview(ctx context.Context, g *globals, ref string, approve, yes bool, 
 		return &exitError{code: exitFailed, err: err}
 	}
 	return nil
+}
+
+// stalePlan tells a pulumi up refused because the program or state changed
+// since the reviewed preview.
+func stalePlan(err error) bool {
+	var changed *pulumirun.PlanChangedError
+	return errors.As(err, &changed)
 }
 
 // stepPrinter writes each step once, as it first arrives, then the summary.
@@ -184,17 +187,13 @@ func runUnlock(ctx context.Context, g *globals, ref string, clearPending, force,
 		fmt.Fprintf(g.errOut, "  %s\n", c)
 	}
 	if !yes {
-		ok, err := confirm(g, "Proceed?")
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		if !ok {
-			return &exitError{code: exitRefused, err: errors.New("not confirmed: nothing changed")}
+		if err := confirm(g, "Proceed?"); err != nil {
+			return err
 		}
 	}
 	if err := ops.Apply(ctx, plan, reason); err != nil {
 		if errors.Is(err, stackops.ErrReadOnly) {
-			return &exitError{code: exitNotAllowed, err: err}
+			return &exitError{code: exitForbidden, err: err}
 		}
 		return &exitError{code: exitFailed, err: err}
 	}
