@@ -5,7 +5,6 @@ package ui
 
 import (
 	"context"
-	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
@@ -21,14 +20,13 @@ type Backend interface {
 	Available(ctx context.Context, u *model.Unit) []actions.Availability
 	Plan(ctx context.Context, req actions.Request) (*actions.Plan, error)
 	Execute(ctx context.Context, req actions.Request) (*actions.Result, error)
-	Freeze(ctx context.Context, keys []model.Key, reason string, until time.Time) []actions.BulkOutcome
-	Thaw(ctx context.Context, keys []model.Key, reason string) []actions.BulkOutcome
+	Bulk(ctx context.Context, r actions.BulkRequest) []actions.BulkOutcome
 	Describe(ctx context.Context, k model.Key) (*describe.Detail, error)
 	Diff(ctx context.Context, k model.Key) (*argodiff.Result, error)
 	Preview(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error)
-	Approve(ctx context.Context, r *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, error)
+	Approve(ctx context.Context, r *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error)
 	PlanUnstick(ctx context.Context, k model.Key, clearPending, force bool) (*stackops.Unstick, error)
-	Apply(ctx context.Context, u *stackops.Unstick, reason string) error
+	Apply(ctx context.Context, u *stackops.Unstick, reason string) (*stackops.Done, error)
 }
 
 // BatchMsg carries a batch of model changes from the store's pump.

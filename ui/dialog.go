@@ -371,18 +371,7 @@ func (a *App) executeBulk(kind actions.Kind, units []*model.Unit, reason string,
 	}
 	be, ctx := a.opts.Backend, a.opts.Context
 	return func() tea.Msg {
-		switch kind {
-		case actions.Pause:
-			return bulkMsg{kind: kind, outcomes: be.Freeze(ctx, keys, reason, until)}
-		case actions.Resume:
-			return bulkMsg{kind: kind, outcomes: be.Thaw(ctx, keys, reason)}
-		}
-		var out []actions.BulkOutcome
-		for _, k := range keys {
-			res, err := be.Execute(ctx, actions.Request{Kind: kind, Key: k, Reason: reason})
-			out = append(out, actions.BulkOutcome{Key: k, Result: res, Err: err})
-		}
-		return bulkMsg{kind: kind, outcomes: out}
+		return bulkMsg{kind: kind, outcomes: be.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: reason, Until: until})}
 	}
 }
 
@@ -414,12 +403,12 @@ func (a *App) onBulk(m bulkMsg) {
 	var lines []reportLine
 	for _, o := range m.outcomes {
 		switch {
-		case o.Err != nil:
+		case o.Outcome == actions.OutcomeFailed:
 			failed++
-			lines = append(lines, reportLine{text: "✗ " + o.Key.Ref() + ": " + o.Err.Error(), bad: true})
-		case o.Skipped != "":
+			lines = append(lines, reportLine{text: "✗ " + o.Key.Ref() + ": " + o.Why, bad: true})
+		case o.Outcome == actions.OutcomeSkipped:
 			skipped++
-			lines = append(lines, reportLine{text: "– " + o.Key.Ref() + ": skipped, " + o.Skipped})
+			lines = append(lines, reportLine{text: "– " + o.Key.Ref() + ": skipped, " + o.Why})
 		default:
 			done++
 			line := "✓ " + o.Key.Ref()

@@ -52,22 +52,18 @@ func (f *fakeBackend) Execute(_ context.Context, req actions.Request) (*actions.
 	return &actions.Result{Plan: p, Actor: "oncall@example.com", Verified: true}, nil
 }
 
-func (f *fakeBackend) Freeze(_ context.Context, keys []model.Key, reason string, until time.Time) []actions.BulkOutcome {
+func (f *fakeBackend) Bulk(_ context.Context, r actions.BulkRequest) []actions.BulkOutcome {
 	var out []actions.BulkOutcome
-	for i, k := range keys {
-		o := actions.BulkOutcome{Key: k}
+	for i, k := range r.Keys {
+		o := actions.BulkOutcome{Key: k, Outcome: actions.OutcomeApplied}
 		if i == 0 {
-			o.Skipped = "manual sync policy: there is no automation to pause"
+			o.Outcome, o.Why = actions.OutcomeSkipped, "manual sync policy: there is no automation to pause"
 		} else {
 			o.Result = &actions.Result{Verified: true}
 		}
 		out = append(out, o)
 	}
 	return out
-}
-
-func (f *fakeBackend) Thaw(ctx context.Context, keys []model.Key, reason string) []actions.BulkOutcome {
-	return f.Freeze(ctx, keys, reason, time.Time{})
 }
 
 func (f *fakeBackend) Describe(_ context.Context, k model.Key) (*describe.Detail, error) {
@@ -96,14 +92,14 @@ func (f *fakeBackend) Preview(context.Context, model.Key, func(pulumirun.Event))
 	return nil, fmt.Errorf("no pulumi in this test")
 }
 
-func (f *fakeBackend) Approve(context.Context, *stackops.Reviewed, string, func(pulumirun.Event)) (pulumirun.Result, error) {
-	return pulumirun.Result{}, fmt.Errorf("no pulumi in this test")
+func (f *fakeBackend) Approve(context.Context, *stackops.Reviewed, string, func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error) {
+	return pulumirun.Result{}, nil, fmt.Errorf("no pulumi in this test")
 }
 
 func (f *fakeBackend) PlanUnstick(context.Context, model.Key, bool, bool) (*stackops.Unstick, error) {
 	return nil, fmt.Errorf("no state backend in this test")
 }
 
-func (f *fakeBackend) Apply(context.Context, *stackops.Unstick, string) error {
-	return fmt.Errorf("no state backend in this test")
+func (f *fakeBackend) Apply(context.Context, *stackops.Unstick, string) (*stackops.Done, error) {
+	return nil, fmt.Errorf("no state backend in this test")
 }

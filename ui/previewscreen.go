@@ -175,7 +175,7 @@ func (a *App) approvePlan() tea.Cmd {
 			p.applying = true
 			p.view.Reset("apply of " + p.key.Ref())
 			return a.startStream(func(ctx context.Context, onEvent func(pulumirun.Event)) tea.Msg {
-				res, err := a.opts.Backend.Approve(ctx, rv, reason, onEvent)
+				res, _, err := a.opts.Backend.Approve(ctx, rv, reason, onEvent)
 				return applyDoneMsg{key: p.key, res: res, err: err}
 			})
 		},

@@ -56,7 +56,10 @@ func (a *App) onUnstickPlan(m unstickPlanMsg) tea.Cmd {
 		lines:    lines,
 		warnings: []string{"only break a lock whose run is dead: a live update would lose its lock; then retry (x) to re-request a run"},
 		run: func(reason string) tea.Cmd {
-			return func() tea.Msg { return unstickDoneMsg{key: m.key, err: be.Apply(ctx, p, reason)} }
+			return func() tea.Msg {
+				_, err := be.Apply(ctx, p, reason)
+				return unstickDoneMsg{key: m.key, err: err}
+			}
 		},
 	})
 }
