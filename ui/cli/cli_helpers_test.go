@@ -69,4 +69,3 @@ func writeFile(t *testing.T, name, text string) string {
 	}
 	return p
 }
-

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/driftdeck/driftdeck/backend/demo"
+	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
@@ -76,4 +80,23 @@ func connectUnit(ctx context.Context, g *globals, ref string) (*clusterSet, mode
 	}
 	k, err := set.resolve(ref)
 	return set, k, err
+}
+
+// lookUnit reads the unit's object once, so that a command that works on it
+// through another source (a diff, a preview, a state backend) says first
+// whether it exists, may be read, or the cluster answers at all.
+func lookUnit(ctx context.Context, set *clusterSet, k model.Key) error {
+	gvr, ok := engines.Resource(k.Engine)
+	if !ok {
+		return usageError(fmt.Errorf("%s: driftdeck does not know %s units", k.Ref(), k.Engine))
+	}
+	c, _ := set.get(k.Context)
+	_, err := c.Dynamic.Resource(gvr).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return fmt.Errorf("%s does not exist in context %s: %w", k.Ref(), k.Context, err)
+	case err != nil:
+		return fmt.Errorf("reading %s: %w", k.Ref(), err)
+	}
+	return nil
 }

@@ -48,6 +48,7 @@ func usageError(err error) error { return &exitError{code: exitUsage, err: err} 
 func exitCode(err error) int {
 	var (
 		refusal *actions.Refusal
+		changed *actions.PlanChanged
 		ee      *exitError
 	)
 	switch {
@@ -57,9 +58,9 @@ func exitCode(err error) int {
 		errors.As(err, &refusal) && refusal.Permission,
 		apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
 		return exitForbidden
-	case apierrors.IsNotFound(err):
+	case refusal != nil && refusal.NotFound, apierrors.IsNotFound(err):
 		return exitNotFound
-	case refusal != nil, stalePlan(err):
+	case refusal != nil, errors.As(err, &changed), stalePlan(err):
 		return exitRefused
 	case errors.As(err, &ee):
 		return ee.code

@@ -20,7 +20,7 @@ current-context: prod
 		args []string
 		says string
 	}{
-		"missing argument":   {[]string{"pause", "--reason", "x", "--yes"}, "name a unit"},
+		"missing argument":   {[]string{"pause", "--reason", "x", "--yes"}, "name the units to pause"},
 		"too many arguments": {[]string{"diff", "argocd/a/b", "argocd/a/c"}, "accepts 1 arg"},
 		"unknown command":    {[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		"unknown flag":       {[]string{"status", "--bogus"}, "unknown flag: --bogus"},
