@@ -62,7 +62,7 @@ var silenceKlog = sync.OnceFunc(func() {
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	silenceKlog()
 	defer demo.Cleanup()
-	g := &globals{kube: genericclioptions.NewConfigFlags(false), in: in, out: out, errOut: errOut}
+	g := &globals{kube: newKubeFlags(), in: in, out: out, errOut: errOut}
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetIn(in)
@@ -75,6 +75,9 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	}
 	return exitCode(err)
 }
+
+// newKubeFlags are kubectl's connection flags.
+func newKubeFlags() *genericclioptions.ConfigFlags { return genericclioptions.NewConfigFlags(false) }
 
 func newRoot(g *globals) *cobra.Command {
 	root := &cobra.Command{
