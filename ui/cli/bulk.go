@@ -31,7 +31,7 @@ type selection struct {
 func (s *selection) addFlags(f *pflag.FlagSet) {
 	f.StringVarP(&s.selector, "selector", "l", "", "label selector on the objects, e.g. team=payments")
 	f.StringSliceVar(&s.engines, "engine", nil, "only these engines (argocd, pulumi)")
-	f.StringSliceVar(&s.states, "state", nil, "only units in these states (see `status --state`)")
+	f.StringSliceVar(&s.states, "state", nil, "only units in these states (as for status --state)")
 	f.BoolVar(&s.all, "all", false, "select every unit (needed when nothing else selects)")
 }
 
@@ -79,6 +79,9 @@ func newBulkAlias(g *globals, name string, kind actions.Kind, short, long string
 // runBulk does one action on every named or selected unit through the
 // backend's Bulk call and reports each unit.
 func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, names []string) error {
+	if o.selfHealOnly || o.revision != "" || len(o.resources) > 0 {
+		return usageError(errors.New("--self-heal-only, --revision and --resource are for one unit: name exactly one"))
+	}
 	req, err := o.request(kind)
 	if err != nil {
 		return err

@@ -34,6 +34,8 @@ current-context: prod
 		"unknown context": {[]string{"status", "--kubeconfig", good, "--context", "staging"}, `context "staging" not found`},
 		"unknown context, for a write": {[]string{"refresh", "argocd/a/b", "--kubeconfig", good, "--context", "staging"},
 			`context "staging" not found`},
+		"one-unit flag in bulk": {[]string{"pause", "argocd/a/b", "argocd/a/c", "--self-heal-only", "--reason", "x", "--yes", "--kubeconfig", good},
+			"are for one unit"},
 		"reason missing": {[]string{"pause", "argocd/a/b", "--yes", "--kubeconfig", good}, "--reason is required"},
 	} {
 		t.Run(name, func(t *testing.T) {
