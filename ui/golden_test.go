@@ -138,7 +138,7 @@ func run(a *App, cmd tea.Cmd, depth int) {
 }
 
 // screen renders the view as a terminal with 256 colours would get it.
-func screen(a *App) string {
+func screenText(a *App) string {
 	var b bytes.Buffer
 	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ANSI256}
 	_, _ = w.WriteString(a.View().Content)
@@ -147,7 +147,7 @@ func screen(a *App) string {
 
 func golden(t *testing.T, name string, a *App) {
 	t.Helper()
-	got := screen(a)
+	got := screenText(a)
 	for _, g := range []struct{ ext, content string }{{".ansi", got}, {".txt", ansi.Strip(got)}} {
 		path := filepath.Join("testdata", "golden", name+g.ext)
 		if *update {

@@ -2,12 +2,32 @@ package ui
 
 import (
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/driftdeck/driftdeck/themes"
 )
 
-// helpView lists every binding and command.
-func (a *App) helpView() string {
+// helpScreen lists every binding and command.
+type helpScreen struct{}
+
+func newHelpScreen() *helpScreen { return &helpScreen{} }
+
+func (s *helpScreen) setSize(int, int)       {}
+func (s *helpScreen) setTheme(*themes.Theme) {}
+
+func (s *helpScreen) update(a *App, msg tea.Msg) tea.Cmd {
+	if km, ok := msg.(tea.KeyPressMsg); ok && key.Matches(km, a.keys.Back, a.keys.Quit, a.keys.Help) {
+		a.close(s)
+	}
+	return nil
+}
+
+func (s *helpScreen) keyHelp(a *App) string { return a.keyHints(bindings(a.keys.Back)) }
+
+func (s *helpScreen) view(a *App, _ time.Time) string {
 	k, t := a.keys, a.theme
 	groups := []struct {
 		title string
@@ -15,7 +35,7 @@ func (a *App) helpView() string {
 	}{
 		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Back, k.NextTab, k.PrevTab}},
 		{"Find", []key.Binding{k.Filter, k.Command, k.Sort, k.Mark, k.MarkAll}},
-		{"Act", []key.Binding{k.Actions, k.Sync, k.Approve, k.Refresh, k.HardRefresh, k.Terminate, k.Pause, k.Resume, k.Retry, k.Rollback, k.ConfirmPrune, k.Unlock, k.Freeze, k.Thaw}},
+		{"Act", append(append([]key.Binding{k.Actions}, a.actionBindings()...), k.Freeze, k.Thaw)},
 		{"Diff", []key.Binding{k.Diff, k.NextObject, k.PrevObject, k.SideBySide}},
 		{"Screen", []key.Binding{k.Yaml, k.Help, k.Redraw, k.Quit, k.ForceQuit}},
 	}
@@ -40,6 +60,8 @@ func (a *App) helpView() string {
 	lines = append(lines, "", t.Title.Render("Filter (/)"),
 		"  text or a regular expression, case-insensitive, over engine/namespace/name, states, reason, project",
 		"  ! in front inverts it; esc clears marks, then the filter, then the : scope",
+		"", t.Title.Render("Marks"),
+		"  with units marked, the keys that work in bulk act on the marks (the footer names them), the others refuse until esc clears the marks",
 		"", t.Dim.Render("Destructive actions ask for a reason and a confirmation that defaults to No. Every write is recorded as a Kubernetes Event and in the local audit log."))
 	return strings.Join(wrapAll(lines, a.width), "\n")
 }
