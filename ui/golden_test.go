@@ -107,9 +107,11 @@ func keyMsg(k string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: k}
 }
 
+// typeText types into the focused input; what typing returns is only the
+// cursor's blink, which is not run.
 func typeText(a *App, s string) {
 	for _, r := range s {
-		press(a, string(r))
+		a.Update(keyMsg(string(r)))
 	}
 }
 
