@@ -52,9 +52,10 @@ type App struct {
 	stack []screen
 	// units is every unit of the last batch by key, whatever the list
 	// shows: open screens read their unit from here.
-	units map[model.Key]*model.Unit
-	avail availCache
-	ids   int
+	units   map[model.Key]*model.Unit
+	avail   availCache
+	pending *pendingKey
+	ids     int
 	// lastBody is the body height the screens were last sized to: errors
 	// shown whole take lines from it.
 	lastBody int

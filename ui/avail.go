@@ -22,10 +22,19 @@ func (c availCache) forget(changed map[model.Key]bool, present map[model.Key]*mo
 // availMsg is the backend's answer; then, when set, continues what the key
 // that asked was doing, provided the screen that asked is still on top.
 type availMsg struct {
+	id    int
 	key   model.Key
 	avail []actions.Availability
 	from  screen
 	then  func() tea.Cmd
+}
+
+// pendingKey is a key waiting for the availability it needs: the keys typed
+// meanwhile are held for the form it may open, never given to the screen
+// below it.
+type pendingKey struct {
+	id   int
+	held []tea.KeyPressMsg
 }
 
 // availCmd asks what u can do now; then runs once the answer is in.
@@ -33,19 +42,44 @@ func (a *App) availCmd(u *model.Unit, from screen, then func() tea.Cmd) tea.Cmd 
 	if u == nil {
 		return nil
 	}
+	id := 0
+	if then != nil {
+		id = a.nextID()
+		a.pending = &pendingKey{id: id}
+	}
 	be, ctx, k := a.opts.Backend, a.opts.Context, u.Key
-	return func() tea.Msg { return availMsg{key: k, avail: be.Available(ctx, u), from: from, then: then} }
+	return func() tea.Msg { return availMsg{id: id, key: k, avail: be.Available(ctx, u), from: from, then: then} }
 }
 
 func (a *App) onAvail(m availMsg) tea.Cmd {
 	if a.units[m.key] != nil {
 		a.avail[m.key] = m.avail
 	}
-	cmd := a.broadcast(m)
-	if m.then != nil && a.top() == m.from {
-		return tea.Batch(cmd, m.then())
+	cmds := []tea.Cmd{a.broadcast(m)}
+	if p := a.pending; p != nil && m.id == p.id {
+		a.pending = nil
+		if a.top() != m.from {
+			return cmds[0]
+		}
+		before := a.top()
+		cmds = append(cmds, m.then())
+		if a.top() != before { // a form opened: what was typed is for it
+			for _, k := range p.held {
+				cmds = append(cmds, a.onKey(k))
+			}
+		}
 	}
-	return cmd
+	return tea.Batch(cmds...)
+}
+
+// holdKey keeps a key typed while an action waits for its availability;
+// esc gives up waiting.
+func (a *App) holdKey(msg tea.KeyPressMsg) {
+	if msg.String() == "esc" {
+		a.pending = nil
+		return
+	}
+	a.pending.held = append(a.pending.held, msg)
 }
 
 // availabilityOf finds one kind in a unit's cached availability.

@@ -15,6 +15,10 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Redraw):
 		return tea.ClearScreen
 	}
+	if a.pending != nil {
+		a.holdKey(msg)
+		return nil
+	}
 	if a.mode != modeNormal {
 		return a.inputKey(msg)
 	}

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	tea "charm.land/bubbletea/v2"
+
 	"strings"
 	"testing"
 	"time"
@@ -91,3 +93,20 @@ func TestKeyThatActsOnOneUnitRefusesWhileUnitsAreMarked(t *testing.T) {
 	}
 }
 
+func TestKeysTypedWhileAnActionIsCheckedGoToItsForm(t *testing.T) {
+	a, be := newTestApp(t, 100, 30)
+	selectUnit(t, a, "checkout")
+	ch := make(chan tea.Msg, 16)
+	sendKey(a, ch, "p") // availability is not known yet: asked first
+	for _, k := range "INC-1 C" {
+		sendKey(a, ch, string(k)) // C would confirm a prune on the list
+	}
+	deliver(t, a, ch, func() bool { return topIs[*dialog](a) })
+	d := a.top().(*dialog)
+	if got := d.reason.Value(); got != "INC-1 C" {
+		t.Errorf("the reason typed while the action was checked is %q", got)
+	}
+	if len(be.executed) != 0 {
+		t.Errorf("keys typed meanwhile reached the list: %v", be.executed)
+	}
+}
