@@ -51,7 +51,7 @@ func (a *App) actionKey(msg tea.KeyPressMsg, from screen) (tea.Cmd, bool) {
 // units when some are marked (a key that does not work in bulk says so
 // rather than act on the cursor row), else the row under the cursor; on a
 // detail screen, its unit.
-func (a *App) targets(from screen, s spec) ([]*model.Unit, bool) {
+func (a *App) targets(from screen, s actions.Spec) ([]*model.Unit, bool) {
 	if !s.Bulkable {
 		return a.singleTarget(from, string(s.Kind)+" acts on one unit")
 	}
@@ -130,7 +130,7 @@ func (a *App) startChecked(kind actions.Kind, from screen, u *model.Unit) tea.Cm
 	}
 	req := actions.Request{Kind: kind, Key: u.Key}
 	switch kind {
-	case kindUnlock:
+	case actions.Unlock:
 		return a.startUnlock(u)
 	case actions.Rollback:
 		d, ok := from.(*detailScreen)
@@ -214,7 +214,7 @@ func (a *App) bulkKeys(units []*model.Unit) []string {
 	return out
 }
 
-func knowsAny(s spec, units []*model.Unit) bool {
+func knowsAny(s actions.Spec, units []*model.Unit) bool {
 	for _, u := range units {
 		if slices.Contains(s.Engines, u.Key.Engine) {
 			return true
@@ -255,16 +255,4 @@ func (a *App) actHints(u *model.Unit) string {
 		return ""
 	}
 	return a.hints(strings.Join(keys, " "), "act") + "  "
-}
-
-// actionBindings are every action key, with the table's help text.
-func (a *App) actionBindings() []key.Binding {
-	var out []key.Binding
-	for _, s := range specs() {
-		if b, ok := a.keys.Binding(s.Key); ok && s.Key != "" {
-			b.SetHelp(b.Help().Key, s.Help)
-			out = append(out, b)
-		}
-	}
-	return out
 }

@@ -6,6 +6,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -24,14 +25,14 @@ type Backend interface {
 	Available(ctx context.Context, u *model.Unit) []actions.Availability
 	Plan(ctx context.Context, req actions.Request) (*actions.Plan, error)
 	Execute(ctx context.Context, req actions.Request) (*actions.Result, error)
-	Freeze(ctx context.Context, keys []model.Key, reason string, until time.Time) []actions.BulkOutcome
-	Thaw(ctx context.Context, keys []model.Key, reason string) []actions.BulkOutcome
+	Bulk(ctx context.Context, r actions.BulkRequest) []actions.BulkOutcome
+	Settled(ctx context.Context, res *actions.Result) []string
 	Describe(ctx context.Context, k model.Key) (*describe.Detail, error)
 	Diff(ctx context.Context, k model.Key) (*argodiff.Result, error)
 	Preview(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error)
-	Approve(ctx context.Context, r *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, error)
+	Approve(ctx context.Context, r *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error)
 	PlanUnstick(ctx context.Context, k model.Key, clearPending, force bool) (*stackops.Unstick, error)
-	Apply(ctx context.Context, u *stackops.Unstick, reason string) error
+	Apply(ctx context.Context, u *stackops.Unstick, reason string) (*stackops.Done, error)
 }
 
 // BatchMsg carries a batch of model changes from the store's pump.
@@ -42,24 +43,6 @@ var findPulumiCLI = pulumirun.FindCLI
 
 func errGone(k model.Key) error { return errors.New(k.Ref() + " is gone from the cluster") }
 
-type outcome string
-
-const (
-	outcomeApplied outcome = "applied"
-	outcomeSkipped outcome = "skipped"
-	outcomeFailed  outcome = "failed"
-)
-
-func outcomeOf(o actions.BulkOutcome) (outcome, string) {
-	switch {
-	case o.Err != nil:
-		return outcomeFailed, o.Err.Error()
-	case o.Skipped != "":
-		return outcomeSkipped, o.Skipped
-	}
-	return outcomeApplied, ""
-}
-
 func (a *App) executeBulk(id int, kind actions.Kind, units []*model.Unit, reason string, until time.Time) tea.Cmd {
 	keys := make([]model.Key, len(units))
 	for i, u := range units {
@@ -67,36 +50,53 @@ func (a *App) executeBulk(id int, kind actions.Kind, units []*model.Unit, reason
 	}
 	be, ctx := a.opts.Backend, a.opts.Context
 	return func() tea.Msg {
-		switch kind {
-		case actions.Pause:
-			return bulkMsg{id: id, kind: kind, outcomes: be.Freeze(ctx, keys, reason, until)}
-		case actions.Resume:
-			return bulkMsg{id: id, kind: kind, outcomes: be.Thaw(ctx, keys, reason)}
-		}
-		var out []actions.BulkOutcome
-		for _, k := range keys {
-			res, err := be.Execute(ctx, actions.Request{Kind: kind, Key: k, Reason: reason})
-			out = append(out, actions.BulkOutcome{Key: k, Result: res, Err: err})
-		}
-		return bulkMsg{id: id, kind: kind, outcomes: out}
+		return bulkMsg{id: id, kind: kind, outcomes: be.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: reason, Until: until})}
 	}
 }
 
-// boundTo binds a request to the plan the user confirmed.
-func boundTo(req actions.Request, _ *actions.Plan) actions.Request { return req }
+// boundTo binds a request to the plan the user confirmed: the write happens
+// only while the object is at the version that plan was made from.
+func boundTo(req actions.Request, p *actions.Plan) actions.Request {
+	req.ResourceVersion = p.ResourceVersion
+	return req
+}
 
-// planChanged reads the write's refusal because the object moved on.
-func planChanged(error) (*actions.Plan, []string, bool) { return nil, nil, false }
+// planChanged reads the write's refusal because the object moved on since
+// the plan was shown: the new plan and what differs.
+func planChanged(err error) (*actions.Plan, []string, bool) {
+	var pc *actions.PlanChanged
+	if !errors.As(err, &pc) {
+		return nil, nil, false
+	}
+	return pc.Plan, pc.Changes, true
+}
 
-// settleCmd checks after a write that it held, as a follow-up.
-func (a *App) settleCmd(*actions.Result) tea.Cmd { return nil }
+// settleCmd checks, after a write, that an owner did not revert it; what it
+// finds comes back as a toast.
+func (a *App) settleCmd(res *actions.Result) tea.Cmd {
+	if res == nil || res.MayRevert == "" {
+		return nil
+	}
+	be, ctx := a.opts.Backend, a.opts.Context
+	return func() tea.Msg { return settledMsg{warnings: be.Settled(ctx, res)} }
+}
 
-func approvePlan(ctx context.Context, be Backend, rv *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, error) {
-	return be.Approve(ctx, rv, reason, onEvent)
+// approvePlan applies a reviewed plan; in dry-run it says what it would do.
+func approvePlan(ctx context.Context, be Backend, rv *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, string, error) {
+	res, done, err := be.Approve(ctx, rv, reason, onEvent)
+	return res, didText(done), err
 }
 
 // applyUnstick carries out a planned unstick; done says what it did when
-// that is not simply "unstuck".
+// that is not simply "unstuck" (in dry-run: what it would have done).
 func applyUnstick(ctx context.Context, be Backend, p *stackops.Unstick, reason string) (string, error) {
-	return "", be.Apply(ctx, p, reason)
+	done, err := be.Apply(ctx, p, reason)
+	return didText(done), err
+}
+
+func didText(d *stackops.Done) string {
+	if d == nil || !d.DryRun {
+		return ""
+	}
+	return "dry run, nothing written; would: " + strings.Join(d.Did, "; ")
 }

@@ -478,14 +478,13 @@ func bulkReport(a *App, m bulkMsg) *dialog {
 	var applied, skipped, failed int
 	var lines []reportLine
 	for _, o := range m.outcomes {
-		outcome, why := outcomeOf(o)
-		switch outcome {
-		case outcomeFailed:
+		switch o.Outcome {
+		case actions.OutcomeFailed:
 			failed++
-			lines = append(lines, reportLine{text: "✗ failed   " + o.Key.Ref() + ": " + why, bad: true})
-		case outcomeSkipped:
+			lines = append(lines, reportLine{text: "✗ failed   " + o.Key.Ref() + ": " + o.Why, bad: true})
+		case actions.OutcomeSkipped:
 			skipped++
-			lines = append(lines, reportLine{text: "– skipped  " + o.Key.Ref() + ": " + why})
+			lines = append(lines, reportLine{text: "– skipped  " + o.Key.Ref() + ": " + o.Why})
 		default:
 			applied++
 			line := "✓ applied  " + o.Key.Ref()

@@ -35,6 +35,12 @@ type fakeBackend struct {
 	pending      []pulumistate.PendingOperation
 	unstickCalls []bool // clearPending of each PlanUnstick
 	applied      []*stackops.Unstick
+	bulks        []actions.BulkRequest
+	// mayRevert names the owner a write's result says may revert it;
+	// reverted is what Settled then finds.
+	mayRevert string
+	reverted  []string
+	settled   []*actions.Result
 }
 
 func (f *fakeBackend) Available(_ context.Context, u *model.Unit) []actions.Availability {
@@ -43,7 +49,7 @@ func (f *fakeBackend) Available(_ context.Context, u *model.Unit) []actions.Avai
 	f.available++
 	var out []actions.Availability
 	for _, s := range specs() {
-		if !containsEngine(s.Engines, u.Key.Engine) {
+		if !s.Knows(u.Key.Engine) {
 			continue
 		}
 		a := actions.Availability{Kind: s.Kind, Enabled: true}
@@ -58,15 +64,6 @@ func (f *fakeBackend) Available(_ context.Context, u *model.Unit) []actions.Avai
 		out = append(out, a)
 	}
 	return out
-}
-
-func containsEngine(es []model.Engine, e model.Engine) bool {
-	for _, x := range es {
-		if x == e {
-			return true
-		}
-	}
-	return false
 }
 
 func (f *fakeBackend) Plan(_ context.Context, req actions.Request) (*actions.Plan, error) {
@@ -101,29 +98,45 @@ func (f *fakeBackend) planAt(req actions.Request) *actions.Plan {
 	return p
 }
 
+// Execute writes only while the object is at the version the request was
+// planned from, as the backend does.
 func (f *fakeBackend) Execute(_ context.Context, req actions.Request) (*actions.Result, error) {
+	now := f.planAt(req)
+	if req.ResourceVersion != "" && req.ResourceVersion != now.ResourceVersion {
+		return nil, &actions.PlanChanged{Plan: now, Changes: []string{"resourceVersion " + req.ResourceVersion + " → " + now.ResourceVersion + ": the previous automated state is now prune false"}}
+	}
 	f.mu.Lock()
 	f.executed = append(f.executed, req)
 	f.mu.Unlock()
-	return &actions.Result{Plan: f.planAt(req), Actor: "oncall@example.com", Verified: true}, nil
+	return &actions.Result{Plan: now, Actor: "oncall@example.com", Verified: true, MayRevert: f.mayRevert}, nil
 }
 
-func (f *fakeBackend) Freeze(_ context.Context, keys []model.Key, reason string, until time.Time) []actions.BulkOutcome {
+// Bulk skips units whose engine does not know the kind and the first unit
+// (nothing to do there), and applies the rest.
+func (f *fakeBackend) Bulk(_ context.Context, r actions.BulkRequest) []actions.BulkOutcome {
+	f.mu.Lock()
+	f.bulks = append(f.bulks, r)
+	f.mu.Unlock()
+	spec, _ := actions.SpecOf(r.Kind)
 	var out []actions.BulkOutcome
-	for i, k := range keys {
-		o := actions.BulkOutcome{Key: k}
-		if i == 0 {
-			o.Skipped = "manual sync policy: there is no automation to pause"
-		} else {
-			o.Result = &actions.Result{Verified: true}
+	for i, k := range r.Keys {
+		o := actions.BulkOutcome{Key: k, Outcome: actions.OutcomeApplied, Result: &actions.Result{Verified: true}}
+		switch {
+		case !spec.Knows(k.Engine):
+			o = actions.BulkOutcome{Key: k, Outcome: actions.OutcomeSkipped, Why: string(r.Kind) + " is not possible for " + string(k.Engine) + " units"}
+		case i == 0:
+			o = actions.BulkOutcome{Key: k, Outcome: actions.OutcomeSkipped, Why: "nothing to do: already as asked"}
 		}
 		out = append(out, o)
 	}
 	return out
 }
 
-func (f *fakeBackend) Thaw(ctx context.Context, keys []model.Key, reason string) []actions.BulkOutcome {
-	return f.Freeze(ctx, keys, reason, time.Time{})
+func (f *fakeBackend) Settled(_ context.Context, res *actions.Result) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.settled = append(f.settled, res)
+	return f.reverted
 }
 
 func (f *fakeBackend) Describe(_ context.Context, k model.Key) (*describe.Detail, error) {
@@ -155,8 +168,8 @@ func (f *fakeBackend) Preview(ctx context.Context, k model.Key, onEvent func(pul
 	return nil, fmt.Errorf("no pulumi in this test")
 }
 
-func (f *fakeBackend) Approve(context.Context, *stackops.Reviewed, string, func(pulumirun.Event)) (pulumirun.Result, error) {
-	return pulumirun.Result{}, fmt.Errorf("no pulumi in this test")
+func (f *fakeBackend) Approve(context.Context, *stackops.Reviewed, string, func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error) {
+	return pulumirun.Result{}, nil, fmt.Errorf("no pulumi in this test")
 }
 
 // PlanUnstick plans breaking a lock held by a dead process, and forgetting
@@ -174,11 +187,11 @@ func (f *fakeBackend) PlanUnstick(_ context.Context, k model.Key, clearPending, 
 	}, nil
 }
 
-func (f *fakeBackend) Apply(_ context.Context, u *stackops.Unstick, _ string) error {
+func (f *fakeBackend) Apply(_ context.Context, u *stackops.Unstick, _ string) (*stackops.Done, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.applied = append(f.applied, u)
-	return nil
+	return &stackops.Done{Did: u.Changes()}, nil
 }
 
 // reviewedPlan is a finished preview of a Stack mapped to a local program,

@@ -55,9 +55,10 @@ func (m previewDoneMsg) release() {
 }
 
 type applyDoneMsg struct {
-	run int
-	res pulumirun.Result
-	err error
+	run  int
+	res  pulumirun.Result
+	done string // in dry-run: what it would have done
+	err  error
 }
 
 // openPreview starts a preview of the Stack u.
@@ -187,6 +188,11 @@ func (s *previewScreen) onApplyDone(a *App, m applyDoneMsg) {
 		a.toastError("apply of " + s.unitKey.Ref() + ": " + m.err.Error())
 		return
 	}
+	if m.done != "" {
+		s.v.Done(m.done, nil)
+		a.toastInfo(s.unitKey.Ref() + ": " + m.done)
+		return
+	}
 	s.v.Done("applied the reviewed plan in "+m.res.Elapsed.Round(100*time.Millisecond).String(), nil)
 	a.toastInfo("applied the reviewed plan to " + s.unitKey.Ref())
 }
@@ -250,8 +256,8 @@ func (s *previewScreen) approve(a *App) tea.Cmd {
 			s.applying = true
 			s.v.Reset("apply of " + s.unitKey.Ref())
 			return s.startStream(a, func(ctx context.Context, run int, onEvent func(pulumirun.Event)) tea.Msg {
-				res, err := approvePlan(ctx, be, rv, reason, onEvent)
-				return applyDoneMsg{run: run, res: res, err: err}
+				res, done, err := approvePlan(ctx, be, rv, reason, onEvent)
+				return applyDoneMsg{run: run, res: res, done: done, err: err}
 			})
 		},
 	})

@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/stackops"
 )
@@ -46,7 +47,7 @@ func (a *App) startUnlock(u *model.Unit) tea.Cmd {
 		return nil
 	}
 	ud := &unlockDialog{key: u.Key}
-	ud.dialog = a.newDialog(dlgConfirm, kindUnlock, []*model.Unit{u})
+	ud.dialog = a.newDialog(dlgConfirm, actions.Unlock, []*model.Unit{u})
 	ud.dialog.outer = ud
 	ud.custom = &customConfirm{
 		title: "Unstick " + u.Key.Ref(),

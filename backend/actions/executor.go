@@ -2,7 +2,6 @@ package actions
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -17,10 +16,8 @@ import (
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
-
-// ErrReadOnly is returned for every write in read-only mode.
-var ErrReadOnly = errors.New("driftdeck runs read-only (--read-only): writes are refused")
 
 // Executor plans and executes actions against the clusters of a fleet.
 type Executor struct {
@@ -205,10 +202,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (*Result, error) {
 	return res, err
 }
 
-func isRefusal(err error) bool {
-	var r *Refusal
-	return errors.As(err, &r) || errors.Is(err, ErrReadOnly)
-}
+func isRefusal(err error) bool { return writeguard.IsRefusal(err) }
 
 func (e *Executor) execute(ctx context.Context, req Request, entry *audit.Entry) (*Result, error) {
 	if e.ReadOnly {
@@ -273,7 +267,7 @@ func (e *Executor) execute(ctx context.Context, req Request, entry *audit.Entry)
 	res := &Result{Plan: p, Actor: actor, DryRun: e.DryRun, ResourceVersion: lookupString(after, "metadata", "resourceVersion")}
 	entry.ResourceVersion = res.ResourceVersion
 	res.Token = annotationsOf(after)[pulumiop.AnnotationReconcileRequest]
-	e.verify(ctx, c, req, p, after, res)
+	e.verify(c, req, p, after, res)
 	if err := e.recordEvent(ctx, c, req, p, actor, after); err != nil {
 		res.Warnings = append(res.Warnings, "the Kubernetes Event was not recorded: "+err.Error())
 	}
@@ -287,9 +281,9 @@ func subresources(p *Plan) []string {
 	return []string{p.subresource}
 }
 
-// verify checks the write took: on the patched object the server returned, and
-// again after a settle time when an owner may revert it.
-func (e *Executor) verify(ctx context.Context, c *kube.Cluster, req Request, p *Plan, after map[string]any, res *Result) {
+// verify checks the write took, on the patched object the server returned,
+// and names the owner that may revert it (Settled checks that later).
+func (e *Executor) verify(c *kube.Cluster, req Request, p *Plan, after map[string]any, res *Result) {
 	if p.verify == nil {
 		res.Verified = true
 		return
@@ -299,30 +293,42 @@ func (e *Executor) verify(ctx context.Context, c *kube.Cluster, req Request, p *
 		return
 	}
 	res.Verified = true
-	owner := ""
-	switch req.Key.Engine {
-	case model.EngineArgoCD:
-		owner = argocd.Convert(c.Context, after).Owner
+	if req.Key.Engine == model.EngineArgoCD && !e.DryRun && editsSpec(req.Kind) {
+		res.MayRevert = argocd.Convert(c.Context, after).Owner
 	}
-	if owner == "" || e.Settle <= 0 || e.DryRun || !editsSpec(req.Kind) {
-		return
+}
+
+// Settled waits the settle time after a write whose owner may revert it,
+// reads the object again and returns what was reverted; empty when the
+// write held or there is nothing to check.
+func (e *Executor) Settled(ctx context.Context, res *Result) []string {
+	if res == nil || res.MayRevert == "" || res.Plan == nil || res.Plan.verify == nil || e.Settle <= 0 {
+		return nil
+	}
+	req := res.Plan.Request
+	c, ok := e.Cluster(req.Key.Context)
+	if !ok {
+		return nil
 	}
 	select {
 	case <-ctx.Done():
-		return
+		return nil
 	case <-time.After(e.Settle):
 	}
 	again, err := e.get(ctx, c, req.Key)
 	if err != nil {
-		return
+		return []string{"could not check whether " + res.MayRevert + " reverted the write: " + err.Error()}
 	}
-	if err := p.verify(again); err != nil {
-		res.Verified = false
-		res.Warnings = append(res.Warnings, "reverted by "+owner+" within "+e.Settle.String()+": "+err.Error())
+	if err := res.Plan.verify(again); err != nil {
+		return []string{"reverted by " + res.MayRevert + " within " + e.Settle.String() + ": " + err.Error()}
 	}
+	return nil
 }
 
-func editsSpec(k Kind) bool { return k == Pause || k == PauseSelfHeal || k == Resume || k == Approve }
+func editsSpec(k Kind) bool {
+	s, ok := SpecOf(k)
+	return ok && s.EditsSpec
+}
 
 // preconditionFailed tells a failed test operation or a conflict (somebody
 // wrote in between) from other errors.

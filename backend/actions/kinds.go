@@ -1,8 +1,10 @@
 // Package actions executes driftdeck's writes: every action is planned from a
 // fresh read of the object, shown (the plan says exactly what will be written),
-// permission-checked, written as one JSON patch whose test operations are its
-// preconditions, verified by reading back, announced as a Kubernetes Event and
-// appended to the local audit log. Read-only mode refuses here, in the backend.
+// written only while the object still is at the version the plan was made
+// from, as one JSON patch whose test operations are its preconditions,
+// verified on the object the server returns, announced as a Kubernetes Event
+// and appended to the local audit log. Every write passes writeguard: read-only
+// mode refuses here, in the backend.
 package actions
 
 import (
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
 // Kind names an action as the command line does.
@@ -27,36 +30,99 @@ const (
 	Rollback      Kind = "rollback"
 	ConfirmPrune  Kind = "confirm-prune"
 	Retry         Kind = "retry"
+	// Unlock breaks a dead run's lock on a Stack's state (and, when chosen,
+	// forgets its pending operations). It writes the state backend, not the
+	// Stack: stackops plans and executes it.
+	Unlock Kind = "unlock"
 )
+
+// Spec describes one action kind, once, for the backend, the menus, the key
+// help and the command line.
+type Spec struct {
+	Kind    Kind
+	Engines []model.Engine
+	// Destructive actions need a reason and a confirmation that defaults to No.
+	Destructive bool
+	// Bulkable actions may be done on many units at once (Executor.Bulk).
+	Bulkable bool
+	// EditsSpec actions change the object's spec, which an owner
+	// (ApplicationSet, parent app) may revert.
+	EditsSpec bool
+	// Key is the keymap binding's name, "" if none.
+	Key string
+	// Help is one line for menus, ? and --help.
+	Help string
+}
+
+var (
+	argo   = []model.Engine{model.EngineArgoCD}
+	pulumi = []model.Engine{model.EnginePulumi}
+	both   = []model.Engine{model.EngineArgoCD, model.EnginePulumi}
+)
+
+// specs is in menu order.
+var specs = []Spec{
+	{Kind: Sync, Engines: argo, Destructive: true, Bulkable: true, Key: "sync", Help: "sync the app to its target revision now"},
+	{Kind: Retry, Engines: pulumi, Destructive: true, Bulkable: true, Key: "retry", Help: "request a new run of the Stack"},
+	{Kind: Approve, Engines: both, Destructive: true, EditsSpec: true, Key: "approve", Help: "approve the pending change (the reviewed revision or commit)"},
+	{Kind: Refresh, Engines: argo, Bulkable: true, Key: "refresh", Help: "compare the app with its source again"},
+	{Kind: HardRefresh, Engines: argo, Bulkable: true, Key: "hardrefresh", Help: "refresh, regenerating the manifests (no cache)"},
+	{Kind: Terminate, Engines: argo, Destructive: true, Key: "terminate", Help: "stop the running sync operation"},
+	{Kind: Pause, Engines: both, Destructive: true, Bulkable: true, EditsSpec: true, Key: "pause", Help: "pause automation (Argo CD: auto-sync off; Stack: preview only), recording what it was"},
+	{Kind: PauseSelfHeal, Engines: argo, Destructive: true, EditsSpec: true, Help: "turn self-heal off, keeping auto-sync"},
+	{Kind: Resume, Engines: both, Destructive: true, Bulkable: true, EditsSpec: true, Key: "resume", Help: "restore the automation a driftdeck pause recorded"},
+	{Kind: Rollback, Engines: argo, Destructive: true, Key: "rollback", Help: "sync to an earlier history entry (auto-sync must be paused)"},
+	{Kind: ConfirmPrune, Engines: argo, Destructive: true, Key: "confirmprune", Help: "confirm the prune a Prune=confirm sync waits for"},
+	{Kind: Unlock, Engines: pulumi, Destructive: true, Key: "unlock", Help: "break the lock a dead run left on the Stack's state"},
+}
+
+// Specs lists every action kind, in menu order.
+func Specs() []Spec { return append([]Spec(nil), specs...) }
+
+// SpecOf finds a kind's description.
+func SpecOf(k Kind) (Spec, bool) {
+	for _, s := range specs {
+		if s.Kind == k {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
+
+// Knows tells whether the engine's units know the action.
+func (s Spec) Knows(e model.Engine) bool {
+	for _, x := range s.Engines {
+		if x == e {
+			return true
+		}
+	}
+	return false
+}
 
 // KindsFor lists the actions an engine knows, in menu order.
 func KindsFor(e model.Engine) []Kind {
-	switch e {
-	case model.EngineArgoCD:
-		return []Kind{Sync, Approve, Refresh, HardRefresh, Terminate, Pause, PauseSelfHeal, Resume, Rollback, ConfirmPrune}
-	case model.EnginePulumi:
-		return []Kind{Retry, Approve, Pause, Resume}
+	var out []Kind
+	for _, s := range specs {
+		if s.Knows(e) {
+			out = append(out, s.Kind)
+		}
 	}
-	return nil
+	return out
 }
 
 // ParseKind accepts the command line's action names.
 func ParseKind(s string) (Kind, error) {
-	for _, k := range []Kind{Pause, PauseSelfHeal, Resume, Sync, Approve, Terminate, Refresh, HardRefresh, Rollback, ConfirmPrune, Retry} {
-		if string(k) == s {
-			return k, nil
-		}
+	if sp, ok := SpecOf(Kind(s)); ok {
+		return sp.Kind, nil
 	}
 	return "", fmt.Errorf("unknown action %q", s)
 }
 
-// Destructive actions need a confirmation that defaults to No.
+// Destructive actions need a reason and a confirmation that defaults to No.
+// An unknown kind counts as destructive.
 func (k Kind) Destructive() bool {
-	switch k {
-	case Refresh, HardRefresh:
-		return false
-	}
-	return true
+	s, ok := SpecOf(k)
+	return !ok || s.Destructive
 }
 
 // Request is one action on one unit.
@@ -76,6 +142,11 @@ type Request struct {
 	Revision string
 	// HistoryID picks the Argo CD history entry to roll back to.
 	HistoryID int64
+	// ResourceVersion is the version of the object the confirmed plan was
+	// made from (Plan.ResourceVersion). When set, Execute writes only while
+	// the object still is at that version, and otherwise returns
+	// *PlanChanged with nothing written. Empty: plan fresh and write once.
+	ResourceVersion string
 }
 
 // Resource names one managed resource of an Argo CD Application.
@@ -83,19 +154,15 @@ type Resource struct {
 	Group, Kind, Namespace, Name string
 }
 
-// Refusal is an action the backend will not do, with the reason.
-type Refusal struct {
-	Reason string
-	// NothingToDo marks a refusal because the unit already is as asked
-	// (already paused, nothing to pause): bulk actions skip such units.
-	NothingToDo bool
-	// Permission marks a refusal for lack of permission (RBAC).
-	Permission bool
-}
+// ErrReadOnly is the one error of every write in read-only mode, Kubernetes
+// patch or state-backend write alike.
+var ErrReadOnly = writeguard.ErrReadOnly
 
-func (r *Refusal) Error() string { return r.Reason }
+// Refusal is an action the backend will not do, with the reason. stackops
+// refuses with the same type.
+type Refusal = writeguard.Refusal
 
-func refusef(format string, args ...any) error { return &Refusal{Reason: fmt.Sprintf(format, args...)} }
+func refusef(format string, args ...any) error { return writeguard.Refusef(format, args...) }
 
 func nothingToDo(format string, args ...any) error {
 	return &Refusal{Reason: fmt.Sprintf(format, args...), NothingToDo: true}

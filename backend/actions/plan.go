@@ -1,6 +1,8 @@
 package actions
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -45,4 +47,21 @@ type Result struct {
 	// reconciliation requests), so callers can wait for it to be handled.
 	Token  string
 	DryRun bool
+	// MayRevert names the owner (ApplicationSet, parent app) that may revert
+	// this spec edit; Executor.Settled checks whether it did.
+	MayRevert string
+}
+
+// PlanChanged is returned by Execute when the object is no longer at the
+// version the confirmed plan was made from: nothing was written.
+type PlanChanged struct {
+	// Plan is the new plan, from the object as it is now.
+	Plan *Plan
+	// Changes says in words what differs from the confirmed plan.
+	Changes []string
+}
+
+func (p *PlanChanged) Error() string {
+	return fmt.Sprintf("%s changed since the plan was confirmed (now at resourceVersion %s): nothing written; confirm the new plan",
+		p.Plan.Request.Key.Ref(), p.Plan.ResourceVersion)
 }

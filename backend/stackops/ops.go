@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/config"
@@ -20,6 +18,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/driftdeck/driftdeck/backend/pulumistate"
+	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
 // Ops runs Pulumi work for the units of a fleet.
@@ -28,13 +27,13 @@ type Ops struct {
 	Programs []config.StackProgram
 	Audit    *audit.Log
 	ReadOnly bool
+	// DryRun: unlock, clear-pending and apply-plan write nothing and say
+	// exactly what they would write.
+	DryRun bool
 	// CLI is the pulumi binary; "" finds one (pulumirun.FindCLI).
 	CLI string
 	Now func() time.Time
 }
-
-// ErrReadOnly refuses changes in read-only mode.
-var ErrReadOnly = errors.New("driftdeck runs read-only (--read-only): changes are refused")
 
 func (o *Ops) now() time.Time {
 	if o.Now != nil {
@@ -144,91 +143,64 @@ func (o *Ops) PlanUnstick(ctx context.Context, k model.Key, clearPending, force 
 	return u, nil
 }
 
-// Apply carries out a planned unstick: permission and read-only checks, the
-// repairs in order, an Event on the Stack and an audit line.
-func (o *Ops) Apply(ctx context.Context, u *Unstick, reason string) error {
+// Done is what a state-backend write or a plan-bound up did, or in dry-run
+// would have done: nothing is written in dry-run.
+type Done struct {
+	DryRun bool
+	// Did lists each write made (in dry-run: that would be made).
+	Did []string
+}
+
+// Apply carries out a planned unstick through the write guard: the repairs
+// in order, an Event on the Stack and an audit line. In dry-run it writes
+// nothing and returns what it would do.
+func (o *Ops) Apply(ctx context.Context, u *Unstick, reason string) (*Done, error) {
 	defer u.Close()
 	k := u.Loc.Key
-	entry := audit.Entry{Time: o.now(), Context: k.Context, Unit: k.Ref(), Action: "unlock", Reason: reason}
-	entry.Patch, _ = json.Marshal(u.Changes())
-	err := o.guard(ctx, k, reason, &entry)
-	if err == nil {
+	done := &Done{DryRun: o.DryRun}
+	_, err := o.guard().Do(ctx, o.attempt(k, "unlock", reason), func(w *writeguard.Write) error {
+		w.Entry.Patch, _ = json.Marshal(u.Changes())
+		w.Event = stackEvent("DriftdeckUnlock", "unstuck the state of")
+		if w.DryRun {
+			done.Did = u.Changes()
+			return nil
+		}
 		for _, r := range u.Repairs {
-			if err = r.Apply(ctx); err != nil {
-				err = fmt.Errorf("%s: %w", r.Summary, err)
-				break
+			if err := r.Apply(ctx); err != nil {
+				return fmt.Errorf("%s: %w", r.Summary, err)
 			}
+			done.Did = append(done.Did, r.Summary)
 		}
+		if u.ClearPending {
+			r, err := u.backend.ClearPending(ctx, u.Loc.Ref)
+			if err == nil {
+				err = r.Apply(ctx)
+			}
+			if err != nil {
+				return fmt.Errorf("the lock is broken, but clearing the pending operations failed: %w", err)
+			}
+			done.Did = append(done.Did, r.Summary)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if err == nil && u.ClearPending {
-		var r *pulumistate.Repair
-		if r, err = u.backend.ClearPending(ctx, u.Loc.Ref); err == nil {
-			err = r.Apply(ctx)
-		}
-		if err != nil {
-			err = fmt.Errorf("the lock is broken, but clearing the pending operations failed: %w", err)
-		}
-	}
-	o.finish(ctx, k, &entry, err, "DriftdeckUnlock", "unstuck the state of")
-	return err
+	return done, nil
 }
 
-// guard refuses in read-only mode, without a reason, or without permission
-// to patch the Stack (whoever may not operate the Stack may not operate its
-// state through driftdeck either).
-func (o *Ops) guard(ctx context.Context, k model.Key, reason string, entry *audit.Entry) error {
-	if o.ReadOnly {
-		return ErrReadOnly
-	}
-	if strings.TrimSpace(reason) == "" {
-		return errors.New("a reason is required (it goes into the Event and the audit log)")
-	}
-	c, ok := o.Cluster(k.Context)
-	if !ok {
-		return fmt.Errorf("unknown context %q", k.Context)
-	}
-	actor, err := c.Access.Identity(ctx)
-	if err != nil {
-		return err
-	}
-	entry.Actor = actor
-	v, err := c.Access.Can(ctx, "patch", pulumiop.Stacks, k.Namespace, "")
-	if err != nil {
-		return err
-	}
-	if !v.Allowed {
-		return errors.New(v.Reason)
-	}
-	return nil
+func (o *Ops) guard() *writeguard.Guard {
+	return &writeguard.Guard{Cluster: o.Cluster, Audit: o.Audit, ReadOnly: o.ReadOnly, DryRun: o.DryRun, Now: o.Now}
 }
 
-// finish audits the attempt and, when it succeeded, leaves an Event.
-func (o *Ops) finish(ctx context.Context, k model.Key, entry *audit.Entry, err error, reason, verb string) {
-	entry.Outcome = "done"
-	if err != nil {
-		entry.Outcome, entry.Error = "failed", err.Error()
-	}
-	if o.Audit != nil {
-		_ = o.Audit.Append(*entry)
-	}
-	if err != nil {
-		return
-	}
-	c, ok := o.Cluster(k.Context)
-	if !ok {
-		return
-	}
-	now := metav1.NewTime(o.now())
-	host, _ := os.Hostname()
-	msg := fmt.Sprintf("%s %s %s: %s", entry.Actor, verb, k.Ref(), entry.Reason)
-	_, _ = c.Kube.CoreV1().Events(k.Namespace).Create(ctx, &corev1.Event{
-		ObjectMeta:     metav1.ObjectMeta{GenerateName: k.Name + ".driftdeck-", Namespace: k.Namespace},
-		InvolvedObject: corev1.ObjectReference{APIVersion: "pulumi.com/v1", Kind: "Stack", Namespace: k.Namespace, Name: k.Name},
-		Reason:         reason, Message: msg, Type: corev1.EventTypeNormal,
-		Source:         corev1.EventSource{Component: "driftdeck", Host: host},
-		FirstTimestamp: now, LastTimestamp: now, Count: 1,
-		ReportingController: "driftdeck.io/driftdeck", ReportingInstance: host,
-	}, metav1.CreateOptions{})
+// attempt is a write to a Stack's state or program: it needs a reason and
+// permission to patch the Stack.
+func (o *Ops) attempt(k model.Key, action, reason string) writeguard.Attempt {
+	return writeguard.Attempt{Key: k, Action: action, Reason: reason, ReasonRequired: true, Resource: pulumiop.Stacks}
+}
+
+func stackEvent(reason, verb string) *writeguard.Event {
+	return &writeguard.Event{Reason: reason, Verb: verb, Object: corev1.ObjectReference{APIVersion: "pulumi.com/v1", Kind: "Stack"}}
 }
 
 // Preview runs a preview of the stack's program, streaming every event, and
@@ -278,20 +250,43 @@ func (r *Reviewed) Close() {
 // can be applied; a program or state changed since the preview makes it fail
 // before anything else happens. Only Stacks mapped to a local program are
 // applied this way: the operator applies the others, approved by moving
-// spec.commit (actions.Approve).
-func (o *Ops) Approve(ctx context.Context, r *Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, error) {
+// spec.commit (actions.Approve). In dry-run nothing runs and Done says what
+// the up would apply.
+func (o *Ops) Approve(ctx context.Context, r *Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *Done, error) {
 	k := r.Loc.Key
-	entry := audit.Entry{Time: o.now(), Context: k.Context, Unit: k.Ref(), Action: "apply-plan", Reason: reason}
-	err := o.guard(ctx, k, reason, &entry)
-	if err == nil && r.Loc.Local == nil {
-		err = fmt.Errorf("%s is run by the Pulumi operator: approve its pending commit (driftdeck approve) instead of applying from this machine", k.Ref())
-	}
 	var res pulumirun.Result
-	if err == nil {
+	done := &Done{DryRun: o.DryRun}
+	_, err := o.guard().Do(ctx, o.attempt(k, "apply-plan", reason), func(w *writeguard.Write) error {
+		if r.Loc.Local == nil {
+			return writeguard.Refusef("%s is run by the Pulumi operator: approve its pending commit (driftdeck approve) instead of applying from this machine", k.Ref())
+		}
+		done.Did = planWrites(r)
+		w.Entry.Patch, _ = json.Marshal(done.Did)
+		w.Event = stackEvent("DriftdeckApplyPlan", "applied the reviewed plan to")
+		if w.DryRun {
+			return nil
+		}
+		var err error
 		res, err = pulumirun.ApplyPlan(ctx, r.target, r.PlanPath, onEvent)
+		return err
+	})
+	if err != nil {
+		return res, nil, err
 	}
-	o.finish(ctx, k, &entry, err, "DriftdeckApplyPlan", "applied the reviewed plan to")
-	return res, err
+	return res, done, nil
+}
+
+// planWrites says what applying the reviewed plan writes: one line for the
+// run, one per step that changes something.
+func planWrites(r *Reviewed) []string {
+	out := []string{fmt.Sprintf("pulumi up of stack %s in %s, bound to the reviewed plan: %s", r.Loc.Stack, r.Loc.Backend, r.Result.Summary.Text())}
+	for _, st := range r.Result.Steps {
+		if st.Op == pulumirun.OpSame {
+			continue
+		}
+		out = append(out, fmt.Sprintf("  %s %s %s", st.Op.Sign(), st.Op, st.URN))
+	}
+	return out
 }
 
 // target builds what the CLI runs: the mapped local program, or a checkout of

@@ -16,6 +16,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
 // The demo control plane's network-prod Stack keeps its state in a real
@@ -57,7 +58,7 @@ func TestUnstickBreaksTheDeadLockAndClearsPending(t *testing.T) {
 	if !strings.Contains(changes, info.Locks[0].ID) || !strings.Contains(changes, info.Pending[0].URN) {
 		t.Fatalf("the plan must name the lock and the pending operation:\n%s", changes)
 	}
-	if err := ops.Apply(ctx, plan, "INC-9: CI runner died"); err != nil {
+	if _, err := ops.Apply(ctx, plan, "INC-9: CI runner died"); err != nil {
 		t.Fatal(err)
 	}
 	after, _, err := ops.State(ctx, k)
@@ -96,7 +97,7 @@ func TestUnstickIsRefusedReadOnlyAndWithoutPermission(t *testing.T) {
 		t.Fatal(err)
 	}
 	ops.ReadOnly = true
-	if err := ops.Apply(ctx, plan, "x"); !errors.Is(err, ErrReadOnly) {
+	if _, err := ops.Apply(ctx, plan, "x"); !errors.Is(err, writeguard.ErrReadOnly) {
 		t.Fatalf("read-only: %v", err)
 	}
 	ops.ReadOnly = false
@@ -105,11 +106,15 @@ func TestUnstickIsRefusedReadOnlyAndWithoutPermission(t *testing.T) {
 	}
 	// The demo denies patch in the finance namespace.
 	fin := model.Key{Context: c.Context, Engine: model.EnginePulumi, Namespace: demo.ReadOnlyNamespace, Name: "cost-reports"}
-	err = ops.guard(ctx, fin, "x", &audit.Entry{})
-	if err == nil || !strings.Contains(err.Error(), "may not patch") {
+	_, err = ops.guard().Do(ctx, ops.attempt(fin, "unlock", "x"), func(*writeguard.Write) error {
+		t.Error("a write without permission was let through")
+		return nil
+	})
+	var refusal *writeguard.Refusal
+	if !errors.As(err, &refusal) || !refusal.Permission || !strings.Contains(err.Error(), "may not patch") {
 		t.Fatalf("without permission: %v", err)
 	}
-	if lines := readAudit(t, auditPath); len(lines) != 1 || lines[0].Outcome != "failed" {
+	if lines := readAudit(t, auditPath); len(lines) != 2 || lines[0].Outcome != "refused" || lines[1].Outcome != "refused" {
 		t.Fatalf("the refused attempt must be audited: %+v", lines)
 	}
 }

@@ -48,6 +48,6 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 		},
 		Describer: &describe.Describer{Cluster: f.Cluster, Updates: f.Updates},
 		Differ:    differ,
-		Ops:       &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly},
+		Ops:       &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun},
 	}, nil
 }

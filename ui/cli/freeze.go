@@ -109,13 +109,7 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *bulkOpts, ar
 	if err != nil {
 		return err
 	}
-	var outcomes []actions.BulkOutcome
-	if kind == actions.Pause {
-		outcomes = exec.Freeze(ctx, keysOf(units), reason, until)
-	} else {
-		outcomes = exec.Thaw(ctx, keysOf(units), reason)
-	}
-	return reportBulk(g, verb, outcomes)
+	return reportBulk(g, verb, exec.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keysOf(units), Reason: reason, Until: until}))
 }
 
 // selectUnits resolves names, or lists the model once and filters it.
@@ -177,12 +171,12 @@ func reportBulk(g *globals, verb string, outcomes []actions.BulkOutcome) error {
 	var done, skipped, failed int
 	for _, o := range outcomes {
 		switch {
-		case o.Err != nil:
+		case o.Outcome == actions.OutcomeFailed:
 			failed++
-			fmt.Fprintf(g.out, "FAILED   %s: %v\n", o.Key, o.Err)
-		case o.Skipped != "":
+			fmt.Fprintf(g.out, "FAILED   %s: %s\n", o.Key, o.Why)
+		case o.Outcome == actions.OutcomeSkipped:
 			skipped++
-			fmt.Fprintf(g.out, "skipped  %s: %s\n", o.Key, o.Skipped)
+			fmt.Fprintf(g.out, "skipped  %s: %s\n", o.Key, o.Why)
 		default:
 			done++
 			line := fmt.Sprintf("%-8s %s", verb+"d", o.Key)

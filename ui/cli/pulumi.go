@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
@@ -26,7 +27,7 @@ func newStackOps(g *globals, set *clusterSet) (*stackops.Ops, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &stackops.Ops{Cluster: set.get, Programs: cfg.Stacks, Audit: exec.Audit, ReadOnly: g.readOnly}, nil
+	return &stackops.Ops{Cluster: set.get, Programs: cfg.Stacks, Audit: exec.Audit, ReadOnly: g.readOnly, DryRun: g.dryRun}, nil
 }
 
 func newPreviewCmd(g *globals) *cobra.Command {
@@ -91,9 +92,9 @@ func runPreview(ctx context.Context, g *globals, ref string, approve, yes bool, 
 		}
 	}
 	ap := &stepPrinter{w: g.out, seen: map[int]bool{}}
-	if _, err := ops.Approve(ctx, rv, reason, ap.event); err != nil {
+	if _, _, err := ops.Approve(ctx, rv, reason, ap.event); err != nil {
 		var changed *pulumirun.PlanChangedError
-		if errors.As(err, &changed) || errors.Is(err, stackops.ErrReadOnly) {
+		if errors.As(err, &changed) || errors.Is(err, actions.ErrReadOnly) {
 			return &exitError{code: exitRefused, err: err}
 		}
 		return &exitError{code: exitFailed, err: err}
@@ -192,8 +193,8 @@ func runUnlock(ctx context.Context, g *globals, ref string, clearPending, force,
 			return &exitError{code: exitRefused, err: errors.New("not confirmed: nothing changed")}
 		}
 	}
-	if err := ops.Apply(ctx, plan, reason); err != nil {
-		if errors.Is(err, stackops.ErrReadOnly) {
+	if _, err := ops.Apply(ctx, plan, reason); err != nil {
+		if errors.Is(err, actions.ErrReadOnly) {
 			return &exitError{code: exitNotAllowed, err: err}
 		}
 		return &exitError{code: exitFailed, err: err}

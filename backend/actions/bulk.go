@@ -1,0 +1,70 @@
+package actions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+)
+
+// BulkRequest is one action on many units: one reason and one expiry for all.
+type BulkRequest struct {
+	Kind   Kind
+	Keys   []model.Key
+	Reason string
+	Until  time.Time
+	Prune  bool
+}
+
+// Outcome is what became of one unit of a bulk action.
+type Outcome string
+
+const (
+	OutcomeApplied Outcome = "applied"
+	// OutcomeSkipped: left alone on purpose, nothing to do or not possible
+	// for the unit's engine. Never a failure.
+	OutcomeSkipped Outcome = "skipped"
+	OutcomeFailed  Outcome = "failed"
+)
+
+// BulkOutcome is what happened to one unit of a bulk action.
+type BulkOutcome struct {
+	Key     model.Key
+	Outcome Outcome
+	// Why: skipped, why it was left alone; failed, the error.
+	Why    string
+	Result *Result
+	Err    error
+}
+
+// Bulk does one action on many units, each through Execute (so each is
+// guarded, audited and announced on its own), and says per unit whether it
+// was applied, skipped (with why) or failed.
+func (e *Executor) Bulk(ctx context.Context, r BulkRequest) []BulkOutcome {
+	spec, known := SpecOf(r.Kind)
+	out := make([]BulkOutcome, 0, len(r.Keys))
+	for _, k := range r.Keys {
+		o := BulkOutcome{Key: k, Outcome: OutcomeSkipped}
+		switch {
+		case !known || !spec.Bulkable:
+			o.Why = fmt.Sprintf("%s is not done in bulk", r.Kind)
+		case !spec.Knows(k.Engine):
+			o.Why = fmt.Sprintf("%s is not possible for %s units", r.Kind, k.Engine)
+		default:
+			o.Result, o.Err = e.Execute(ctx, Request{Kind: r.Kind, Key: k, Reason: r.Reason, Until: r.Until, Prune: r.Prune})
+			var ref *Refusal
+			switch {
+			case o.Err == nil:
+				o.Outcome = OutcomeApplied
+			case errors.As(o.Err, &ref) && ref.NothingToDo:
+				o.Why, o.Err = ref.Reason, nil
+			default:
+				o.Outcome, o.Why = OutcomeFailed, o.Err.Error()
+			}
+		}
+		out = append(out, o)
+	}
+	return out
+}
