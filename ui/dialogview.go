@@ -78,7 +78,10 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) []string {
 		wrap(fmt.Sprintf("%s %d units:", titleOf(d.action), len(d.units)), t.DialogTitle)
 		// Every target is named: none may be acted on unseen.
 		wrap(strings.Join(refs(d.units), ", "), lipgloss.NewStyle())
-		if n := len(d.hidden); n > 0 {
+		switch n := len(d.hidden); {
+		case n == len(d.units):
+			wrap(fmt.Sprintf("! all %d are hidden by the current filter or scope", n), t.Warn)
+		case n > 0:
 			wrap(fmt.Sprintf("! %d of them are hidden by the current filter or scope: %s", n, strings.Join(refs(d.hidden), ", ")), t.Warn)
 		}
 		wrap(bulkExplanation(d.action), t.Dim)

@@ -35,6 +35,7 @@ type fakeBackend struct {
 	pending      []pulumistate.PendingOperation
 	unstickCalls []bool // clearPending of each PlanUnstick
 	applied      []*stackops.Unstick
+	dryRun       bool // state writes answer as in --dry-run
 	bulks        []actions.BulkRequest
 	// mayRevert names the owner a write's result says may revert it;
 	// reverted is what Settled then finds.
@@ -183,6 +184,7 @@ func (f *fakeBackend) PlanUnstick(_ context.Context, k model.Key, clearPending, 
 		Info: &pulumistate.StackInfo{Pending: f.pending, Locks: []pulumistate.Lock{
 			{PID: 4242, User: "runner", Host: "ws-1", Since: fixedNow.Add(-time.Hour), Holder: pulumistate.HolderDead},
 		}},
+		Repairs:      []*pulumistate.Repair{{Summary: "break the lock of acme/" + k.Name + "/prod held by pid 4242"}},
 		ClearPending: clearPending && len(f.pending) > 0,
 	}, nil
 }
@@ -191,7 +193,7 @@ func (f *fakeBackend) Apply(_ context.Context, u *stackops.Unstick, _ string) (*
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.applied = append(f.applied, u)
-	return &stackops.Done{Did: u.Changes()}, nil
+	return &stackops.Done{DryRun: f.dryRun, Did: u.Changes()}, nil
 }
 
 // reviewedPlan is a finished preview of a Stack mapped to a local program,

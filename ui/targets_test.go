@@ -64,13 +64,22 @@ func TestMarkedUnitsAreTheTargetsOfBulkKeysEvenWhenFilteredOut(t *testing.T) {
 		t.Fatalf("p with marks must confirm a bulk pause:\n%s", plain(a))
 	}
 	text := flat(a)
-	for _, want := range []string{"2 units", "argocd/argocd/billing", "argocd/argocd/kyverno", "2 of them are hidden by the current filter"} {
+	for _, want := range []string{"2 units", "argocd/argocd/billing", "argocd/argocd/kyverno", "all 2 are hidden by the current filter"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the bulk dialog does not say %q:\n%s", want, plain(a))
 		}
 	}
 	if strings.Contains(text, "argocd/argocd/checkout") {
 		t.Errorf("the cursor row is not a target while units are marked:\n%s", plain(a))
+	}
+	// Some shown, some hidden: the hidden ones are named.
+	press(a, "esc", "/", "esc") // close the dialog, clear the filter
+	selectUnit(t, a, "checkout")
+	press(a, "space", "/")
+	typeText(a, "checkout")
+	press(a, "enter", "p")
+	if text := flat(a); !strings.Contains(text, "2 of them are hidden by the current filter or scope: argocd/argocd/billing, argocd/argocd/kyverno") {
+		t.Errorf("the bulk dialog does not name the hidden targets:\n%s", plain(a))
 	}
 }
 
