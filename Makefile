@@ -1,6 +1,7 @@
 # make test   the test command: builds the real test control plane (kube-apiserver,
-#             etcd) and the pulumi CLI once into the user cache (15-25 min cold,
-#             seconds warm), then runs every test with the race detector, the
+#             etcd), the pulumi CLI and Argo CD's controller once into the user
+#             cache (20-30 min cold, seconds warm; installs Debian's redis-server
+#             when missing), then runs every test with the race detector, the
 #             real-cluster ones (TestCluster...) included. The timeout is go test's
 #             per package: a cold cache on a busy 2-core machine needs more than
 #             its default 10 minutes for the slowest packages.
@@ -29,6 +30,8 @@ test:
 	@tools=$$($(TOOLS) all); \
 	export KUBEBUILDER_ASSETS=$$(sed -n 's/^KUBEBUILDER_ASSETS=//p' <<<"$$tools"); \
 	export DRIFTDECK_PULUMI=$$(sed -n 's/^DRIFTDECK_PULUMI=//p' <<<"$$tools"); \
+	export DRIFTDECK_ARGOCD=$$(sed -n 's/^DRIFTDECK_ARGOCD=//p' <<<"$$tools"); \
+	export DRIFTDECK_REDIS=$$(sed -n 's/^DRIFTDECK_REDIS=//p' <<<"$$tools"); \
 	export DRIFTDECK_REQUIRE_CLUSTER=1; \
 	echo "$(strip go test -race -timeout 30m $(GOTESTFLAGS) $(PKGS))"; \
 	$(GO) test -race -timeout 30m -json $(GOTESTFLAGS) $(PKGS) | \

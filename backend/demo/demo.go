@@ -110,23 +110,25 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 		seed = uint64(now.UnixNano())
 	}
 	go newDrifter(e, argo, seed, t.DriftEvery, opts.OnError).run(ctx)
-	go housekeeping(ctx, dir, dyn, kc)
-
 	cfg := &rest.Config{Host: "https://demo.driftdeck.invalid"}
-	return kube.NewClusterFromClients(ContextName, cfg, dyn, kc, "default"), nil
+	c := kube.NewClusterFromClients(ContextName, cfg, dyn, kc, "default")
+	go housekeeping(ctx, dir, addPrograms(c, dir), dyn, kc)
+	return c, nil
 }
 
 // actionRecorder is what client-go's fakes have: they record every request.
 type actionRecorder interface{ ClearActions() }
 
 // housekeeping forgets the requests the fake clients record (they would
-// grow without bound in a long demo) and removes the state backend at the end.
-func housekeeping(ctx context.Context, dir string, fakes ...actionRecorder) {
+// grow without bound in a long demo) and, at the end, forgets the demo's
+// programs and removes the state backend.
+func housekeeping(ctx context.Context, dir string, forgetPrograms func(), fakes ...actionRecorder) {
 	tick := time.NewTicker(30 * time.Second)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
+			forgetPrograms()
 			_ = os.RemoveAll(dir)
 			return
 		case <-tick.C:

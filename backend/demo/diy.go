@@ -39,7 +39,8 @@ func (b diyBackend) lockDir() string {
 	return filepath.Join(b.dir, ".pulumi", "locks", "organization", diyProject, diyStack)
 }
 
-// write lays out the backend: meta.yaml, the checkpoint, the dead run's lock.
+// write lays out the backend: meta.yaml, the checkpoint, the dead run's
+// lock, and the state of the analytics stack the demo previews for real.
 func (b diyBackend) write(now time.Time) error {
 	started := now.Add(-2*time.Hour - 13*time.Minute).UTC()
 	files := map[string][]byte{
@@ -64,7 +65,7 @@ func (b diyBackend) write(now time.Time) error {
 			return err
 		}
 	}
-	return nil
+	return b.writeAnalytics(started.Add(-26 * time.Hour))
 }
 
 // The checkpoint's JSON shapes: of each Pulumi sdk apitype type named on
@@ -100,14 +101,15 @@ type manifestV1 struct {
 
 // resourceV3 is apitype.ResourceV3.
 type resourceV3 struct {
-	URN      string         `json:"urn"`
-	Custom   bool           `json:"custom"`
-	ID       string         `json:"id,omitempty"`
-	Type     string         `json:"type"`
-	Inputs   map[string]any `json:"inputs,omitempty"`
-	Outputs  map[string]any `json:"outputs,omitempty"`
-	Parent   string         `json:"parent,omitempty"`
-	Provider string         `json:"provider,omitempty"`
+	URN          string         `json:"urn"`
+	Custom       bool           `json:"custom"`
+	ID           string         `json:"id,omitempty"`
+	Type         string         `json:"type"`
+	Inputs       map[string]any `json:"inputs,omitempty"`
+	Outputs      map[string]any `json:"outputs,omitempty"`
+	Parent       string         `json:"parent,omitempty"`
+	Dependencies []string       `json:"dependencies,omitempty"`
+	Provider     string         `json:"provider,omitempty"`
 }
 
 // operationV2 is apitype.OperationV2.

@@ -169,7 +169,11 @@ func (e *estate) storefront(t Timings) {
 		"metadata": metadata("argocd", appSetName, map[string]any{"uid": appSetUID, "creationTimestamp": e.ago(200 * 24 * time.Hour), "generation": int64(14)}),
 		"spec": map[string]any{
 			"goTemplate": true,
-			"generators": []any{map[string]any{"list": map[string]any{"elements": elements}}},
+			// As teams that pause generated apps during incidents set it: the
+			// ApplicationSet controller leaves each app's syncPolicy alone, so
+			// a pause holds (without it, upstream reverts the edit).
+			"ignoreApplicationDifferences": []any{map[string]any{"jsonPointers": strs("/spec/syncPolicy")}},
+			"generators":                   []any{map[string]any{"list": map[string]any{"elements": elements}}},
 			"template": map[string]any{
 				"metadata": map[string]any{"name": "{{.svc}}", "labels": map[string]any{"team": "storefront", "tier": "prod"}},
 				"spec": map[string]any{

@@ -21,7 +21,7 @@ const (
 	stackLocked   = "network-prod"      // its state lock is held by a run that died
 	stackWedged   = "dns-zones"         // currentUpdate names an Update that does not exist
 	stackApproval = "edge-cdn"          // commit-pinned, a newer commit proposed
-	stackPreview  = "analytics-preview" // spec.preview: true
+	stackPreview  = "analytics-preview" // spec.preview: true; previewed and applied for real (program.go)
 	stackRunning  = "k8s-staging"       // namespace platform-infra: an update in progress
 	stackStalled  = "cost-reports"      // namespace finance: Stalled after 3 failed updates
 
@@ -53,7 +53,8 @@ func (e *estate) stacks() {
 		commit: commit(infraRepo, "dns", "pinned"), outputs: map[string]any{"zoneId": "Z04417822O1FQHTGR8B3K"}}, e.wedged)
 	e.addStack(stackDef{namespace: infraNS, name: stackApproval, project: "edge", env: "prod", repo: infraRepo, dir: "edge",
 		commit: commit(infraRepo, "edge", "pinned"), outputs: map[string]any{"distributionId": "E2QWRUHAPOMQZL", "domain": "d111111abcdef8.cloudfront.net"}}, e.proposed)
-	e.addStack(stackDef{namespace: infraNS, name: stackPreview, project: "analytics", env: "prod", repo: infraRepo, dir: "analytics", branch: "main", preview: true}, nil)
+	e.addStack(stackDef{namespace: infraNS, name: stackPreview, project: analyticsProject, env: analyticsStack, repo: infraRepo, dir: "analytics", branch: "main", preview: true,
+		backend: e.diy.url()}, nil)
 	e.addStack(stackDef{namespace: platformInfraNS, name: stackRunning, project: "k8s", env: "staging", repo: k8sRepo, dir: "clusters", branch: "main",
 		outputs: map[string]any{"clusterName": "staging-eu-1", "kubeconfig": "[secret]"}}, e.updating)
 	e.addStack(stackDef{namespace: platformInfraNS, name: "k8s-prod", project: "k8s", env: "prod", repo: k8sRepo, dir: "clusters", branch: "main",

@@ -33,7 +33,7 @@ var Scenarios = []Scenario{
 	{"pulumi/" + infraNS + "/" + stackLocked, "updates fail on a state lock left by a run that died; break the lock to recover"},
 	{"pulumi/" + infraNS + "/" + stackWedged, "currentUpdate names an Update that does not exist: wedged"},
 	{"pulumi/" + infraNS + "/" + stackApproval, "pinned to a commit; a newer commit waits for approval"},
-	{"pulumi/" + infraNS + "/" + stackPreview, "spec.preview: runs previews only"},
+	{"pulumi/" + infraNS + "/" + stackPreview, "spec.preview: the operator only previews; driftdeck previews it for real with the program the demo ships (needs the pulumi CLI) and applies exactly the approved plan"},
 	{"pulumi/" + platformInfraNS + "/" + stackRunning, "an update in progress"},
 	{"pulumi/" + ReadOnlyNamespace + "/" + stackStalled, "Stalled after three failed updates"},
 }

@@ -27,12 +27,15 @@ func FindCLI() (string, error) {
 	if p, err := exec.LookPath("pulumi"); err == nil {
 		return p, nil
 	}
+	cached := filepath.Join("~", ".cache", "driftdeck", "tools")
 	if cache, err := os.UserCacheDir(); err == nil {
-		found, _ := filepath.Glob(filepath.Join(cache, "driftdeck", "tools", "pulumi-*", "pulumi"))
+		cached = filepath.Join(cache, "driftdeck", "tools")
+		found, _ := filepath.Glob(filepath.Join(cached, "pulumi-*", "pulumi"))
 		sort.Strings(found)
 		if len(found) > 0 {
 			return found[len(found)-1], nil
 		}
 	}
-	return "", errors.New("no pulumi CLI found: set " + CLIEnv + " or put pulumi on PATH")
+	return "", errors.New("no pulumi CLI found: install it (https://www.pulumi.com/docs/iac/download-install/) and put it on PATH, " +
+		"or set " + CLIEnv + " to its path; in a driftdeck checkout `make tools` builds one into " + cached)
 }

@@ -61,6 +61,7 @@ func (o *Ops) Locate(ctx context.Context, k model.Key) (*Location, error) {
 			loc.Local = &o.Programs[i]
 		}
 	}
+	mapDemoProgram(c, loc)
 	if loc.Local != nil {
 		if loc.Local.Stack != "" {
 			loc.Stack = loc.Local.Stack

@@ -299,6 +299,9 @@ func (o *Ops) target(ctx context.Context, loc *Location) (pulumirun.Target, func
 			return pulumirun.Target{}, nil, err
 		}
 	}
+	if t, ok := o.demoTarget(loc, cli); ok {
+		return t, func() {}, nil
+	}
 	t := pulumirun.Target{Stack: loc.Stack, BackendURL: loc.Backend, Env: env(loc), CLI: cli}
 	if loc.Local != nil {
 		t.Dir = loc.Local.Dir

@@ -3,19 +3,24 @@
 # the Go module proxy into a cache directory outside the repository, keyed by version
 # and by the tools module's go.sum. Warm runs only check that the binaries exist.
 #
-# Usage: build.sh [--cached] [all|controlplane|pulumi]
-#   all        both tool sets, built concurrently when missing
+# Usage: build.sh [--cached] [all|controlplane|pulumi|argocd]
+#   all        every tool set, built concurrently when missing
 #   --cached   never build: print what is cached; exit 3 when something is not
 #
 # Prints the location of each tool set on stdout (progress goes to stderr):
 #   KUBEBUILDER_ASSETS=<dir with kube-apiserver and etcd>
 #   DRIFTDECK_PULUMI=<path of the pulumi binary>
+#   DRIFTDECK_ARGOCD=<path of the argocd multi-call binary (controller, repo-server)>
+#   DRIFTDECK_REDIS=<path of redis-server, which the Argo CD components need>
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache_root=${DRIFTDECK_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/driftdeck/tools}
 k8s_version=v1.37.2
 pulumi_version=v3.274.1
+# 3.3 is the newest Argo CD whose module builds from the proxy (later ones need an
+# unpublished gitops-engine module).
+argocd_version=v3.3.0
 
 cached_only=false
 if [[ ${1:-} == --cached ]]; then
@@ -30,6 +35,7 @@ sum_key() { sha256sum "$1/go.sum" | cut -c1-12; }
 
 control_plane_dir() { echo "$cache_root/controlplane-$k8s_version-$(sum_key "$here/testcontrolplane")"; }
 pulumi_dir() { echo "$cache_root/pulumi-$pulumi_version-$(sum_key "$here/pulumicli")"; }
+argocd_dir() { echo "$cache_root/argocd-$argocd_version-$(sum_key "$here/argocd")"; }
 
 # with_lock DIR CMD...: runs CMD holding DIR.lock, so two builds of one tool (two
 # checkouts, or make test twice) never write the same directory at once.
@@ -85,6 +91,11 @@ compile_pulumi() {
 		-o "$tmp/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi)
 }
 
+compile_argocd() {
+	local tmp=$1
+	(cd "$here/argocd" && go build -trimpath -ldflags "-s -w" -o "$tmp/argocd" github.com/argoproj/argo-cd/v3/cmd)
+}
+
 # build NAME DIR COMPILE: runs COMPILE into DIR.partial and renames it to DIR
 # when it succeeds, so DIR only ever holds complete binaries.
 build() {
@@ -101,7 +112,42 @@ build() {
 	log "$name built in $((SECONDS - start)) s into $out"
 }
 
-build_control_plane() {
+build_build_argocd() {
+	local out=$1
+	if [[ -x $out/argocd ]]; then
+		log "argocd $argocd_version cached in $out"
+		return
+	fi
+	log "building argocd $argocd_version (cold: ~8 min on 2 idle cores)"
+	build "argocd" "$out" compile_argocd
+}
+
+# redis finds redis-server, installing Debian's package when missing and
+# allowed (root, not --cached): the Argo CD components keep their cache there.
+redis() {
+	local bin
+	bin=$(command -v redis-server || true)
+	if [[ -z $bin ]] && ! $cached_only && ((EUID == 0)) && command -v apt-get >/dev/null; then
+		log "installing redis-server (Debian package)"
+		{ apt-get install -y -q redis-server || { apt-get update -q && apt-get install -y -q redis-server; }; } >&2
+		bin=$(command -v redis-server || true)
+	fi
+	[[ -n $bin ]] || { log "redis-server not found (apt-get install redis-server)"; return 3; }
+	echo "DRIFTDECK_REDIS=$bin"
+}
+
+argocd() {
+	local out
+	out=$(argocd_dir)
+	if $cached_only; then
+		[[ -x $out/argocd ]] || { log "argocd $argocd_version not built yet (expected in $out)"; return 3; }
+	else
+		with_lock "$out" build_argocd "$out"
+	fi
+	echo "DRIFTDECK_ARGOCD=$out/argocd"
+}
+
+control_plane() {
 	local out=$1
 	if [[ -x $out/kube-apiserver && -x $out/etcd ]]; then
 		log "control plane $k8s_version cached in $out"
@@ -119,6 +165,41 @@ build_pulumi() {
 	fi
 	log "building pulumi CLI $pulumi_version (cold: ~14 CPU-minutes)"
 	build "the pulumi CLI" "$out" compile_pulumi
+}
+
+build_argocd() {
+	local out=$1
+	if [[ -x $out/argocd ]]; then
+		log "argocd $argocd_version cached in $out"
+		return
+	fi
+	log "building argocd $argocd_version (cold: ~8 min on 2 idle cores)"
+	build "argocd" "$out" compile_argocd
+}
+
+# redis finds redis-server, installing Debian's package when missing and
+# allowed (root, not --cached): the Argo CD components keep their cache there.
+redis() {
+	local bin
+	bin=$(command -v redis-server || true)
+	if [[ -z $bin ]] && ! $cached_only && ((EUID == 0)) && command -v apt-get >/dev/null; then
+		log "installing redis-server (Debian package)"
+		{ apt-get install -y -q redis-server || { apt-get update -q && apt-get install -y -q redis-server; }; } >&2
+		bin=$(command -v redis-server || true)
+	fi
+	[[ -n $bin ]] || { log "redis-server not found (apt-get install redis-server)"; return 3; }
+	echo "DRIFTDECK_REDIS=$bin"
+}
+
+argocd() {
+	local out
+	out=$(argocd_dir)
+	if $cached_only; then
+		[[ -x $out/argocd ]] || { log "argocd $argocd_version not built yet (expected in $out)"; return 3; }
+	else
+		with_lock "$out" build_argocd "$out"
+	fi
+	echo "DRIFTDECK_ARGOCD=$out/argocd"
 }
 
 control_plane() {
@@ -143,24 +224,30 @@ pulumi() {
 	echo "DRIFTDECK_PULUMI=$out/pulumi"
 }
 
-# both builds the two tool sets at once: each build has long phases that use one
-# core (downloads, links), which overlap well; peak memory is about 2.5 + 2 GB.
-both() {
+# every builds all tool sets at once: each build has long phases that use one
+# core (downloads, links), which overlap well; peak memory is about 2.5 + 2 + 2 GB.
+every() {
 	local rc=0
 	if $cached_only; then
 		control_plane || rc=$?
 		pulumi || rc=$?
+		argocd || rc=$?
+		redis || rc=$?
 		return $rc
 	fi
-	local tmp cp_pid pu_pid
+	local tmp cp_pid pu_pid ar_pid
 	tmp=$(mktemp -d)
 	control_plane >"$tmp/controlplane" &
 	cp_pid=$!
 	pulumi >"$tmp/pulumi" &
 	pu_pid=$!
+	argocd >"$tmp/argocd" &
+	ar_pid=$!
+	redis >"$tmp/redis" || rc=$?
 	wait $cp_pid || rc=$?
 	wait $pu_pid || rc=$?
-	cat "$tmp/controlplane" "$tmp/pulumi"
+	wait $ar_pid || rc=$?
+	cat "$tmp/controlplane" "$tmp/pulumi" "$tmp/argocd" "$tmp/redis"
 	rm -rf "$tmp"
 	return $rc
 }
@@ -168,6 +255,7 @@ both() {
 case $what in
 	controlplane) control_plane ;;
 	pulumi) pulumi ;;
-	all) both ;;
-	*) echo "usage: $0 [--cached] [all|controlplane|pulumi]" >&2; exit 2 ;;
+	argocd) argocd && redis ;;
+	all) every ;;
+	*) echo "usage: $0 [--cached] [all|controlplane|pulumi|argocd]" >&2; exit 2 ;;
 esac
