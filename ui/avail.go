@@ -34,6 +34,7 @@ type availMsg struct {
 // below it.
 type pendingKey struct {
 	id   int
+	what string // what is being checked, for the status line
 	held []tea.KeyPressMsg
 }
 
@@ -45,7 +46,7 @@ func (a *App) availCmd(u *model.Unit, from screen, then func() tea.Cmd) tea.Cmd 
 	id := 0
 	if then != nil {
 		id = a.nextID()
-		a.pending = &pendingKey{id: id}
+		a.pending = &pendingKey{id: id, what: "checking what " + u.Key.Ref() + " can do now … (esc gives up)"}
 	}
 	be, ctx, k := a.opts.Backend, a.opts.Context, u.Key
 	return func() tea.Msg { return availMsg{id: id, key: k, avail: be.Available(ctx, u), from: from, then: then} }
@@ -91,3 +92,7 @@ func (a *App) availabilityOf(k model.Key, kind actions.Kind) (actions.Availabili
 	}
 	return actions.Availability{}, false
 }
+
+// wrote forgets what a unit could do before a write to it: the next key
+// asks again, once the change has reached the model.
+func (a *App) wrote(k model.Key) { delete(a.avail, k) }

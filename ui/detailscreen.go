@@ -53,6 +53,10 @@ func (s *detailScreen) update(a *App, msg tea.Msg) tea.Cmd {
 		}
 		s.m.SetUnit(u)
 		return tea.Batch(s.describeCmd(a), a.availCmd(u, nil, nil))
+	case wroteMsg:
+		if msg.key == s.m.Key() { // its Event is news
+			return s.describeCmd(a)
+		}
 	case describeMsg:
 		if msg.key != s.m.Key() {
 			return nil

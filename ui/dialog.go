@@ -266,6 +266,9 @@ func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
 		}
 	case bulkMsg:
 		if msg.id == d.id {
+			for _, u := range d.units {
+				a.wrote(u.Key)
+			}
 			a.close(d.self())
 			a.push(bulkReport(a, msg))
 			a.list().m.ClearMarks()
@@ -471,7 +474,8 @@ func (a *App) onResult(m resultMsg) tea.Cmd {
 	for _, w := range m.res.Warnings {
 		a.toastError(w)
 	}
-	return tea.Batch(a.settleCmd(m.res), a.broadcast(unitsChangedMsg{changed: map[model.Key]bool{m.req.Key: true}}))
+	a.wrote(m.req.Key)
+	return tea.Batch(a.settleCmd(m.res), a.broadcast(wroteMsg{key: m.req.Key}))
 }
 
 func bulkReport(a *App, m bulkMsg) *dialog {

@@ -46,3 +46,6 @@ type diffMsg struct {
 
 // settledMsg carries what the check after a write found (a revert).
 type settledMsg struct{ warnings []string }
+
+// wroteMsg tells the screens a write to a unit went through.
+type wroteMsg struct{ key model.Key }

@@ -182,6 +182,9 @@ func (a *App) statusLine(now time.Time) string {
 	case modeCommand:
 		return t.Accent.Render(":") + a.input.View()
 	}
+	if a.pending != nil {
+		return t.Dim.Render(ansi.Truncate(a.pending.what, max(a.width-2, 1), "…"))
+	}
 	for i := len(a.toasts) - 1; i >= 0; i-- {
 		if a.toasts[i].until.After(now) {
 			if a.toasts[i].err {

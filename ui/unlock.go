@@ -139,6 +139,7 @@ func (ud *unlockDialog) apply(a *App, reason string) tea.Cmd {
 
 // onUnstickDone reports an unlock, whichever screen is open by then.
 func (a *App) onUnstickDone(m unstickDoneMsg) {
+	a.wrote(m.key)
 	if m.err != nil {
 		a.toastError("unlock " + m.key.Ref() + ": " + m.err.Error())
 		return

@@ -109,3 +109,18 @@ func TestUnlockIsOfferedInTheMenuAndSaysWhatADryRunWouldDo(t *testing.T) {
 		t.Errorf("a dry-run unlock does not say what it would do:\n%s", plain(a))
 	}
 }
+
+func TestAfterAWriteTheNextKeyAsksWhatIsPossibleAgain(t *testing.T) {
+	a, be := newTestApp(t, 100, 30)
+	openPause(t, a)
+	asked := be.available
+	press(a, "y")
+	be.whyNot = map[actions.Kind]string{actions.Pause: "already paused by oncall@example.com"}
+	press(a, "p")
+	if be.available == asked {
+		t.Fatal("the key after a write used what was possible before it")
+	}
+	if !topIs[*listScreen](a) || !strings.Contains(plain(a), "already paused by oncall@example.com") {
+		t.Fatalf("p after the pause must say it is paused already:\n%s", plain(a))
+	}
+}
