@@ -135,6 +135,10 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			a.toastError(w)
 		}
 		return a, nil
+	case resultMsg:
+		if msg.id == 0 { // a write without a dialog: a refresh
+			return a, a.onResult(msg)
+		}
 	case unstickDoneMsg:
 		a.onUnstickDone(msg)
 		return a, nil
@@ -145,12 +149,11 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		r.release()
 		return a, nil
 	}
+	var blink tea.Cmd
 	if a.mode != modeNormal {
-		var cmd tea.Cmd
-		a.input, cmd = a.input.Update(msg)
-		return a, cmd
+		a.input, blink = a.input.Update(msg)
 	}
-	return a, a.broadcast(msg)
+	return a, tea.Batch(blink, a.broadcast(msg))
 }
 
 func (a *App) setTheme(name string) error {

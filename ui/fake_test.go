@@ -23,6 +23,7 @@ type fakeBackend struct {
 	mu        sync.Mutex
 	executed  []actions.Request
 	plans     int // Plan calls
+	describes int // Describe calls
 	available int // Available calls
 	// version is the resourceVersion plans are made from; a test moves it
 	// to play a change on the cluster.
@@ -141,6 +142,9 @@ func (f *fakeBackend) Settled(_ context.Context, res *actions.Result) []string {
 }
 
 func (f *fakeBackend) Describe(_ context.Context, k model.Key) (*describe.Detail, error) {
+	f.mu.Lock()
+	f.describes++
+	f.mu.Unlock()
 	return &describe.Detail{
 		Key:  k,
 		YAML: "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: " + k.Name + "\n",

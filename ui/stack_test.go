@@ -198,3 +198,19 @@ func TestFailedPreviewWithoutPulumiSaysHowToGetIt(t *testing.T) {
 		t.Errorf("approve is offered without a plan:\n%s", plain(a))
 	}
 }
+
+func TestDetailKeepsRefreshingWhileACommandIsTyped(t *testing.T) {
+	a, be := newTestApp(t, 120, 30)
+	selectUnit(t, a, "search-indexer")
+	press(a, "enter", ":") // the command bar is open over the detail view
+	now := fixedNow
+	a.opts.Now = func() time.Time { return now }
+	for i := 1; i <= 2; i++ {
+		now = now.Add(2 * time.Second) // past the once-a-second limit
+		_, cmd := a.Update(changedUnit("search-indexer", func(u *model.Unit) { u.RunReason = "change " + itoa(i) }))
+		run(a, cmd, 0)
+	}
+	if got := be.describes; got != 3 {
+		t.Fatalf("the open unit was described %d times, want 3 (open and two changes)", got)
+	}
+}

@@ -124,3 +124,15 @@ func TestAfterAWriteTheNextKeyAsksWhatIsPossibleAgain(t *testing.T) {
 		t.Fatalf("p after the pause must say it is paused already:\n%s", plain(a))
 	}
 }
+
+func TestRefreshRunsWithoutAFormAndSaysItIsDone(t *testing.T) {
+	a, be := newTestApp(t, 100, 30)
+	selectUnit(t, a, "billing")
+	press(a, "r")
+	if len(be.executed) != 1 || be.executed[0].Kind != actions.Refresh {
+		t.Fatalf("r must refresh at once: %v", be.executed)
+	}
+	if !topIs[*listScreen](a) || !strings.Contains(plain(a), "— done") {
+		t.Fatalf("the refresh is not reported:\n%s", plain(a))
+	}
+}
