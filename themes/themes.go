@@ -54,8 +54,10 @@ func build(name string, p palette, highContrast bool) *Theme {
 	t.DialogTitle = s().Bold(true).Foreground(p.accent)
 	t.ToastInfo = s().Foreground(p.selFg).Background(p.info).Padding(0, 1)
 	t.ToastError = s().Foreground(p.selFg).Background(p.bad).Bold(true).Padding(0, 1)
-	t.TabActive = s().Bold(true).Foreground(p.selFg).Background(p.accent).Padding(0, 1)
-	t.TabIdle = s().Foreground(p.dim).Padding(0, 1)
+	// Tabs carry no padding: views frame them ([Active], " Idle ") so the
+	// active one shows without colour too.
+	t.TabActive = s().Bold(true).Foreground(p.selFg).Background(p.accent)
+	t.TabIdle = s().Foreground(p.dim)
 	t.DiffAdd = s().Foreground(p.good)
 	t.DiffDel = s().Foreground(p.bad)
 	if highContrast {
@@ -112,7 +114,7 @@ func NoColor() *Theme {
 	t.Dialog = s().Border(lipgloss.NormalBorder()).Padding(0, 1)
 	t.DialogTitle = s().Bold(true)
 	t.ToastInfo, t.ToastError = s().Reverse(true).Padding(0, 1), s().Reverse(true).Bold(true).Padding(0, 1)
-	t.TabActive, t.TabIdle = s().Reverse(true).Padding(0, 1), s().Padding(0, 1)
+	t.TabActive, t.TabIdle = s().Reverse(true), s()
 	t.DiffAdd, t.DiffDel = plain, plain
 	return t
 }

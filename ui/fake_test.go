@@ -38,6 +38,7 @@ type fakeBackend struct {
 	applied      []*stackops.Unstick
 	dryRun       bool // state writes answer as in --dry-run
 	bulks        []actions.BulkRequest
+	nothingToDo  map[string]bool // units (by name) already as a bulk action asks
 	// mayRevert names the owner a write's result says may revert it;
 	// reverted is what Settled then finds.
 	mayRevert string
@@ -113,20 +114,20 @@ func (f *fakeBackend) Execute(_ context.Context, req actions.Request) (*actions.
 	return &actions.Result{Plan: now, Actor: "oncall@example.com", Verified: true, MayRevert: f.mayRevert}, nil
 }
 
-// Bulk skips units whose engine does not know the kind and the first unit
-// (nothing to do there), and applies the rest.
+// Bulk skips units whose engine does not know the kind and those with
+// nothing to do, and applies the rest.
 func (f *fakeBackend) Bulk(_ context.Context, r actions.BulkRequest) []actions.BulkOutcome {
 	f.mu.Lock()
 	f.bulks = append(f.bulks, r)
 	f.mu.Unlock()
 	spec, _ := actions.SpecOf(r.Kind)
 	var out []actions.BulkOutcome
-	for i, k := range r.Keys {
+	for _, k := range r.Keys {
 		o := actions.BulkOutcome{Key: k, Outcome: actions.OutcomeApplied, Result: &actions.Result{Verified: true}}
 		switch {
 		case !spec.Knows(k.Engine):
 			o = actions.BulkOutcome{Key: k, Outcome: actions.OutcomeSkipped, Why: string(r.Kind) + " is not possible for " + string(k.Engine) + " units"}
-		case i == 0:
+		case f.nothingToDo[k.Name]:
 			o = actions.BulkOutcome{Key: k, Outcome: actions.OutcomeSkipped, Why: "nothing to do: already as asked"}
 		}
 		out = append(out, o)

@@ -3,35 +3,33 @@ package e2e
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestDemoFilterDetailQuit(t *testing.T) {
 	term := start(t, 120, 32, nil, "--demo")
-	// A full list within a second of the window showing.
-	term.waitFor(5*time.Second, "DEMO", "units", "NAMESPACE/NAME")
-	term.waitUntil(time.Second, "the list to fill the screen", func(s string) bool { return strings.Count(s, "argocd ") >= 20 })
+	term.waitFor(startup, "DEMO", "units", "NAMESPACE/NAME")
+	term.waitUntil(promptly, "the list to fill the screen", func(s string) bool { return strings.Count(s, "argocd ") >= 20 })
 
 	term.send("/")
 	term.send("velero")
 	term.send("\r")
 	// "argocd/velero" is on the unfiltered screen too: wait for the others to go.
-	term.waitUntil(2*time.Second, "the filter to leave only argocd/velero", func(s string) bool {
+	term.waitUntil(promptly, "the filter to leave only argocd/velero", func(s string) bool {
 		return strings.Contains(s, "argocd/velero") && strings.Count(s, "argocd ") == 1 && !strings.Contains(s, "pulumi ")
 	})
 
 	term.send("\r")
-	term.waitFor(2*time.Second, "argocd/argocd/velero", "Overview", "Can do", "Operation")
+	term.waitFor(promptly, "argocd/argocd/velero", "Overview", "Can do", "Operation")
 	term.send("\t\t\t\t") // to the YAML tab
-	term.waitFor(2*time.Second, "apiVersion: argoproj.io/v1alpha1", "kind: Application")
+	term.waitFor(promptly, "apiVersion: argoproj.io/v1alpha1", "kind: Application")
 	if strings.Contains(term.screen(), "managedFields") {
 		t.Error("the YAML shows managedFields")
 	}
 
 	term.send("\x1b") // back to the list
-	term.waitFor(2*time.Second, "NAMESPACE/NAME")
+	term.waitFor(promptly, "NAMESPACE/NAME")
 	term.send("q")
-	if code := term.exit(5 * time.Second); code != 0 {
+	if code := term.exit(promptly); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
 	if term.altScreen() {
@@ -39,33 +37,58 @@ func TestDemoFilterDetailQuit(t *testing.T) {
 	}
 }
 
-func TestDemoPauseFromTheList(t *testing.T) {
-	term := start(t, 140, 36, nil, "--demo")
-	term.waitFor(5*time.Second, "DEMO", "NAMESPACE/NAME")
-	term.send(`/argocd/cart\b` + "\r")
-	term.waitFor(2*time.Second, "argocd/cart ", "self-heal")
-	term.send("p")
-	term.waitFor(3*time.Second, "Pause auto-sync and self-heal of argocd/argocd/cart", "driftdeck.io/paused-previous", "Reason:")
-	term.send("INC-5150 hotfix on cart")
-	term.send("\r") // to the expiry
-	term.send("2h\r")
-	term.waitFor(2*time.Second, " No ", " Yes ")
-	term.send("y")
-	term.waitFor(5*time.Second, "— done")
-	term.waitUntil(5*time.Second, "cart to show as paused", func(s string) bool {
-		for _, line := range strings.Split(s, "\n") {
-			if strings.Contains(line, "argocd/cart ") && strings.Contains(line, "paused") {
-				return true
+// The list starts with the worst first, as the README's sample shows.
+func TestDemoStartsSortedByState(t *testing.T) {
+	term := start(t, 120, 32, nil, "--demo")
+	term.waitFor(startup, "DEMO", "sort state", "NAMESPACE/NAME")
+	s := term.waitUntil(promptly, "a stuck unit on the first row", func(s string) bool {
+		rows := strings.Split(s, "\n")
+		for i, l := range rows {
+			if strings.Contains(l, "NAMESPACE/NAME") && i+1 < len(rows) {
+				return strings.Contains(rows[i+1], " stuck ")
 			}
 		}
 		return false
 	})
+	if !strings.Contains(s, ">") {
+		t.Errorf("no row carries the cursor:\n%s", s)
+	}
+}
+
+// cartRowPaused: the list's row of argocd/cart shows it paused.
+func cartRowPaused(s string) bool {
+	for _, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, "argocd/cart ") && strings.Contains(line, "paused") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDemoPauseFromTheList(t *testing.T) {
+	term := start(t, 140, 36, nil, "--demo")
+	term.waitFor(startup, "DEMO", "NAMESPACE/NAME")
+	term.send(`/argocd/cart\b` + "\r")
+	term.waitFor(promptly, "argocd/cart ", "self-heal")
+	term.send("p")
+	term.waitFor(promptly, "Pause auto-sync and self-heal of argocd/argocd/cart", "driftdeck.io/paused-previous", "Reason:")
+	term.send("INC-5150 hotfix on cart")
+	term.send("\r") // to the expiry
+	term.send("2h\r")
+	term.waitFor(promptly, " No ", " Yes ")
+	term.send("y")
+	// The promise is "done" once the write is made; "working…" may show
+	// first, for as long as the machine needs.
+	term.waitFor(promptly, "— done")
+	term.waitUntil(promptly, "cart to show as paused in the list", cartRowPaused)
+	// The write landed on the object: the detail reads it back from the
+	// object's annotations, with who and why.
 	term.send("\r")
-	term.waitFor(3*time.Second, "Paused by driftdeck", "INC-5150 hotfix on cart", "demo-oncall@example.com")
+	term.waitFor(promptly, "Paused by driftdeck", "INC-5150 hotfix on cart", "demo-oncall@example.com")
 	term.send("\x1b")
-	term.waitFor(2*time.Second, "NAMESPACE/NAME")
+	term.waitFor(promptly, "NAMESPACE/NAME")
 	term.send("q")
-	if code := term.exit(5 * time.Second); code != 0 {
+	if code := term.exit(promptly); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
 }

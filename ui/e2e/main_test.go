@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
 var (
@@ -28,7 +30,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building driftdeck:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	// The TestCluster... tests share one real control plane, stopped here.
+	code := testcluster.RunShared(m, testcluster.Options{})
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -23,8 +24,20 @@ type terminal struct {
 	pty  *os.File
 	mu   sync.Mutex
 	emu  *vt.Emulator
+	raw  bytes.Buffer // every byte the program wrote
 	done chan error
 }
+
+// Deadlines of the waits: each wait polls for what the program promises and
+// returns as soon as it shows, so a deadline only costs time when a test
+// fails. They are generous so that a busy machine (two cores shared by
+// several builds) does not fail a test that would pass a moment later.
+const (
+	// startup covers a cold start of a binary built with -race.
+	startup = 60 * time.Second
+	// promptly covers one key and what it promises, a write included.
+	promptly = 20 * time.Second
+)
 
 func start(t *testing.T, width, height int, env []string, args ...string) *terminal {
 	t.Helper()
@@ -55,6 +68,7 @@ func (term *terminal) pump() {
 		if n > 0 {
 			term.mu.Lock()
 			_, _ = term.emu.Write(buf[:n])
+			term.raw.Write(buf[:n])
 			term.mu.Unlock()
 		}
 		if err != nil {
@@ -68,6 +82,13 @@ func (term *terminal) screen() string {
 	term.mu.Lock()
 	defer term.mu.Unlock()
 	return term.emu.String()
+}
+
+// written is every byte the program wrote to the terminal so far.
+func (term *terminal) written() []byte {
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	return bytes.Clone(term.raw.Bytes())
 }
 
 func (term *terminal) altScreen() bool {

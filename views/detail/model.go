@@ -12,6 +12,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 	"github.com/driftdeck/driftdeck/themes"
 )
 
@@ -137,13 +138,14 @@ func (m *Model) tabTitle(t Tab) string {
 func (m *Model) View(now time.Time) string {
 	var tabs []string
 	for _, t := range m.Tabs() {
-		st := m.theme.TabIdle
+		// Brackets tell the active tab where no colour does (TERM=dumb).
 		if t == m.tab {
-			st = m.theme.TabActive
+			tabs = append(tabs, m.theme.TabActive.Render("["+m.tabTitle(t)+"]"))
+		} else {
+			tabs = append(tabs, m.theme.TabIdle.Render(" "+m.tabTitle(t)+" "))
 		}
-		tabs = append(tabs, st.Render(m.tabTitle(t)))
 	}
-	title := m.theme.Title.Render(m.unit.Key.Ref()) + m.theme.Dim.Render("  "+m.unit.Kind+" in "+orDash(m.unit.Key.Context))
+	title := m.theme.Title.Render(safetext.Visible(m.unit.Key.Ref())) + m.theme.Dim.Render(safetext.Visible("  "+m.unit.Kind+" in "+orDash(m.unit.Key.Context)))
 	lines := []string{ansi.Truncate(title, m.width, "…"), ansi.Truncate(strings.Join(tabs, " "), m.width, "…")}
 	var body []string
 	switch m.tab {

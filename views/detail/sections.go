@@ -5,12 +5,46 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/lipgloss/v2"
+
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/safetext"
+	"github.com/driftdeck/driftdeck/views/internal/wrapped"
 )
 
+// labelWidth is the width of the labels in front of the overview's values.
+const labelWidth = 14
+
+// field is one line: a label and a value that is ours or already escaped.
 func (m *Model) field(name, value string) string {
-	return m.theme.Dim.Render(fmt.Sprintf("%-14s", name)) + value
+	return m.theme.Dim.Render(fmt.Sprintf("%-*s", labelWidth, name)) + value
 }
+
+// text is a label and a value from outside (a message, a rule, a remedy):
+// escaped, and wrapped under the label instead of cut at the screen's edge.
+func (m *Model) text(name, value string) []string {
+	return wrapped.Field(name, labelWidth, value, m.wrapWidth(), m.theme.Dim)
+}
+
+// indented is text from outside wrapped at an indent, each line styled.
+func (m *Model) indented(indent int, value string, st lipgloss.Style) []string {
+	lines := wrapped.Lines(value, m.wrapWidth()-indent)
+	for i, l := range lines {
+		lines[i] = strings.Repeat(" ", indent) + st.Render(l)
+	}
+	return lines
+}
+
+// wrapWidth is the width text wraps to; a view not sized yet wraps at 80.
+func (m *Model) wrapWidth() int {
+	if m.width <= 0 {
+		return 80
+	}
+	return max(m.width, labelWidth+20)
+}
+
+// v escapes a one-line value from outside.
+func v(s string) string { return safetext.Visible(s) }
 
 func (m *Model) heading(s string) string { return m.theme.Bold.Render(s) }
 
@@ -26,32 +60,32 @@ func (m *Model) overview(now time.Time) []string {
 	}
 	out = append(out, m.field("Run", run))
 	if u.RunReason != "" {
-		out = append(out, m.field("  why", u.RunReason))
+		out = append(out, m.text("  why", u.RunReason)...)
 	}
 	if u.StuckRule != "" {
-		out = append(out, m.field("  rule", u.StuckRule))
+		out = append(out, m.text("  rule", u.StuckRule)...)
 	}
 	if u.Window != "" {
-		out = append(out, m.field("Sync window", u.Window))
+		out = append(out, m.text("Sync window", u.Window)...)
 	}
 	out = append(out, m.field("Can do", m.enabledActions()))
-	out = append(out, m.field("Desired", orDash(u.Desired)), m.field("Applied", orDash(u.Applied)))
+	out = append(out, m.field("Desired", v(orDash(u.Desired))), m.field("Applied", v(orDash(u.Applied))))
 	if u.Project != "" {
 		label := "Project"
 		if u.Stack != nil {
 			label = "Pulumi stack"
 		}
-		out = append(out, m.field(label, u.Project))
+		out = append(out, m.field(label, v(u.Project)))
 	}
 	if u.Owner != "" {
-		out = append(out, m.field("Owner", u.Owner+m.theme.Warn.Render("  (reverts spec edits)")))
+		out = append(out, m.field("Owner", v(u.Owner)+m.theme.Warn.Render("  (reverts spec edits)")))
 	}
 	out = append(out, m.pause(now)...)
 	out = append(out, m.engineFacts(now)...)
 	if len(u.ReadErrors) > 0 {
 		out = append(out, "", m.theme.Bad.Render("Could not read"))
 		for _, e := range u.ReadErrors {
-			out = append(out, "  "+e)
+			out = append(out, m.indented(2, e, lipgloss.NewStyle())...)
 		}
 	}
 	if disabled := m.disabledActions(); len(disabled) > 0 {
@@ -59,10 +93,11 @@ func (m *Model) overview(now time.Time) []string {
 		out = append(out, disabled...)
 	}
 	if m.loadErr != "" {
-		out = append(out, "", m.theme.Bad.Render("Could not load details: "+m.loadErr))
+		out = append(out, "")
+		out = append(out, m.indented(0, "Could not load details: "+m.loadErr, m.theme.Bad)...)
 	} else if m.detail != nil {
 		for _, p := range m.detail.Problems {
-			out = append(out, m.theme.Warn.Render("note: "+p))
+			out = append(out, m.indented(0, "note: "+p, m.theme.Warn)...)
 		}
 	}
 	return out
@@ -72,7 +107,7 @@ func native(s string) string {
 	if s == "" {
 		return ""
 	}
-	return " (" + s + ")"
+	return " (" + v(s) + ")"
 }
 
 func (m *Model) pause(now time.Time) []string {
@@ -81,7 +116,9 @@ func (m *Model) pause(now time.Time) []string {
 		return nil
 	}
 	out := []string{"", m.heading("Paused by driftdeck")}
-	out = append(out, m.field("  by", p.By), m.field("  why", p.Reason), m.field("  at", p.At.Format(time.RFC3339)))
+	out = append(out, m.field("  by", v(p.By)))
+	out = append(out, m.text("  why", p.Reason)...)
+	out = append(out, m.field("  at", p.At.Format(time.RFC3339)))
 	switch {
 	case p.Until.IsZero():
 		out = append(out, m.field("  until", "no expiry"))
@@ -90,7 +127,8 @@ func (m *Model) pause(now time.Time) []string {
 	default:
 		out = append(out, m.field("  until", p.Until.Format(time.RFC3339)+" (in "+model.HumanDuration(p.Until.Sub(now))+")"))
 	}
-	out = append(out, m.field("  mode", p.Mode), m.field("  previous", p.Previous))
+	out = append(out, m.field("  mode", v(p.Mode)))
+	out = append(out, m.text("  previous", p.Previous)...)
 	if m.unit.Automation != model.Paused {
 		out = append(out, m.theme.Bad.Render("  the pause is no longer in force: the policy changed after it (reverted by an owner or edited by hand)"))
 	}
@@ -101,12 +139,12 @@ func (m *Model) engineFacts(now time.Time) []string {
 	var out []string
 	if f := m.unit.Argo; f != nil {
 		out = append(out, "", m.heading("Source"))
-		out = append(out, m.field("  repo", orDash(f.RepoURL)), m.field("  path", orDash(f.Path)), m.field("  revision", f.TargetRevision))
+		out = append(out, m.field("  repo", v(orDash(f.RepoURL))), m.field("  path", v(orDash(f.Path))), m.field("  revision", v(f.TargetRevision)))
 		dest := f.DestServer
 		if dest == "" {
 			dest = f.DestName
 		}
-		out = append(out, m.field("  destination", dest+" ns "+orDash(f.DestNamespace)))
+		out = append(out, m.field("  destination", v(dest+" ns "+orDash(f.DestNamespace))))
 		if r := f.Resources; r.Synced+r.OutOfSync+r.Other > 0 {
 			counts := fmt.Sprintf("%d synced, %d out of sync", r.Synced, r.OutOfSync)
 			if r.Other > 0 {
@@ -121,13 +159,13 @@ func (m *Model) engineFacts(now time.Time) []string {
 		if f.Phase == "" && !f.OperationSet {
 			out = append(out, m.theme.Dim.Render("  none"))
 		} else {
-			op := orDash(f.Phase)
+			op := v(orDash(f.Phase))
 			if f.OperationSet && f.Phase == "" {
 				op = "requested, not started"
 			}
 			out = append(out, m.field("  phase", op))
 			if f.PhaseMessage != "" {
-				out = append(out, m.field("  message", f.PhaseMessage))
+				out = append(out, m.text("  message", f.PhaseMessage)...)
 			}
 			if !f.StartedAt.IsZero() {
 				out = append(out, m.field("  started", f.StartedAt.Format(time.RFC3339)+" ("+model.HumanDuration(now.Sub(f.StartedAt))+" ago)"))
@@ -143,7 +181,7 @@ func (m *Model) engineFacts(now time.Time) []string {
 			out = append(out, m.field("Compared", model.HumanDuration(now.Sub(f.ReconciledAt))+" ago"))
 		}
 		if f.RefreshPending != "" {
-			out = append(out, m.field("Refresh", f.RefreshPending+" refresh requested, waiting for the controller"))
+			out = append(out, m.field("Refresh", v(f.RefreshPending)+" refresh requested, waiting for the controller"))
 		}
 		out = append(out, m.conditions(f.Conditions, now)...)
 	}
@@ -153,34 +191,34 @@ func (m *Model) engineFacts(now time.Time) []string {
 		if f.RepoDir != "" {
 			src += " dir " + f.RepoDir
 		}
-		out = append(out, m.field("  source", orDash(src)))
+		out = append(out, m.field("  source", v(orDash(src))))
 		if f.Commit != "" {
-			out = append(out, m.field("  pinned", f.Commit))
+			out = append(out, m.field("  pinned", v(f.Commit)))
 		} else if f.Branch != "" {
-			out = append(out, m.field("  branch", f.Branch))
+			out = append(out, m.field("  branch", v(f.Branch)))
 		}
 		if f.PendingCommit != "" {
-			out = append(out, m.field("  proposed", f.PendingCommit+m.theme.Info.Render("  waits for approval")))
+			out = append(out, m.field("  proposed", v(f.PendingCommit)+m.theme.Info.Render("  waits for approval")))
 		}
 		if f.Preview {
 			out = append(out, m.field("  preview", "true: runs previews only, applies nothing"))
 		}
-		out = append(out, m.field("  last update", fmt.Sprintf("%s %s", orDash(f.LastUpdateName), orDash(f.LastState))))
+		out = append(out, m.field("  last update", v(fmt.Sprintf("%s %s", orDash(f.LastUpdateName), orDash(f.LastState)))))
 		if f.LastFailures > 0 {
 			out = append(out, m.field("  failures", fmt.Sprint(f.LastFailures)))
 		}
 		if f.LastMessage != "" {
-			out = append(out, m.field("  message", f.LastMessage))
+			out = append(out, m.text("  message", f.LastMessage)...)
 		}
 		if f.CurrentUpdate != "" {
-			out = append(out, m.field("  current", f.CurrentUpdate))
+			out = append(out, m.field("  current", v(f.CurrentUpdate)))
 		}
-		req := orDash(f.RequestedRequest)
+		req := v(orDash(f.RequestedRequest))
 		if f.RequestedRequest != "" {
 			if f.RequestedRequest == f.LastRequest {
 				req += m.theme.Good.Render("  handled")
 			} else {
-				req += m.theme.Warn.Render("  not handled yet (observed " + orDash(f.ObservedRequest) + ", last run for " + orDash(f.LastRequest) + ")")
+				req += m.theme.Warn.Render("  not handled yet (observed " + v(orDash(f.ObservedRequest)) + ", last run for " + v(orDash(f.LastRequest)) + ")")
 			}
 		}
 		out = append(out, m.field("  run request", req))
@@ -195,7 +233,7 @@ func (m *Model) conditions(cs []model.Condition, now time.Time) []string {
 	}
 	out := []string{"", m.heading("Conditions")}
 	for _, c := range cs {
-		line := fmt.Sprintf("  %-12s %-6s %-24s", c.Type, c.Status, c.Reason)
+		line := fmt.Sprintf("  %-12s %-6s %-24s", v(c.Type), v(c.Status), v(c.Reason))
 		if !c.Since.IsZero() {
 			line += " " + model.HumanDuration(now.Sub(c.Since)) + " ago"
 		}
@@ -205,7 +243,7 @@ func (m *Model) conditions(cs []model.Condition, now time.Time) []string {
 		}
 		out = append(out, st.Render(line))
 		if c.Message != "" {
-			out = append(out, "      "+c.Message)
+			out = append(out, m.indented(6, c.Message, lipgloss.NewStyle())...)
 		}
 	}
 	return out
@@ -227,7 +265,7 @@ func (m *Model) resources() []string {
 		if r.RequiresPruning {
 			note = "requires pruning " + note
 		}
-		line := fmt.Sprintf("%-11s %-12s %-22s %-36s %s", r.Status, orDash(r.Health), r.Kind, r.Namespace+"/"+r.Name, note)
+		line := v(fmt.Sprintf("%-11s %-12s %-22s %-36s %s", r.Status, orDash(r.Health), r.Kind, r.Namespace+"/"+r.Name, note))
 		if r.Status == "OutOfSync" {
 			line = m.theme.Warn.Render(line)
 		}
@@ -246,7 +284,7 @@ func (m *Model) updates() []string {
 		if !up.Started.IsZero() {
 			started = up.Started.Format("2006-01-02 15:04:05")
 		}
-		line := fmt.Sprintf("%-34s %-8s %-10s %-20s %s", up.Name, up.Type, up.Phase(), started, up.Message)
+		line := v(fmt.Sprintf("%-34s %-8s %-10s %-20s %s", up.Name, up.Type, up.Phase(), started, up.Message))
 		if up.Failed {
 			line = m.theme.Bad.Render(line)
 		}
@@ -264,9 +302,12 @@ func (m *Model) history(now time.Time) []string {
 	}
 	out := []string{m.theme.TableHeader.Render(fmt.Sprintf("  %-4s %-42s %-12s %s", "ID", "REVISION", "DEPLOYED", "BY"))}
 	for i, h := range m.detail.History {
-		line := fmt.Sprintf("  %-4d %-42s %-12s %s", h.ID, h.Revision, model.HumanDuration(now.Sub(h.DeployedAt))+" ago", h.InitiatedBy)
+		line := v(fmt.Sprintf("%-4d %-42s %-12s %s", h.ID, h.Revision, model.HumanDuration(now.Sub(h.DeployedAt))+" ago", h.InitiatedBy))
 		if i == m.historyCursor {
-			line = m.theme.Selected.Render(line)
+			// The glyph shows the cursor where no colour does (TERM=dumb).
+			line = m.theme.Selected.Render("> " + line)
+		} else {
+			line = "  " + line
 		}
 		out = append(out, line)
 	}
@@ -282,7 +323,7 @@ func (m *Model) events(now time.Time) []string {
 	}
 	out := []string{m.theme.TableHeader.Render(fmt.Sprintf("%-8s %-8s %-24s %-14s %s", "AGE", "TYPE", "REASON", "FROM", "MESSAGE"))}
 	for _, e := range m.detail.Events {
-		line := fmt.Sprintf("%-8s %-8s %-24s %-14s %s", model.HumanDuration(now.Sub(e.Last)), e.Type, e.Reason, e.Source, e.Message)
+		line := v(fmt.Sprintf("%-8s %-8s %-24s %-14s %s", model.HumanDuration(now.Sub(e.Last)), e.Type, e.Reason, e.Source, e.Message))
 		if e.Type == "Warning" {
 			line = m.theme.Warn.Render(line)
 		}
@@ -295,7 +336,7 @@ func (m *Model) yaml() []string {
 	if m.detail == nil {
 		return []string{m.theme.Dim.Render("loading…")}
 	}
-	return strings.Split(strings.TrimRight(m.detail.YAML, "\n"), "\n")
+	return strings.Split(safetext.Block(strings.TrimRight(m.detail.YAML, "\n")), "\n")
 }
 
 // enabledActions is one line: what can be done now (a opens the menu).
@@ -319,7 +360,7 @@ func (m *Model) disabledActions() []string {
 	var out []string
 	for _, a := range m.avail {
 		if !a.Enabled {
-			out = append(out, m.theme.Dim.Render("  "+string(a.Kind)+" — "+a.WhyNot))
+			out = append(out, m.indented(2, string(a.Kind)+" — "+a.WhyNot, m.theme.Dim)...)
 		}
 	}
 	return out

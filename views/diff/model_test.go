@@ -299,15 +299,27 @@ func TestStatesWithoutChanges(t *testing.T) {
 	}
 }
 
-func TestWarningsAreShownAndSanitised(t *testing.T) {
-	m := newModel(t, 80, 24)
+func TestWarningsAreShownEscaped(t *testing.T) {
+	m := newModel(t, 120, 24)
 	m.SetWarnings([]string{"Widget gizmo: the cluster does not serve this kind\x1b[2J\x1b]0;pwned\x07"})
 	out := m.View()
 	if strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\x1b]0;") {
 		t.Error("a control sequence from a warning reached the terminal")
 	}
-	if !containsLine(shape(t, m, 80, 24), "! Widget gizmo: the cluster does not serve this kind") {
-		t.Error("the warning is not shown")
+	if !containsLine(shape(t, m, 120, 24), `! Widget gizmo: the cluster does not serve this kind\x1b[2J\x1b]0;pwned\x07`) {
+		t.Errorf("the warning is not shown with its sequences escaped:\n%s", ansi.Strip(out))
+	}
+}
+
+func TestAnErrorFromTheRenderIsShownEscaped(t *testing.T) {
+	m := newModel(t, 120, 10)
+	m.SetError(fmt.Errorf("kustomize build: \x1b]52;c;aGk=\x07 and \x1b]0;pwned\x07"))
+	out := m.View()
+	if strings.ContainsAny(out, "\x07") || strings.Contains(out, "\x1b]") {
+		t.Fatal("an OSC sequence from the error reached the terminal")
+	}
+	if !strings.Contains(ansi.Strip(out), `kustomize build: \x1b]52;c;aGk=\x07 and \x1b]0;pwned\x07`) {
+		t.Errorf("the error is not shown escaped:\n%s", ansi.Strip(out))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	engine "github.com/driftdeck/driftdeck/backend/diff"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
 // View renders exactly height lines, none wider than width.
@@ -134,7 +135,8 @@ func (m *Model) summaryRow(o *objectView, selected bool, nameW int) string {
 	rest := cut(pad(objectName(o.d), nameW)+"  "+pad(o.d.Change.String(), 8)+" "+pad(counts, 13)+" "+sanitize(o.fieldsText), max(m.width-3, 0))
 	rest = strings.TrimRight(rest, " ")
 	if selected {
-		return m.theme.Selected.Render(pad(" "+sym+" "+rest, m.width))
+		// The cursor glyph keeps the row told apart without colour (TERM=dumb).
+		return m.theme.Selected.Render(pad(">"+sym+" "+rest, m.width))
 	}
 	// Only the change mark is coloured; the rest stays plain for legibility.
 	return " " + st.Render(sym) + " " + rest
@@ -285,27 +287,18 @@ func pad(s string, w int) string {
 	return s + strings.Repeat(" ", w-n)
 }
 
-// sanitize makes text from the cluster or a repository safe to print: tabs
-// become spaces and other control characters a visible mark, so no value
-// can move the cursor or restyle the terminal.
+// sanitize makes text from the cluster or a repository safe to print:
+// control characters and escape sequences are shown escaped (\x1b[31m),
+// tabs as spaces, so no value can move the cursor or restyle the terminal.
+// Lines far longer than any screen are cut first: a minified manifest line
+// costs no more than a short one.
 func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f {
-			clean = false
-			break
-		}
+	if len(s) > maxShown {
+		s = strings.ToValidUTF8(s[:maxShown], "")
 	}
-	if clean && !strings.ContainsRune(s, 0x9b) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t':
-			return ' '
-		case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-			return '�'
-		}
-		return r
-	}, s)
+	return safetext.Block(s)
 }
+
+// maxShown bounds the bytes of one line sanitize looks at: more than the
+// widest terminal shows, even at several bytes per cell.
+const maxShown = 4096

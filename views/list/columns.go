@@ -173,7 +173,7 @@ func layout(width, nameWidth int, multiContext bool) (cols []int, widths []int) 
 		active = append(active, c)
 	}
 	for {
-		need := len(active) - 1 + 2 // gaps + selection marker
+		need := len(active) - 1 + markerWidth // gaps + the marker cells
 		for _, c := range active {
 			if columns[c].width > 0 {
 				need += columns[c].width
@@ -193,7 +193,7 @@ func layout(width, nameWidth int, multiContext bool) (cols []int, widths []int) 
 		active = append(active[:drop], active[drop+1:]...)
 	}
 	widths = make([]int, len(active))
-	used, flex := len(active)-1+2, 0
+	used, flex := len(active)-1+markerWidth, 0
 	for i, c := range active {
 		if columns[c].width > 0 {
 			widths[i] = columns[c].width

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 	"github.com/driftdeck/driftdeck/themes"
 )
 
@@ -34,6 +35,9 @@ type Model struct {
 	rows map[model.Key]*rowCache
 	// nameWidth is the widest namespace/name, for the name column.
 	nameWidth int
+
+	// status is the cursor row's whole text, wrapped, as last laid out.
+	status statusCache
 }
 
 // rowCache keeps a unit's rendered cells until the unit changes, and which
@@ -63,9 +67,10 @@ type drawInputs struct {
 	age, automation string
 }
 
-// New returns an empty list.
+// New returns an empty list, sorted by state: the worst first, as someone
+// on call looks for it.
 func New(theme *themes.Theme) *Model {
-	return &Model{theme: theme, marked: map[model.Key]bool{}, rows: map[model.Key]*rowCache{}}
+	return &Model{theme: theme, sort: ByState, marked: map[model.Key]bool{}, rows: map[model.Key]*rowCache{}}
 }
 
 // SetTheme switches palettes.
@@ -134,7 +139,9 @@ func newRowCache(u *model.Unit) *rowCache {
 	rc := &rowCache{unit: u, haystack: haystack(u)}
 	for c := 0; c < numColumns; c++ {
 		if !timeDependent(c) {
-			rc.cells[c] = columns[c].cell(u, time.Time{})
+			// Names, revisions and reasons come from the cluster: escaped,
+			// so that no value can drive the terminal.
+			rc.cells[c] = safetext.Visible(columns[c].cell(u, time.Time{}))
 		}
 	}
 	return rc
@@ -248,8 +255,9 @@ func (m *Model) MoveTo(row int) {
 	m.clampCursor()
 }
 
-// Page is the number of rows one screen shows.
-func (m *Model) Page() int { return max(m.height-1, 1) }
+// Page is the number of rows one screen shows: the height less the header
+// and the cursor row's status lines.
+func (m *Model) Page() int { return max(m.height-1-m.statusHeight(), 1) }
 
 func (m *Model) clampCursor() {
 	m.cursor = min(max(m.cursor, 0), max(len(m.shown)-1, 0))

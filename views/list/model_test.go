@@ -40,6 +40,7 @@ func names(us []*model.Unit) string {
 
 func TestFilterSubstringRegexAndInvert(t *testing.T) {
 	m := New(themes.NoColor())
+	m.SetSort(ByName) // the order these rows are written in
 	m.SetSize(120, 20)
 	m.SetUnits(fixture(), nil, now)
 	for _, c := range []struct{ filter, want string }{
@@ -60,6 +61,7 @@ func TestFilterSubstringRegexAndInvert(t *testing.T) {
 
 func TestScopeAndSort(t *testing.T) {
 	m := New(themes.NoColor())
+	m.SetSort(ByName) // the order these rows are written in
 	m.SetSize(120, 20)
 	m.SetUnits(fixture(), nil, now)
 	m.SetScope(Scope{Engine: model.EngineArgoCD})
@@ -79,6 +81,7 @@ func TestScopeAndSort(t *testing.T) {
 
 func TestCursorStaysOnUnitAcrossUpdates(t *testing.T) {
 	m := New(themes.NoColor())
+	m.SetSort(ByName) // the order these rows are written in
 	m.SetSize(120, 20)
 	m.SetUnits(fixture(), nil, now)
 	m.MoveTo(2) // web
@@ -134,6 +137,7 @@ func TestViewFitsEveryWidth(t *testing.T) {
 
 func TestMarksSurviveFilteringAndMarkShownToggles(t *testing.T) {
 	m := New(themes.NoColor())
+	m.SetSort(ByName) // the order these rows are written in
 	m.SetSize(120, 20)
 	m.SetUnits(fixture(), nil, now)
 	m.ToggleMark() // api

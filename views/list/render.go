@@ -29,8 +29,16 @@ func (m *Model) View(now time.Time) string {
 		b.WriteString(m.theme.Dim.Render(m.emptyText()))
 		lines++
 	}
-	for ; lines < m.height; lines++ {
+	status := m.statusLines()
+	if len(status) > 0 {
+		status = append([]string{m.theme.Dim.Render(strings.Repeat("─", m.width))}, status...)
+	}
+	for ; lines < m.height-len(status); lines++ {
 		b.WriteByte('\n')
+	}
+	for _, l := range status {
+		b.WriteByte('\n')
+		b.WriteString(l)
 	}
 	return b.String()
 }
@@ -47,7 +55,7 @@ func (m *Model) emptyText() string {
 
 func (m *Model) header(cols, widths []int) string {
 	var b strings.Builder
-	b.WriteString("  ")
+	b.WriteString(strings.Repeat(" ", markerWidth))
 	for i, c := range cols {
 		if i > 0 {
 			b.WriteByte(' ')
@@ -70,12 +78,29 @@ func (m *Model) row(u *model.Unit, selected bool, cols, widths []int, now time.T
 	return rc.drawn
 }
 
+// The marker cells in front of each row are glyphs, so that the cursor row
+// and the marked rows show in every theme and on a terminal without colour
+// or video attributes (TERM=dumb): the cursor, the mark, a space.
+const (
+	markerWidth = 3
+	cursorGlyph = ">"
+	markGlyph   = "✓"
+)
+
+func marker(selected, marked bool) string {
+	c, mk := " ", " "
+	if selected {
+		c = cursorGlyph
+	}
+	if marked {
+		mk = markGlyph
+	}
+	return c + mk + " "
+}
+
 func (m *Model) draw(rc *rowCache, in drawInputs, cols, widths []int, now time.Time) string {
 	u, selected, lit := in.unit, in.selected, in.lit
-	marker := "  "
-	if in.marked {
-		marker = "✓ "
-	}
+	marker := marker(selected, in.marked)
 	if selected {
 		// The selected row is one reverse-video bar: cells are plain so that
 		// their colours do not punch holes in it.

@@ -27,6 +27,7 @@ func lineOf(t *testing.T, view, name string) string {
 // the screen.
 func TestRowsAreRedrawnWhenWhatTheyShowChanges(t *testing.T) {
 	m := New(themes.Dark())
+	m.SetSort(ByName)
 	m.SetSize(120, 10)
 	units := fixture()
 	m.SetUnits(units, nil, now)

@@ -10,7 +10,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 	"github.com/driftdeck/driftdeck/themes"
+	"github.com/driftdeck/driftdeck/views/internal/wrapped"
 )
 
 // Model holds the steps seen so far.
@@ -92,28 +94,42 @@ func (m *Model) Changes() int {
 	return n
 }
 
-func (m *Model) room() int { return max(m.height-2, 1) }
+func (m *Model) room() int { return max(m.height-1-len(m.footer()), 1) }
+
+// footer is the run's status, or its error whole: wrapped over up to half
+// the screen, since it is what the user needs to read.
+func (m *Model) footer() []string {
+	if m.err == nil {
+		return []string{m.theme.Info.Render(ansi.Truncate(safetext.Visible(m.status), m.width, "…"))}
+	}
+	lines := wrapped.Lines(m.err.Error(), m.width)
+	if limit := max(m.height/2, 1); len(lines) > limit {
+		lines = lines[:limit]
+		lines[limit-1] = ansi.Truncate(lines[limit-1], m.width-1, "") + "…"
+	}
+	for i, l := range lines {
+		lines[i] = m.theme.Bad.Render(l)
+	}
+	return lines
+}
 
 // View renders exactly height lines.
 func (m *Model) View() string {
 	t := m.theme
-	head := t.Title.Render(m.title) + "  " + t.Dim.Render(fmt.Sprintf("%d steps, %d changing", len(m.steps), m.Changes()))
-	status := t.Info.Render(m.status)
-	if m.err != nil {
-		status = t.Bad.Render(m.err.Error())
-	}
+	head := t.Title.Render(safetext.Visible(m.title)) + "  " + t.Dim.Render(fmt.Sprintf("%d steps, %d changing", len(m.steps), m.Changes()))
+	footer := m.footer()
 	body := m.body()
 	if m.follow {
 		m.offset = max(len(body)-m.room(), 0)
 	}
 	lines := []string{ansi.Truncate(head, m.width, "…")}
-	for i := m.offset; i < len(body) && len(lines) < m.height-1; i++ {
+	for i := m.offset; i < len(body) && len(lines) < m.height-len(footer); i++ {
 		lines = append(lines, ansi.Truncate(body[i], m.width, "…"))
 	}
-	for len(lines) < m.height-1 {
+	for len(lines) < m.height-len(footer) {
 		lines = append(lines, "")
 	}
-	lines = append(lines, ansi.Truncate(status, m.width, "…"))
+	lines = append(lines, footer...)
 	return strings.Join(lines[:max(m.height, 1)], "\n")
 }
 
@@ -128,7 +144,9 @@ func (m *Model) body() []string {
 		if d.Severity == "error" {
 			st = t.Bad
 		}
-		out = append(out, st.Render(d.Severity+": "+strings.TrimSpace(d.Message)))
+		for _, l := range wrapped.Lines(d.Severity+": "+strings.TrimSpace(d.Message), max(m.width, 20)) {
+			out = append(out, st.Render(l))
+		}
 	}
 	if m.summary != nil {
 		out = append(out, "", t.Bold.Render("Summary: ")+m.summary.Text()+t.Dim.Render(fmt.Sprintf(" (%s, %s)", m.summary.Result, m.summary.Duration)))
@@ -157,12 +175,12 @@ func (m *Model) stepLines(s pulumirun.Step) []string {
 	} else if s.State == pulumirun.Failed {
 		mark = t.Bad.Render(" failed")
 	}
-	out := []string{st.Render(fmt.Sprintf("%s %-8s", s.Op.Sign(), s.Op)) + " " + t.Dim.Render(s.Type) + " " + t.Bold.Render(s.Name) + mark}
+	out := []string{st.Render(fmt.Sprintf("%s %-8s", s.Op.Sign(), s.Op)) + " " + t.Dim.Render(safetext.Visible(s.Type)) + " " + t.Bold.Render(safetext.Visible(s.Name)) + mark}
 	for _, d := range s.Diffs {
-		out = append(out, "      "+d.String())
+		out = append(out, "      "+safetext.Visible(d.String()))
 	}
 	if len(s.ReplaceKeys) > 0 {
-		out = append(out, t.Warn.Render("      replaced because of: "+strings.Join(s.ReplaceKeys, ", ")))
+		out = append(out, t.Warn.Render("      replaced because of: "+safetext.Visible(strings.Join(s.ReplaceKeys, ", "))))
 	}
 	return out
 }

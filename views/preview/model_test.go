@@ -89,3 +89,28 @@ func BenchmarkPreviewStream(b *testing.B) {
 		}
 	}
 }
+
+func TestAFailedRunShowsItsErrorWholeAndEscaped(t *testing.T) {
+	m := New(themes.Dark(), "preview of pulumi/infra/net")
+	m.SetSize(80, 16)
+	m.Add(step(1, pulumirun.OpCreate, "logs"))
+	m.Add(pulumirun.Event{Diag: &pulumirun.Diagnostic{Severity: "error", Message: "provider said \x1b]0;pwned\x07 no"}})
+	err := fmt.Errorf("pulumi preview failed: the stack acme/net/prod is locked by 1 lock(s): created by ci@runner-7 (pid 4242) at 2026-11-29T03:10:00Z; break it with driftdeck unlock \x1b]52;c;aGk=\x07 once its run is dead")
+	m.Done("", err)
+	out := m.View()
+	if strings.Contains(out, "\x1b]") || strings.Contains(out, "\x07") {
+		t.Fatal("an OSC sequence from the run reached the terminal")
+	}
+	if got := strings.Count(out, "\n") + 1; got != 16 {
+		t.Fatalf("%d lines, want 16", got)
+	}
+	text := strings.Join(strings.Fields(ansi.Strip(out)), " ")
+	for _, want := range []string{
+		`pulumi preview failed: the stack acme/net/prod is locked by 1 lock(s): created by ci@runner-7 (pid 4242) at 2026-11-29T03:10:00Z; break it with driftdeck unlock \x1b]52;c;aGk=\x07 once its run is dead`,
+		`error: provider said \x1b]0;pwned\x07 no`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, ansi.Strip(out))
+		}
+	}
+}
