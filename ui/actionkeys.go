@@ -29,14 +29,14 @@ func (a *App) actionKey(msg tea.KeyPressMsg, from screen) (tea.Cmd, bool) {
 		if !ok {
 			return nil, true
 		}
-		return a.openActionMenu(units[0], from), true
+		return a.openActionMenu(units[0]), true
 	case key.Matches(msg, k.Freeze):
 		return a.startBulk(actions.Pause), true
 	case key.Matches(msg, k.Thaw):
 		return a.startBulk(actions.Resume), true
 	}
 	for _, s := range specs() {
-		if b, ok := a.keys.Binding(s.Key); ok && s.Key != "" && key.Matches(msg, b) {
+		if b, ok := a.binding(s); ok && key.Matches(msg, b) {
 			units, ok := a.targets(from, s)
 			if !ok {
 				return nil, true
@@ -98,7 +98,7 @@ func (a *App) startKind(kind actions.Kind, from screen, units []*model.Unit) tea
 	}
 	var able []*model.Unit
 	for _, u := range units {
-		if slices.Contains(s.Engines, u.Key.Engine) {
+		if s.Knows(u.Key.Engine) {
 			able = append(able, u)
 		}
 	}
@@ -195,7 +195,7 @@ func (a *App) openBulk(kind actions.Kind, units []*model.Unit) tea.Cmd {
 	return d.setFocus(0)
 }
 
-func (a *App) openActionMenu(u *model.Unit, from screen) tea.Cmd {
+func (a *App) openActionMenu(u *model.Unit) tea.Cmd {
 	d := &dialog{id: a.nextID(), kind: dlgMenu, units: []*model.Unit{u}, avail: a.avail[u.Key]}
 	a.push(d)
 	return a.availCmd(u, nil, nil)
@@ -205,8 +205,8 @@ func (a *App) openActionMenu(u *model.Unit, from screen) tea.Cmd {
 func (a *App) bulkKeys(units []*model.Unit) []string {
 	var out []string
 	for _, s := range specs() {
-		b, ok := a.keys.Binding(s.Key)
-		if !s.Bulkable || !ok || s.Key == "" || !knowsAny(s, units) {
+		b, ok := a.binding(s)
+		if !s.Bulkable || !ok || !knowsAny(s, units) {
 			continue
 		}
 		out = append(out, b.Help().Key)
@@ -216,7 +216,7 @@ func (a *App) bulkKeys(units []*model.Unit) []string {
 
 func knowsAny(s actions.Spec, units []*model.Unit) bool {
 	for _, u := range units {
-		if slices.Contains(s.Engines, u.Key.Engine) {
+		if s.Knows(u.Key.Engine) {
 			return true
 		}
 	}
@@ -232,8 +232,8 @@ func (a *App) actionHints(u *model.Unit) []key.Binding {
 	known, checked := a.avail[u.Key]
 	var out []key.Binding
 	for _, s := range specs() {
-		b, ok := a.keys.Binding(s.Key)
-		if !ok || s.Key == "" || !slices.Contains(s.Engines, u.Key.Engine) {
+		b, ok := a.binding(s)
+		if !ok || !s.Knows(u.Key.Engine) {
 			continue
 		}
 		if av, found := a.availabilityOf(u.Key, s.Kind); checked && len(known) > 0 && (!found || !av.Enabled) {
@@ -255,4 +255,21 @@ func (a *App) actHints(u *model.Unit) string {
 		return ""
 	}
 	return a.hints(strings.Join(keys, " "), "act") + "  "
+}
+
+// binding is the key of an action kind, if the table gives it one.
+func (a *App) binding(s actions.Spec) (key.Binding, bool) {
+	if s.Key == "" {
+		return key.Binding{}, false
+	}
+	if a.specKeys == nil {
+		a.specKeys = map[string]key.Binding{}
+		for _, sp := range specs() {
+			if b, ok := a.keys.Binding(sp.Key); ok && sp.Key != "" {
+				a.specKeys[sp.Key] = b
+			}
+		}
+	}
+	b, ok := a.specKeys[s.Key]
+	return b, ok
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
@@ -55,7 +56,9 @@ type App struct {
 	units   map[model.Key]*model.Unit
 	avail   availCache
 	pending *pendingKey
-	ids     int
+	// specKeys are the action table's keys, looked up once.
+	specKeys map[string]key.Binding
+	ids      int
 	// lastBody is the body height the screens were last sized to: errors
 	// shown whole take lines from it.
 	lastBody int

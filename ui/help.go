@@ -73,9 +73,9 @@ func (s *helpScreen) lines(a *App) []string {
 	}
 	lines = append(lines, "", t.Title.Render("Actions")+t.Dim.Render("  (marks: acts on the marked units when some are)"))
 	for _, sp := range specs() {
-		b, ok := a.keys.Binding(sp.Key)
+		b, ok := a.binding(sp)
 		keys := "a"
-		if ok && sp.Key != "" {
+		if ok {
 			keys = b.Help().Key
 		}
 		var engines []string
