@@ -32,6 +32,7 @@ type fakeBackend struct {
 	whyNot map[actions.Kind]string
 	// preview, when set, plays a preview; else previews fail.
 	preview func(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error)
+	approve func(ctx context.Context, rv *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error)
 	// unstick: the pending operations the Stack's state holds.
 	pending      []pulumistate.PendingOperation
 	unstickCalls []bool // clearPending of each PlanUnstick
@@ -174,7 +175,10 @@ func (f *fakeBackend) Preview(ctx context.Context, k model.Key, onEvent func(pul
 	return nil, fmt.Errorf("no pulumi in this test")
 }
 
-func (f *fakeBackend) Approve(context.Context, *stackops.Reviewed, string, func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error) {
+func (f *fakeBackend) Approve(ctx context.Context, rv *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error) {
+	if f.approve != nil {
+		return f.approve(ctx, rv, reason, onEvent)
+	}
 	return pulumirun.Result{}, nil, fmt.Errorf("no pulumi in this test")
 }
 

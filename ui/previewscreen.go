@@ -231,6 +231,9 @@ func (s *previewScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
+	case key.Matches(msg, k.Back, k.Quit) && s.running && s.applying:
+		// Leaving would interrupt pulumi up half way.
+		a.toastError("the apply of " + s.unitKey.Ref() + " runs until it ends; leaving now would interrupt it (ctrl+c quits driftdeck and interrupts it)")
 	case key.Matches(msg, k.Back, k.Quit):
 		a.close(s)
 	case key.Matches(msg, k.Approve):

@@ -214,3 +214,40 @@ func TestDetailKeepsRefreshingWhileACommandIsTyped(t *testing.T) {
 		t.Fatalf("the open unit was described %d times, want 3 (open and two changes)", got)
 	}
 }
+
+func TestApplyStreamsIntoItsScreenAndIsNotLeftHalfWay(t *testing.T) {
+	a, be := newTestApp(t, 120, 30)
+	player := newPreviewPlayer()
+	player.calls.Store(1)
+	close(player.release)
+	be.preview = player.play
+	finish := make(chan struct{})
+	be.approve = func(ctx context.Context, rv *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error) {
+		onEvent(pulumirun.Event{Step: &pulumirun.Step{Seq: 1, Op: pulumirun.OpUpdate, Type: "aws:s3/bucket:Bucket", Name: "applying-assets"}})
+		select {
+		case <-finish:
+			return pulumirun.Result{Elapsed: time.Second}, nil, nil
+		case <-ctx.Done():
+			return pulumirun.Result{}, nil, ctx.Err()
+		}
+	}
+	ch := make(chan tea.Msg, 64)
+	selectUnit(t, a, "edge-cdn")
+	sendKey(a, ch, "d")
+	s := a.top().(*previewScreen)
+	deliver(t, a, ch, func() bool { return s.reviewed != nil })
+	sendKey(a, ch, "A")
+	typeText(a, "INC-3: reviewed")
+	sendKey(a, ch, "enter")
+	sendKey(a, ch, "y")
+	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "applying-assets") })
+	sendKey(a, ch, "esc")
+	if a.top() != screen(s) || !strings.Contains(flat(a), "runs until it ends") {
+		t.Fatalf("esc during the apply must say why it stays:\n%s", plain(a))
+	}
+	close(finish)
+	deliver(t, a, ch, func() bool { return !s.running })
+	if !strings.Contains(plain(a), "applied the reviewed plan") {
+		t.Fatalf("the apply's end is not shown:\n%s", plain(a))
+	}
+}
