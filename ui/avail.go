@@ -96,3 +96,15 @@ func (a *App) availabilityOf(k model.Key, kind actions.Kind) (actions.Availabili
 // wrote forgets what a unit could do before a write to it: the next key
 // asks again, once the change has reached the model.
 func (a *App) wrote(k model.Key) { delete(a.avail, k) }
+
+// prefetch asks what the cursor row can do before a key needs it, so that
+// the footer offers only what is possible and a key answers at once.
+func (a *App) prefetch(u *model.Unit) tea.Cmd {
+	if u == nil {
+		return nil
+	}
+	if _, ok := a.avail[u.Key]; ok {
+		return nil
+	}
+	return a.availCmd(u, nil, nil)
+}

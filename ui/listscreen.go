@@ -30,7 +30,7 @@ func (s *listScreen) update(a *App, msg tea.Msg) tea.Cmd {
 	}
 	k, l := a.keys, s.m
 	if a.scrollKey(km, l.Move, l.Page()) {
-		return nil
+		return a.prefetch(l.Selected())
 	}
 	if cmd, handled := a.actionKey(km, s); handled {
 		return cmd

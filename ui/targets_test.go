@@ -119,3 +119,17 @@ func TestKeysTypedWhileAnActionIsCheckedGoToItsForm(t *testing.T) {
 		t.Errorf("keys typed meanwhile reached the list: %v", be.executed)
 	}
 }
+
+func TestFooterOffersOnlyTheKeysPossibleOnTheCursorRow(t *testing.T) {
+	a, _ := newTestApp(t, 160, 30)
+	selectUnit(t, a, "checkout")
+	press(a, "k", "j") // moving there asks what it can do
+	lines := strings.Split(plain(a), "\n")
+	footer := lines[len(lines)-1]
+	if !strings.Contains(footer, "s A r R p u B C act") {
+		t.Fatalf("the footer does not offer the possible keys: %q", footer)
+	}
+	if strings.Contains(footer, " T ") {
+		t.Errorf("the footer offers terminate, which is not possible: %q", footer)
+	}
+}
