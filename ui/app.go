@@ -102,7 +102,7 @@ func (a *App) now() time.Time { return a.opts.Now() }
 // Init asks the terminal for its background colour (for the automatic
 // theme) and starts the one-second clock that ages the list.
 func (a *App) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, a.tick())
+	return tea.Batch(tea.RequestBackgroundColor, a.tick(), a.prefetch(a.list().m.Selected()))
 }
 
 func (a *App) tick() tea.Cmd {
@@ -127,7 +127,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if b.Units == nil {
 			return a, nil
 		}
-		return a, a.broadcast(unitsChangedMsg{changed: b.Changed})
+		return a, tea.Batch(a.broadcast(unitsChangedMsg{changed: b.Changed}), a.prefetch(a.list().m.Selected()))
 	case tickMsg:
 		a.expireToasts(time.Time(msg))
 		return a, a.tick()

@@ -20,7 +20,8 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if a.mode != modeNormal {
-		return a.inputKey(msg)
+		// Filtering moves the cursor to another row.
+		return tea.Batch(a.inputKey(msg), a.prefetch(a.list().m.Selected()))
 	}
 	return a.top().update(a, msg)
 }
