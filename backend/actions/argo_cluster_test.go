@@ -281,6 +281,9 @@ func TestClusterArgoWritesAreSafe(t *testing.T) {
 			if _, err := e.run(Request{Kind: Pause, Key: e.key(model.EngineArgoCD, "web"), Reason: "x"}); !errors.Is(err, ErrReadOnly) {
 				t.Fatalf("read-only: %v", err)
 			}
+			if _, err := e.run(Request{Kind: Refresh, Key: e.key(model.EngineArgoCD, "web")}); !errors.Is(err, ErrReadOnly) {
+				t.Fatalf("read-only refresh: %v", err)
+			}
 			e.exec.ReadOnly, e.exec.DryRun = false, true
 			res := e.mustRun(Request{Kind: Pause, Key: e.key(model.EngineArgoCD, "web"), Reason: "x"})
 			e.exec.DryRun = false
@@ -292,6 +295,11 @@ func TestClusterArgoWritesAreSafe(t *testing.T) {
 			}
 			if ev := e.events("web"); len(ev) != 0 {
 				t.Fatalf("a dry run recorded events: %v", ev)
+			}
+			lines := e.auditLines()
+			if len(lines) != 3 || lines[0].Outcome != "refused" || lines[1].Outcome != "refused" || lines[0].Error != ErrReadOnly.Error() ||
+				lines[2].Outcome != "dry-run" || !lines[2].DryRun || len(lines[2].Patch) == 0 {
+				t.Fatalf("every attempt must be audited (two refused, one dry run): %+v", lines)
 			}
 		})
 		e.sub("a revert by the owning ApplicationSet is reported", func(t *testing.T, e *env) {
@@ -305,16 +313,23 @@ func TestClusterArgoWritesAreSafe(t *testing.T) {
 			defer cancel()
 			go revertPolicy(ctx, e, "owned", `{"spec":{"syncPolicy":{"automated":{"selfHeal":true,"enabled":null}}}}`)
 			e.exec.Settle = time.Second
+			defer func() { e.exec.Settle = 0 }()
+			start := time.Now()
 			res, err := e.run(Request{Kind: Pause, Key: e.key(model.EngineArgoCD, "owned"), Reason: "x"})
-			e.exec.Settle = 0
 			if err != nil {
 				t.Fatal(err)
+			}
+			if took := time.Since(start); took >= e.exec.Settle {
+				t.Errorf("Execute took %v: it must answer once the write is verified, not wait for a revert", took)
 			}
 			if !contains(res.Plan.Warnings, "ApplicationSet/team-apps manages this object") {
 				t.Errorf("no warning before the write: %v", res.Plan.Warnings)
 			}
-			if res.Verified || !contains(res.Warnings, "reverted by ApplicationSet/team-apps") {
-				t.Fatalf("revert not reported: verified %v warnings %v", res.Verified, res.Warnings)
+			if res.MayRevert != "ApplicationSet/team-apps" {
+				t.Errorf("MayRevert %q, want the owning ApplicationSet", res.MayRevert)
+			}
+			if warnings := e.exec.Settled(ctx, res); !contains(warnings, "reverted by ApplicationSet/team-apps within 1s") {
+				t.Fatalf("revert not reported: %v", warnings)
 			}
 		})
 	})

@@ -157,6 +157,10 @@ func planArgoRefresh(env *planEnv, obj map[string]any, req Request) (*Plan, erro
 	if req.Kind == HardRefresh {
 		level = "hard"
 	}
+	switch pending := annotationsOf(obj)[argocd.AnnotationRefresh]; {
+	case pending == "hard", pending == level:
+		return nil, nothingToDo("%s: a %s refresh is already requested and not yet picked up by the controller", u.Key.Ref(), pending)
+	}
 	var ops patch
 	ops.test(lookupString(obj, "metadata", "uid"), "metadata", "uid")
 	ops.setAnnotations(annotationsOf(obj), map[string]string{argocd.AnnotationRefresh: level})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pulumiop"
 )
 
 // Availability says whether an action can be offered for a unit, and why not.
@@ -149,6 +150,14 @@ func stackWhyNot(u *model.Unit, k Kind) string {
 	case Resume:
 		if u.Pause == nil {
 			return "not paused by driftdeck"
+		}
+		return ""
+	case Unlock:
+		switch {
+		case f.CurrentUpdate != "":
+			return "update " + f.CurrentUpdate + " is running: its lock is live"
+		case !pulumiop.LockConflict(f.LastMessage):
+			return "not stuck on a state lock (the last update did not fail on one)"
 		}
 		return ""
 	}

@@ -2,10 +2,13 @@ package actions
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -33,6 +36,9 @@ type Executor struct {
 	Now    func() time.Time
 
 	schema schemaCache
+	// shown keeps the plans handed out, so that a confirmed plan whose
+	// object changed can be compared with the new one.
+	shown shownPlans
 }
 
 // planEnv is what a planner may use.
@@ -109,6 +115,8 @@ func plannerFor(engine model.Engine, k Kind) (planner, error) {
 			return planStackPause, nil
 		case Resume:
 			return planStackResume, nil
+		case Unlock:
+			return nil, refusef("unlock writes the Stack's state backend, not the Stack: it is planned and done by stackops (driftdeck unlock)")
 		}
 	}
 	return nil, refusef("%s cannot be done on a %s unit (it knows: %s)", k, engine, kindList(KindsFor(engine)))
@@ -128,7 +136,11 @@ func (e *Executor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.plan(env, obj, req)
+	p, err := e.plan(env, obj, req)
+	if err == nil {
+		e.shown.remember(p)
+	}
+	return p, err
 }
 
 func (e *Executor) prepare(ctx context.Context, req Request) (*planEnv, map[string]any, error) {
@@ -152,7 +164,7 @@ func (e *Executor) get(ctx context.Context, c *kube.Cluster, k model.Key) (map[s
 	}
 	obj, err := c.Dynamic.Resource(gvr).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, refusef("%s does not exist (any more)", k.Ref())
+		return nil, &Refusal{Reason: fmt.Sprintf("%s does not exist (any more)", k.Ref()), NotFound: true}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
@@ -171,106 +183,89 @@ func (e *Executor) plan(env *planEnv, obj map[string]any, req Request) (*Plan, e
 	}
 	p.Request = req
 	p.ResourceVersion = lookupString(obj, "metadata", "resourceVersion")
+	p.at = env.now
 	return p, nil
 }
 
-// maxAttempts bounds the re-read/re-plan loop when a precondition fails
-// because somebody else wrote in between.
-const maxAttempts = 4
-
-// Execute does the action: read-only and permission checks, a fresh plan, the
-// patch with its preconditions (re-planned from a new read when they fail),
-// verification by reading back, an Event on the object and an audit line.
+// Execute does the action through the write guard (read-only, reason, actor,
+// permission, audit, Event): a plan from a fresh read, bound to the version
+// the user confirmed when the request names one, written as one patch with
+// its preconditions, and verified on the object the server returns. A
+// precondition that fails writes nothing: a bound request gets *PlanChanged
+// with the new plan, an unbound one a refusal to try again.
 func (e *Executor) Execute(ctx context.Context, req Request) (*Result, error) {
-	entry := audit.Entry{Time: e.now(), Context: req.Key.Context, Unit: req.Key.Ref(), Action: string(req.Kind), Reason: req.Reason, DryRun: e.DryRun}
-	res, err := e.execute(ctx, req, &entry)
-	switch {
-	case err == nil:
-		entry.Outcome = "done"
-	case isRefusal(err):
-		entry.Outcome, entry.Error = "refused", err.Error()
-	default:
-		entry.Outcome, entry.Error = "failed", err.Error()
-	}
-	if e.Audit != nil {
-		if aerr := e.Audit.Append(entry); aerr != nil {
-			if err == nil {
-				res.Warnings = append(res.Warnings, aerr.Error())
-			}
-		}
+	gvr, _ := engines.Resource(req.Key.Engine)
+	var res *Result
+	w, err := e.guard().Do(ctx, writeguard.Attempt{
+		Key: req.Key, Action: string(req.Kind), Reason: req.Reason, ReasonRequired: req.Kind.Destructive(), Resource: gvr,
+	}, func(w *writeguard.Write) error {
+		var err error
+		res, err = e.write(ctx, w, req)
+		return err
+	})
+	if res != nil {
+		res.Warnings = append(res.Warnings, w.Warnings...)
 	}
 	return res, err
 }
 
-func isRefusal(err error) bool { return writeguard.IsRefusal(err) }
+func (e *Executor) guard() *writeguard.Guard {
+	return &writeguard.Guard{Cluster: e.Cluster, Audit: e.Audit, ReadOnly: e.ReadOnly, DryRun: e.DryRun, Now: e.Now}
+}
 
-func (e *Executor) execute(ctx context.Context, req Request, entry *audit.Entry) (*Result, error) {
-	if e.ReadOnly {
-		return nil, ErrReadOnly
-	}
-	if strings.TrimSpace(req.Reason) == "" && req.Kind.Destructive() {
-		return nil, refusef("a reason is required for %s (it goes into the Event and the audit log)", req.Kind)
-	}
-	c, ok := e.Cluster(req.Key.Context)
-	if !ok {
-		return nil, fmt.Errorf("unknown context %q", req.Key.Context)
-	}
-	actor, err := c.Access.Identity(ctx)
+func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request) (*Result, error) {
+	c := w.Cluster
+	env := &planEnv{ctx: ctx, cluster: c, actor: w.Actor, now: e.now(), exec: e}
+	obj, err := e.get(ctx, c, req.Key)
 	if err != nil {
 		return nil, err
 	}
-	entry.Actor = actor
-	gvr, ok := engines.Resource(req.Key.Engine)
-	if !ok {
-		return nil, refusef("driftdeck has no actions for %s units yet", req.Key.Engine)
+	if req.ResourceVersion != "" && lookupString(obj, "metadata", "resourceVersion") != req.ResourceVersion {
+		return nil, e.planChanged(env, obj, req)
 	}
-	v, err := c.Access.Can(ctx, "patch", gvr, req.Key.Namespace, "")
+	p, err := e.plan(env, obj, req)
 	if err != nil {
 		return nil, err
 	}
-	if !v.Allowed {
-		return nil, &Refusal{Reason: v.Reason, Permission: true}
+	if req.ResourceVersion != "" {
+		// The server checks the version in the same atomic write: nothing
+		// can slip in between this check and the patch.
+		p.Patch = append([]Op{{Op: "test", Path: "/metadata/resourceVersion", Value: req.ResourceVersion}}, p.Patch...)
 	}
-	var p *Plan
-	var after map[string]any
-	for attempt := 1; ; attempt++ {
-		env := &planEnv{ctx: ctx, cluster: c, actor: actor, now: e.now(), exec: e}
-		obj, err := e.get(ctx, c, req.Key)
-		if err != nil {
-			return nil, err
-		}
-		if p, err = e.plan(env, obj, req); err != nil {
-			return nil, err
-		}
-		entry.Previous = p.Previous
-		body, err := patch(p.Patch).bytes()
-		if err != nil {
-			return nil, err
-		}
-		entry.Patch = body
-		opts := metav1.PatchOptions{FieldManager: "driftdeck"}
-		if e.DryRun {
-			opts.DryRun = []string{metav1.DryRunAll}
-		}
-		out, err := c.Dynamic.Resource(p.gvr).Namespace(req.Key.Namespace).Patch(ctx, req.Key.Name, types.JSONPatchType, body, opts, subresources(p)...)
-		if err == nil {
-			after = out.Object
-			break
-		}
-		if !preconditionFailed(err) {
-			return nil, explainWriteError(req, err)
-		}
-		if attempt == maxAttempts {
-			return nil, fmt.Errorf("%s changed under every one of %d attempts; try again: %w", req.Key.Ref(), maxAttempts, err)
-		}
+	w.Entry.Previous = p.Previous
+	body, err := patch(p.Patch).bytes()
+	if err != nil {
+		return nil, err
 	}
-	res := &Result{Plan: p, Actor: actor, DryRun: e.DryRun, ResourceVersion: lookupString(after, "metadata", "resourceVersion")}
-	entry.ResourceVersion = res.ResourceVersion
+	w.Entry.Patch = body
+	opts := metav1.PatchOptions{FieldManager: "driftdeck"}
+	if w.DryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	out, err := c.Dynamic.Resource(p.gvr).Namespace(req.Key.Namespace).Patch(ctx, req.Key.Name, types.JSONPatchType, body, opts, subresources(p)...)
+	switch {
+	case err != nil && preconditionFailed(err) && req.ResourceVersion != "":
+		now, rerr := e.get(ctx, c, req.Key)
+		if rerr != nil {
+			return nil, rerr
+		}
+		return nil, e.planChanged(env, now, req)
+	case err != nil && preconditionFailed(err):
+		return nil, &Refusal{Reason: fmt.Sprintf("%s changed while driftdeck wrote to it (a precondition of the patch failed): nothing written; look again and retry", req.Key.Ref())}
+	case err != nil:
+		return nil, explainWriteError(req, err)
+	}
+	after := out.Object
+	res := &Result{Plan: p, Actor: w.Actor, DryRun: w.DryRun, ResourceVersion: lookupString(after, "metadata", "resourceVersion")}
+	w.Entry.ResourceVersion = res.ResourceVersion
 	res.Token = annotationsOf(after)[pulumiop.AnnotationReconcileRequest]
 	e.verify(c, req, p, after, res)
-	if err := e.recordEvent(ctx, c, req, p, actor, after); err != nil {
-		res.Warnings = append(res.Warnings, "the Kubernetes Event was not recorded: "+err.Error())
-	}
+	w.Event = &writeguard.Event{Reason: p.eventReason, Verb: p.eventVerb, Until: req.Until, Object: corev1.ObjectReference{
+		APIVersion:      lookupString(after, "apiVersion"),
+		Kind:            lookupString(after, "kind"),
+		UID:             types.UID(lookupString(after, "metadata", "uid")),
+		ResourceVersion: res.ResourceVersion,
+	}}
 	return res, nil
 }
 
@@ -331,10 +326,20 @@ func editsSpec(k Kind) bool {
 }
 
 // preconditionFailed tells a failed test operation or a conflict (somebody
-// wrote in between) from other errors.
+// wrote in between) from other errors. The API server answers a JSON patch
+// operation that does not hold (a test, a path that is gone) with a bare 422
+// that names no cause (k8s.io/apiserver handlers/patch.go, applyJSPatch);
+// schema validation failures name theirs.
 func preconditionFailed(err error) bool {
 	if apierrors.IsConflict(err) {
 		return true
+	}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		s := st.Status()
+		if s.Code == http.StatusUnprocessableEntity && s.Reason == metav1.StatusReasonInvalid && (s.Details == nil || len(s.Details.Causes) == 0) {
+			return true
+		}
 	}
 	msg := err.Error()
 	return strings.Contains(msg, "test operation") || strings.Contains(msg, "testing value")
@@ -345,7 +350,7 @@ func explainWriteError(req Request, err error) error {
 	case apierrors.IsForbidden(err):
 		return &Refusal{Reason: fmt.Sprintf("the cluster refused the write to %s: %v", req.Key.Ref(), err), Permission: true}
 	case apierrors.IsNotFound(err):
-		return &Refusal{Reason: fmt.Sprintf("%s does not exist (any more)", req.Key.Ref())}
+		return &Refusal{Reason: fmt.Sprintf("%s does not exist (any more)", req.Key.Ref()), NotFound: true}
 	}
 	return fmt.Errorf("writing %s: %w", req.Key.Ref(), err)
 }

@@ -165,7 +165,8 @@ func (e *env) events(name string) []string {
 	return out
 }
 
-// auditLines reads the audit log.
+// auditLines reads the audit log's lines about units of this env's
+// namespace (subtests share the log).
 func (e *env) auditLines() []audit.Entry {
 	e.t.Helper()
 	f, err := os.Open(e.audit)
@@ -183,7 +184,9 @@ func (e *env) auditLines() []audit.Entry {
 		if err := json.Unmarshal(sc.Bytes(), &en); err != nil {
 			e.t.Fatalf("audit line %q: %v", sc.Text(), err)
 		}
-		out = append(out, en)
+		if e.ns == "" || strings.Contains(en.Unit, "/"+e.ns+"/") {
+			out = append(out, en)
+		}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package actions
 
 import (
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -24,6 +25,8 @@ type Plan struct {
 	// Previous is the state a pause replaced (JSON), for the audit log.
 	Previous string
 
+	// at is the time the plan was made for (pause records, approvals).
+	at          time.Time
 	gvr         schema.GroupVersionResource
 	subresource string
 	// verify checks the object read back after the write.

@@ -21,7 +21,7 @@ type Entry struct {
 	Action   string          `json:"action"`
 	Reason   string          `json:"reason,omitempty"`
 	DryRun   bool            `json:"dryRun,omitempty"`
-	Outcome  string          `json:"outcome"` // done, refused, failed
+	Outcome  string          `json:"outcome"` // done, dry-run, refused, failed
 	Error    string          `json:"error,omitempty"`
 	Patch    json.RawMessage `json:"patch,omitempty"`
 	Previous string          `json:"previous,omitempty"`

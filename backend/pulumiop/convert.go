@@ -181,12 +181,12 @@ func classifyRun(u *model.Unit, f *model.StackFacts, ready, reconciling, stalled
 	case isTrue(stalled):
 		set(model.Stuck, stalled.Since, "Stalled: "+stalled.Reason+": "+firstLine(stalled.Message)+lastMessage(f))
 		u.StuckRule = "the Stack's Stalled condition is True: the operator will not retry until the spec, source or reconciliation request changes"
-		if lockConflict(f.LastMessage) {
+		if LockConflict(f.LastMessage) {
 			u.StuckRule += "; the last update failed on a state lock: see who holds it and break it if that run is dead, then retry"
 		}
 	case f.CurrentUpdate != "":
 		set(model.Running, sinceOf(reconciling), "update "+f.CurrentUpdate+" in progress")
-	case isTrue(reconciling) && reconciling.Reason == "RetryingAfterFailure" && lockConflict(f.LastMessage):
+	case isTrue(reconciling) && reconciling.Reason == "RetryingAfterFailure" && LockConflict(f.LastMessage):
 		set(model.Stuck, reconciling.Since, "update failed on a state lock"+lastMessage(f))
 		u.StuckRule = "the last update failed because another update holds the stack's lock: retries fail until it is released; if its run is dead, break the lock, then retry"
 	case isTrue(reconciling) && (reconciling.Reason == "RetryingAfterFailure" || reconciling.Reason == "PreviewFailed"):
@@ -206,9 +206,9 @@ func classifyRun(u *model.Unit, f *model.StackFacts, ready, reconciling, stalled
 	}
 }
 
-// lockConflict recognises the errors of an update refused by a state lock:
+// LockConflict recognises the errors of an update refused by a state lock:
 // Pulumi Cloud's 409 and the DIY backends' lock message.
-func lockConflict(msg string) bool {
+func LockConflict(msg string) bool {
 	return strings.Contains(msg, "currently locked by") || strings.Contains(msg, "Another update is currently in progress")
 }
 

@@ -32,13 +32,13 @@ func (e *env) synced(name, rev string) {
 func TestClusterRealArgoPauseHoldsAcrossANewCommitAndResumeSyncsAndSelfHeals(t *testing.T) {
 	e := realArgo(t)
 	repo := testargocd.NewRepo(t)
-	v1 := repo.Commit("v1", map[string]string{"app/cm.yaml": testargocd.ConfigMap("settings", "v1")})
+	v1 := repo.Commit("v1", map[string]string{"paused/cm.yaml": testargocd.ConfigMap("settings", "v1")})
 	e.app("paused", repo, autoSync(true))
 	e.synced("paused", v1)
 	e.waitFor("the ConfigMap at v1", func() (bool, string) { return e.configValue("settings") == "v1", e.configValue("settings") })
 
 	e.do(actions.Request{Kind: actions.Pause, Key: e.key("paused"), Reason: "INC-1: hotfix in place"})
-	v2 := repo.Commit("v2", map[string]string{"app/cm.yaml": testargocd.ConfigMap("settings", "v2")})
+	v2 := repo.Commit("v2", map[string]string{"paused/cm.yaml": testargocd.ConfigMap("settings", "v2")})
 	e.do(actions.Request{Kind: actions.HardRefresh, Key: e.key("paused")})
 	e.waitFor("the paused app compared at the new commit", func() (bool, string) {
 		o := e.get("paused")
@@ -69,8 +69,8 @@ func TestClusterRealArgoPauseHoldsAcrossANewCommitAndResumeSyncsAndSelfHeals(t *
 func TestClusterRealArgoFreezeAndThawSeveralApps(t *testing.T) {
 	e := realArgo(t)
 	repo := testargocd.NewRepo(t)
-	v1 := repo.Commit("v1", map[string]string{"app/cm.yaml": testargocd.ConfigMap("frozen", "v1")})
 	names := []string{"freeze-a", "freeze-b"}
+	v1 := repo.Commit("v1", map[string]string{"freeze-a/cm.yaml": testargocd.ConfigMap("frozen-a", "v1"), "freeze-b/cm.yaml": testargocd.ConfigMap("frozen-b", "v1")})
 	var keys []model.Key
 	for _, n := range names {
 		e.app(n, repo, autoSync(false))
@@ -82,7 +82,7 @@ func TestClusterRealArgoFreezeAndThawSeveralApps(t *testing.T) {
 			t.Fatalf("freeze of %s: %s %s %v", o.Key.Ref(), o.Outcome, o.Why, o.Err)
 		}
 	}
-	v2 := repo.Commit("v2", map[string]string{"app/cm.yaml": testargocd.ConfigMap("frozen", "v2")})
+	v2 := repo.Commit("v2", map[string]string{"freeze-a/cm.yaml": testargocd.ConfigMap("frozen-a", "v2"), "freeze-b/cm.yaml": testargocd.ConfigMap("frozen-b", "v2")})
 	for _, n := range names {
 		e.do(actions.Request{Kind: actions.HardRefresh, Key: e.key(n)})
 	}
@@ -112,7 +112,7 @@ func TestClusterRealArgoFreezeAndThawSeveralApps(t *testing.T) {
 func TestClusterRealArgoSyncSucceedsAsTheActorWithTheReason(t *testing.T) {
 	e := realArgo(t)
 	repo := testargocd.NewRepo(t)
-	v1 := repo.Commit("v1", map[string]string{"app/cm.yaml": testargocd.ConfigMap("manual", "v1")})
+	v1 := repo.Commit("v1", map[string]string{"manual/cm.yaml": testargocd.ConfigMap("manual", "v1")})
 	e.app("manual", repo, map[string]any{})
 	e.waitFor("the manual app compared", func() (bool, string) {
 		o := e.get("manual")
@@ -133,20 +133,26 @@ func TestClusterRealArgoSyncSucceedsAsTheActorWithTheReason(t *testing.T) {
 	if e.configValue("manual") != "v1" {
 		t.Errorf("the ConfigMap was not applied: %q", e.configValue("manual"))
 	}
+	// Argo CD's history entries keep no operation info: the reason stays
+	// with the operation the controller ran, beside the entry it added.
+	info := fmt.Sprint(o["status"].(map[string]any)["operationState"].(map[string]any)["operation"].(map[string]any)["info"])
+	if !strings.Contains(info, "roll the fix") {
+		t.Errorf("the operation the controller ran lost the reason: info %s", info)
+	}
 	history, _, _ := unstructured.NestedSlice(o, "status", "history")
 	if len(history) == 0 {
 		t.Fatal("no history entry")
 	}
-	last := fmt.Sprint(history[len(history)-1])
-	if !strings.Contains(last, "roll the fix") || !strings.Contains(last, v1) {
-		t.Errorf("the history entry lost the reason or revision: %s", last)
+	last := history[len(history)-1].(map[string]any)
+	if last["revision"] != v1 || fmt.Sprint(last["initiatedBy"]) != fmt.Sprint(map[string]any{"username": e.actor}) {
+		t.Errorf("the history entry does not name the revision and the actor: %v", last)
 	}
 }
 
 func TestClusterRealArgoRefreshAndHardRefreshAreHandled(t *testing.T) {
 	e := realArgo(t)
 	repo := testargocd.NewRepo(t)
-	v1 := repo.Commit("v1", map[string]string{"app/cm.yaml": testargocd.ConfigMap("refreshed", "v1")})
+	v1 := repo.Commit("v1", map[string]string{"refreshed/cm.yaml": testargocd.ConfigMap("refreshed", "v1")})
 	e.app("refreshed", repo, map[string]any{})
 	e.waitFor("the first comparison", func() (bool, string) {
 		return str(e.get("refreshed"), "status", "reconciledAt") != "", ""
@@ -191,8 +197,8 @@ func TestClusterRealArgoTerminateEndsASyncHungOnAHook(t *testing.T) {
 	e := realArgo(t)
 	repo := testargocd.NewRepo(t)
 	repo.Commit("v1", map[string]string{
-		"app/cm.yaml":   testargocd.ConfigMap("hooked", "v1"),
-		"app/hook.yaml": fmt.Sprintf(hookJob, "presync-"+e.dest),
+		"hooked/cm.yaml":   testargocd.ConfigMap("hooked", "v1"),
+		"hooked/hook.yaml": fmt.Sprintf(hookJob, "presync-"+e.dest),
 	})
 	e.app("hooked", repo, map[string]any{})
 	e.waitFor("the first comparison", func() (bool, string) { return str(e.get("hooked"), "status", "sync", "status") == "OutOfSync", "" })

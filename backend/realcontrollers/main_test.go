@@ -2,8 +2,6 @@ package realcontrollers
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -28,15 +26,7 @@ var real struct {
 	err  error
 }
 
-func TestMain(m *testing.M) {
-	code := testcluster.RunShared(m, testcluster.Options{})
-	if real.argo != nil {
-		if err := real.argo.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping Argo CD:", err)
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testcluster.Main(m, testcluster.Options{}) }
 
 // env is one test's view of the real Argo CD: its own destination namespace.
 type env struct {
@@ -52,7 +42,11 @@ type env struct {
 func realArgo(t *testing.T) *env {
 	t.Helper()
 	c := testcluster.Shared(t)
-	real.once.Do(func() { real.argo, real.err = testargocd.Start(c) })
+	real.once.Do(func() {
+		if real.argo, real.err = testargocd.Start(c); real.err == nil {
+			c.BeforeStop(real.argo.Stop)
+		}
+	})
 	if real.err != nil {
 		testargocd.Skip(t, real.err)
 	}
@@ -68,8 +62,8 @@ func realArgo(t *testing.T) *env {
 		exec: &actions.Executor{Cluster: func(string) (*kube.Cluster, bool) { return kc, true }}}
 }
 
-// app creates an Application of the real controller reading repo at path,
-// deploying into the test's namespace.
+// app creates an Application of the real controller reading the repo's
+// folder named like the app, deploying into the test's namespace.
 func (e *env) app(name string, repo *testargocd.Repo, syncPolicy map[string]any) {
 	e.t.Helper()
 	obj := &unstructured.Unstructured{Object: map[string]any{
@@ -77,7 +71,7 @@ func (e *env) app(name string, repo *testargocd.Repo, syncPolicy map[string]any)
 		"metadata": map[string]any{"name": name, "namespace": testargocd.Namespace},
 		"spec": map[string]any{
 			"project":     "default",
-			"source":      map[string]any{"repoURL": repo.URL(), "path": "app", "targetRevision": "main"},
+			"source":      map[string]any{"repoURL": repo.URL(), "path": name, "targetRevision": "main"},
 			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": e.dest},
 			"syncPolicy":  syncPolicy,
 		},

@@ -1,9 +1,10 @@
 // Package stackops does what driftdeck does to a Pulumi stack outside
 // Kubernetes: it finds the stack's program, state backend and environment,
 // streams previews and applies a reviewed plan, and unsticks a stack left
-// locked or with pending operations by a run that died. Every change is
-// permission-checked against the Stack object, audited, and announced as an
-// Event on it.
+// locked or with pending operations by a run that died. Every change passes
+// the same write guard as the Kubernetes writes (writeguard): read-only,
+// dry-run, reason, permission to patch the Stack, the audit line and an
+// Event on the Stack; refusals are the same typed errors.
 package stackops
 
 import (
@@ -20,6 +21,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/objread"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/pulumistate"
+	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
 // Location is where a stack's program and state are.
@@ -38,7 +40,7 @@ type Location struct {
 // program and state are.
 func (o *Ops) Locate(ctx context.Context, k model.Key) (*Location, error) {
 	if k.Engine != model.EnginePulumi {
-		return nil, fmt.Errorf("%s is not a Pulumi Stack", k.Ref())
+		return nil, writeguard.Refusef("%s is not a Pulumi Stack", k.Ref())
 	}
 	c, ok := o.Cluster(k.Context)
 	if !ok {
@@ -46,7 +48,7 @@ func (o *Ops) Locate(ctx context.Context, k model.Key) (*Location, error) {
 	}
 	obj, err := c.Dynamic.Resource(pulumiop.Stacks).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("%s does not exist (any more)", k.Ref())
+		return nil, &writeguard.Refusal{Reason: fmt.Sprintf("%s does not exist (any more)", k.Ref()), NotFound: true}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)

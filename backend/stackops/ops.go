@@ -85,16 +85,22 @@ func (u *Unstick) Close() {
 func (u *Unstick) Changes() []string {
 	var out []string
 	for _, r := range u.Repairs {
-		out = append(out, r.Summary)
-		for _, c := range r.Changes {
-			out = append(out, "  "+c)
-		}
+		out = append(out, repairLines(r)...)
 	}
 	if u.ClearPending {
 		out = append(out, fmt.Sprintf("forget %d pending operation(s) of %s, keeping a backup of the state:", len(u.Info.Pending), u.Info.Ref))
 		for _, p := range u.Info.Pending {
 			out = append(out, "  "+p.Type+" "+p.URN)
 		}
+	}
+	return out
+}
+
+// repairLines is a repair in words: its summary, then each change.
+func repairLines(r *pulumistate.Repair) []string {
+	out := []string{r.Summary}
+	for _, c := range r.Changes {
+		out = append(out, "  "+c)
 	}
 	return out
 }
@@ -137,7 +143,8 @@ func (o *Ops) PlanUnstick(ctx context.Context, k model.Key, clearPending, force 
 		u.Repairs, u.ClearPending = append(u.Repairs, r), false
 	}
 	if len(u.Repairs) == 0 && !u.ClearPending {
-		return nil, fmt.Errorf("%s: nothing to unstick (no lock held%s)", k.Ref(), map[bool]string{true: ", no pending operations", false: ""}[clearPending])
+		return nil, &writeguard.Refusal{NothingToDo: true,
+			Reason: fmt.Sprintf("%s: nothing to unstick (no lock held%s)", k.Ref(), map[bool]string{true: ", no pending operations", false: ""}[clearPending])}
 	}
 	ok = true
 	return u, nil
@@ -169,7 +176,7 @@ func (o *Ops) Apply(ctx context.Context, u *Unstick, reason string) (*Done, erro
 			if err := r.Apply(ctx); err != nil {
 				return fmt.Errorf("%s: %w", r.Summary, err)
 			}
-			done.Did = append(done.Did, r.Summary)
+			done.Did = append(done.Did, repairLines(r)...)
 		}
 		if u.ClearPending {
 			r, err := u.backend.ClearPending(ctx, u.Loc.Ref)
@@ -179,7 +186,7 @@ func (o *Ops) Apply(ctx context.Context, u *Unstick, reason string) (*Done, erro
 			if err != nil {
 				return fmt.Errorf("the lock is broken, but clearing the pending operations failed: %w", err)
 			}
-			done.Did = append(done.Did, r.Summary)
+			done.Did = append(done.Did, repairLines(r)...)
 		}
 		return nil
 	})

@@ -39,7 +39,8 @@ type Cluster struct {
 	cfg *rest.Config
 	dir string // holds etcd's data and the apiserver's certificates
 
-	mu sync.Mutex // serialises CRD changes
+	mu         sync.Mutex // serialises CRD changes and guards beforeStop
+	beforeStop []func() error
 
 	// StartTime is how long the control plane took to answer; CRDTime how
 	// long installing the initial CRDs took, until all were Established.
@@ -154,9 +155,27 @@ func Launch(opts Options) (*Cluster, error) {
 	return c, nil
 }
 
-// Stop stops the control plane and removes its files.
+// BeforeStop registers f to run when Stop begins, newest first: for the
+// clients of the control plane (controllers started against it), which would
+// otherwise hold the apiserver's connections open while it shuts down.
+func (c *Cluster) BeforeStop(f func() error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.beforeStop = append(c.beforeStop, f)
+}
+
+// Stop stops what registered with BeforeStop, then the control plane, and
+// removes its files.
 func (c *Cluster) Stop() error {
-	err := c.env.Stop()
+	c.mu.Lock()
+	hooks := c.beforeStop
+	c.beforeStop = nil
+	c.mu.Unlock()
+	var errs []error
+	for i := len(hooks) - 1; i >= 0; i-- {
+		errs = append(errs, hooks[i]())
+	}
+	err := errors.Join(append(errs, c.env.Stop())...)
 	if rmErr := os.RemoveAll(c.dir); err == nil {
 		err = rmErr
 	}

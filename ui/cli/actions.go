@@ -1,32 +1,21 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
-)
-
-// Exit codes of the action commands.
-const (
-	exitFailed      = 1
-	exitUsage       = 2
-	exitUnreachable = 3
-	exitNotAllowed  = 4 // RBAC or --read-only
-	exitRefused     = 5 // the unit's state does not allow it
-	exitNotInEffect = 6 // written, but the read-back does not show it (pruned, reverted)
+	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
 type actionOpts struct {
@@ -36,57 +25,92 @@ type actionOpts struct {
 	prune        bool
 	revision     string
 	selfHealOnly bool
+	hard         bool
 	resources    []string
+	sel          selection
 }
 
-var actionHelp = map[actions.Kind]string{
-	actions.Pause:        "Pause automation: Argo CD auto-sync and self-heal off; a Pulumi Stack to preview-only",
-	actions.Resume:       "Resume what a pause switched off, restoring the exact recorded state",
-	actions.Sync:         "Request an Argo CD sync (refused while another operation runs or a window forbids it)",
-	actions.Approve:      "Approve what waits: an Argo CD sync bound to the compared revision, a Stack's proposed commit or preview-only run",
-	actions.Terminate:    "Terminate a running Argo CD sync",
-	actions.Refresh:      "Ask Argo CD to compare the app again (--hard: also regenerate manifests)",
-	actions.Rollback:     "Roll an Argo CD app back to a history entry (auto-sync must be paused)",
-	actions.ConfirmPrune: "Confirm the prune an Argo CD sync waits for (Prune=confirm)",
-	actions.Retry:        "Queue a new run of a Pulumi Stack (reconciliation request)",
+// commandKinds are the action kinds with a command of their own: pause's
+// self-heal-only form and hard refresh are flags, unlock has its own command.
+func commandKinds() []actions.Spec {
+	var out []actions.Spec
+	for _, s := range actions.Specs() {
+		switch s.Kind {
+		case actions.PauseSelfHeal, actions.HardRefresh, actions.Unlock:
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
-
-const exitCodesHelp = `
-Exit codes: 0 done; 1 failed; 2 bad input; 3 cluster unreachable; 4 not
-allowed (RBAC, --read-only); 5 refused by the unit's state (already paused,
-operation in progress, sync window ...); 6 written but not in effect (pruned
-by an old CRD, reverted by an owner).`
 
 func newActionCmds(g *globals) []*cobra.Command {
 	var cmds []*cobra.Command
-	for _, k := range []actions.Kind{actions.Pause, actions.Resume, actions.Sync, actions.Approve, actions.Terminate,
-		actions.Refresh, actions.Rollback, actions.ConfirmPrune, actions.Retry} {
-		cmds = append(cmds, newActionCmd(g, k))
+	for _, s := range commandKinds() {
+		cmds = append(cmds, newActionCmd(g, s))
 	}
 	return cmds
 }
 
-func newActionCmd(g *globals, kind actions.Kind) *cobra.Command {
+const writeHelp = `The command reads the object fresh and shows exactly what it will write. A
+destructive action asks for confirmation on the terminal (--yes skips it;
+without a terminal --yes is required) and writes only while the object is
+still at the version the confirmed plan was made from: if it changed, nothing
+is written, the new plan is shown and the command exits 6. Each write is one
+JSON patch with preconditions, checked on the object the server returns,
+recorded as a Kubernetes Event and a line in the local audit log.`
+
+const bulkHelp = `Several units at once: name them, or select them as kubectl does, with
+-l (labels), -n (namespace), --engine, --state, or --all. Each unit is then
+reported as applied, skipped (with why: nothing to do, not possible for its
+engine) or failed; the command exits 1 when one failed.`
+
+func newActionCmd(g *globals, spec actions.Spec) *cobra.Command {
 	o := &actionOpts{}
+	kind := spec.Kind
+	unit := exampleUnit(spec)
 	use := string(kind) + " <engine>/<namespace>/<name>"
 	args := cobra.ExactArgs(1)
-	if kind == actions.Rollback {
+	long := capitalize(spec.Help) + ".\n\n" + writeHelp
+	example := "  driftdeck " + string(kind) + " " + unit + exampleReason(spec)
+	switch {
+	case kind == actions.Rollback:
 		use += " <history-id>"
 		args = cobra.ExactArgs(2)
+		example = "  driftdeck rollback " + unit + " 41 --reason \"bad release\""
+	case spec.Bulkable:
+		use = string(kind) + " (<engine>/<namespace>/<name> ... | -l <selector> | -n <namespace> | --engine <engine> | --all)"
+		args = nil
+		long += "\n\n" + bulkHelp
+		example += "\n  driftdeck " + string(kind) + " -n team-payments --engine argocd" + exampleReason(spec)
 	}
 	cmd := &cobra.Command{
 		Use:     use,
-		Short:   actionHelp[kind],
-		Long:    actionHelp[kind] + ".\n\nThe command reads the object fresh, shows exactly what it will write, asks for\nconfirmation (--yes skips it), writes one JSON patch with preconditions,\nreads it back, records a Kubernetes Event and a line in the local audit log.\n" + exitCodesHelp,
-		Example: "  driftdeck " + string(kind) + " argocd/argocd/guestbook --reason \"INC-1234: stop reverting the hotfix\"",
+		Short:   capitalize(spec.Help),
+		Long:    long,
+		Example: example,
 		Args:    args,
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			if o.hard {
+				kind = actions.HardRefresh
+			}
+			if spec.Bulkable && (len(argv) != 1 || o.sel.any()) {
+				return runBulk(cmd.Context(), g, kind, o, argv)
+			}
 			return runAction(cmd.Context(), g, kind, o, argv)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.reason, "reason", "", "why (required except for refresh): goes into the Event and the audit log")
-	f.BoolVar(&o.yes, "yes", false, "do not ask for confirmation")
+	if spec.Destructive {
+		f.StringVar(&o.reason, "reason", "", "why (required): goes into the Event and the audit log")
+		f.BoolVar(&o.yes, "yes", false, "do not ask for confirmation (needed without a terminal)")
+	} else {
+		f.StringVar(&o.reason, "reason", "", "why (optional): goes into the Event and the audit log")
+		f.BoolVar(&o.yes, "yes", false, "accepted for scripts; "+string(kind)+" never asks")
+	}
+	if spec.Bulkable {
+		o.sel.addFlags(f)
+	}
 	switch kind {
 	case actions.Pause:
 		f.StringVar(&o.until, "until", "", "pause expiry: a duration (2h) or a time (2026-12-01T08:00:00Z); shown as expired after it, nothing resumes by itself")
@@ -99,45 +123,59 @@ func newActionCmd(g *globals, kind actions.Kind) *cobra.Command {
 		f.StringVar(&o.revision, "revision", "", "Argo CD: the revision you reviewed (default: the one the app compares against now)")
 		f.BoolVar(&o.prune, "prune", false, "Argo CD: delete resources no longer in the source")
 	case actions.Refresh:
-		var hard bool
-		f.BoolVar(&hard, "hard", false, "hard refresh: regenerate manifests too")
-		cmd.PreRun = func(*cobra.Command, []string) {
-			if hard {
-				kind = actions.HardRefresh
-			}
-		}
+		f.BoolVar(&o.hard, "hard", false, "hard refresh: regenerate manifests too")
 	case actions.Rollback:
 		f.BoolVar(&o.prune, "prune", false, "delete resources not in the rolled-back revision")
 	}
 	return cmd
 }
 
+func exampleUnit(s actions.Spec) string {
+	if s.Knows(model.EngineArgoCD) {
+		return "argocd/argocd/guestbook"
+	}
+	return "pulumi/infra/network-prod"
+}
+
+func exampleReason(s actions.Spec) string {
+	if !s.Destructive {
+		return ""
+	}
+	return " --reason \"INC-1234: hotfix in place\""
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// runAction does one action on one unit. A destructive one asked on the
+// terminal is written only as confirmed (Request.ResourceVersion); with --yes,
+// or for a refresh, it is planned fresh and written once, and what was
+// written is printed.
 func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, argv []string) error {
 	if kind == actions.Pause && o.selfHealOnly {
 		kind = actions.PauseSelfHeal
 	}
-	req := actions.Request{Kind: kind, Reason: strings.TrimSpace(o.reason), Prune: o.prune, Revision: o.revision}
-	if req.Reason == "" && kind.Destructive() {
-		return &exitError{code: exitUsage, err: fmt.Errorf("--reason is required for %s: it goes into the Event and the audit log", kind)}
+	if len(argv) == 0 {
+		return usageError(fmt.Errorf("name a unit (<engine>/<namespace>/<name>) to %s", kind))
 	}
-	if o.until != "" {
-		t, err := parseUntil(o.until, time.Now())
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		req.Until = t
+	req, err := o.request(kind)
+	if err != nil {
+		return err
 	}
-	for _, r := range o.resources {
-		res, err := parseResource(r)
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
+	ask := kind.Destructive() && !o.yes
+	if ask {
+		if err := confirmable(g, o.yes, string(kind)); err != nil {
+			return err
 		}
-		req.Resources = append(req.Resources, res)
 	}
 	if kind == actions.Rollback {
 		id, err := strconv.ParseInt(argv[1], 10, 64)
 		if err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("history id %q: want a number (see the History tab or `kubectl get app -o yaml` status.history[].id)", argv[1])}
+			return usageError(fmt.Errorf("history id %q: want a number (see the History tab or `kubectl get app -o yaml` status.history[].id)", argv[1]))
 		}
 		req.HistoryID = id
 	}
@@ -145,33 +183,64 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 	if err != nil {
 		return err
 	}
+	if err := lookUnit(ctx, set, k); err != nil {
+		return err
+	}
 	req.Key = k
-	exec, err := newExecutor(g, set)
+	exec, err := newExecutor(g, set.get)
 	if err != nil {
 		return err
 	}
-	plan, err := exec.Plan(ctx, req)
-	if err != nil {
-		return actionError(err)
-	}
-	printPlan(g.errOut, plan)
-	if !o.yes {
-		ok, err := confirm(g, "Proceed?")
+	if ask {
+		plan, err := exec.Plan(ctx, req)
 		if err != nil {
-			return &exitError{code: exitUsage, err: err}
+			return err
 		}
-		if !ok {
-			return &exitError{code: exitRefused, err: errors.New("not confirmed: nothing written")}
+		printPlan(g.errOut, plan, "Will write")
+		if err := confirm(g, "Proceed?"); err != nil {
+			return err
 		}
+		req.ResourceVersion = plan.ResourceVersion
 	}
 	res, err := exec.Execute(ctx, req)
-	if err != nil {
-		return actionError(err)
+	var changed *actions.PlanChanged
+	if errors.As(err, &changed) {
+		printPlanChanged(g.errOut, changed)
+		return err
 	}
-	return printResult(g, res)
+	if err != nil {
+		return err
+	}
+	if !ask {
+		printPlan(g.errOut, res.Plan, "Wrote")
+	}
+	return printResult(g, res, exec.Settled(ctx, res))
 }
 
-func newExecutor(g *globals, set *clusterSet) (*actions.Executor, error) {
+// request builds the request the flags ask for (the unit comes later).
+func (o *actionOpts) request(kind actions.Kind) (actions.Request, error) {
+	req := actions.Request{Kind: kind, Reason: strings.TrimSpace(o.reason), Prune: o.prune, Revision: o.revision}
+	if req.Reason == "" && kind.Destructive() {
+		return req, usageError(fmt.Errorf("--reason is required for %s: it goes into the Event and the audit log", kind))
+	}
+	if o.until != "" {
+		t, err := parseUntil(o.until, time.Now())
+		if err != nil {
+			return req, usageError(err)
+		}
+		req.Until = t
+	}
+	for _, r := range o.resources {
+		res, err := parseResource(r)
+		if err != nil {
+			return req, usageError(err)
+		}
+		req.Resources = append(req.Resources, res)
+	}
+	return req, nil
+}
+
+func newExecutor(g *globals, clusters func(string) (*kube.Cluster, bool)) (*actions.Executor, error) {
 	path, err := audit.DefaultPath()
 	if err != nil {
 		return nil, err
@@ -180,7 +249,7 @@ func newExecutor(g *globals, set *clusterSet) (*actions.Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &actions.Executor{Cluster: set.get, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun, Settle: 3 * time.Second}, nil
+	return &actions.Executor{Cluster: clusters, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun, Settle: 3 * time.Second}, nil
 }
 
 func parseResource(s string) (actions.Resource, error) {
@@ -209,58 +278,49 @@ func parseUntil(s string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-func actionError(err error) error {
-	var r *actions.Refusal
-	switch {
-	case errors.Is(err, actions.ErrReadOnly):
-		return &exitError{code: exitNotAllowed, err: err}
-	case errors.As(err, &r) && r.Permission:
-		return &exitError{code: exitNotAllowed, err: err}
-	case errors.As(err, &r):
-		return &exitError{code: exitRefused, err: err}
-	}
-	return &exitError{code: exitFailed, err: err}
-}
-
-func printPlan(w io.Writer, p *actions.Plan) {
-	fmt.Fprintf(w, "%s\n", p.Summary)
-	fmt.Fprintf(w, "Will write (JSON patch on resourceVersion %s):\n", p.ResourceVersion)
+// printPlan shows exactly what will be (or was) written; its values come
+// from the cluster and are shown escaped.
+func printPlan(w io.Writer, p *actions.Plan, verb string) {
+	fmt.Fprintf(w, "%s\n", safetext.Visible(p.Summary))
+	fmt.Fprintf(w, "%s (JSON patch on resourceVersion %s):\n", verb, safetext.Visible(p.ResourceVersion))
 	for _, c := range p.Changes {
-		fmt.Fprintf(w, "  %s\n", c)
+		fmt.Fprintf(w, "  %s\n", safetext.Visible(c))
 	}
 	for _, warn := range p.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
+		fmt.Fprintf(w, "warning: %s\n", safetext.Visible(warn))
 	}
 }
 
-func printResult(g *globals, res *actions.Result) error {
+// printPlanChanged says that the object moved on after the plan was
+// confirmed, what differs, and the plan as it would be now.
+func printPlanChanged(w io.Writer, c *actions.PlanChanged) {
+	fmt.Fprintf(w, "PLAN CHANGED: %s changed after you confirmed the plan; nothing was written.\n", safetext.Visible(c.Plan.Request.Key.Ref()))
+	for _, d := range c.Changes {
+		fmt.Fprintf(w, "  - %s\n", safetext.Visible(d))
+	}
+	fmt.Fprintln(w, "The plan now, if you run the command again and confirm it:")
+	printPlan(w, c.Plan, "Would write")
+}
+
+// printResult reports a write and what its settle check found (an owner
+// that reverted it): such a write, or one not in effect, exits 1.
+func printResult(g *globals, res *actions.Result, settled []string) error {
 	prefix := ""
 	if res.DryRun {
-		prefix = "dry run (nothing persisted): "
+		prefix = "DRY RUN (nothing persisted): "
 	}
-	fmt.Fprintf(g.out, "%sdone: %s (by %s, resourceVersion %s)\n", prefix, res.Plan.Summary, res.Actor, res.ResourceVersion)
+	fmt.Fprintf(g.out, "%sdone: %s (by %s, resourceVersion %s)\n", prefix,
+		safetext.Visible(res.Plan.Summary), safetext.Visible(res.Actor), safetext.Visible(res.ResourceVersion))
 	if res.Token != "" && res.Plan.Request.Kind == actions.Retry {
-		fmt.Fprintf(g.out, "request %s queued: handled when the Stack's status.lastUpdate.reconcileRequest shows it\n", res.Token)
+		fmt.Fprintf(g.out, "request %s queued: handled when the Stack's status.lastUpdate.reconcileRequest shows it\n", safetext.Visible(res.Token))
 	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(g.errOut, "warning: %s\n", w)
+	for _, w := range append(append([]string(nil), res.Warnings...), settled...) {
+		fmt.Fprintf(g.errOut, "warning: %s\n", safetext.Visible(w))
 	}
-	if !res.Verified {
-		return &exitError{code: exitNotInEffect, err: errors.New("the write is not in effect (see warnings)")}
+	if !res.Verified || len(settled) > 0 {
+		return &exitError{code: exitFailed, err: errors.New("the write is not in effect (see warnings)")}
 	}
 	return nil
-}
-
-// confirm asks on the terminal; without one, it refuses rather than guess.
-func confirm(g *globals, question string) (bool, error) {
-	in, ok := g.in.(*os.File)
-	if !ok || !term.IsTerminal(int(in.Fd())) {
-		return false, errors.New("no terminal to confirm on: pass --yes")
-	}
-	fmt.Fprintf(g.errOut, "%s [y/N] ", question)
-	line, _ := bufio.NewReader(in).ReadString('\n')
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes", nil
 }
 
 // keysOf lists unit keys, for bulk commands.

@@ -2,11 +2,14 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/driftdeck/driftdeck/backend/demo"
+	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
@@ -35,17 +38,14 @@ func connectClusters(ctx context.Context, g *globals) (*clusterSet, error) {
 		s.byName[c.Context], s.order = c, []string{c.Context}
 		return s, nil
 	}
-	names, err := kube.ContextNames(g.kube)
-	if errors.Is(err, kube.ErrNoKubeconfig) {
-		return nil, &exitError{code: 2, err: errNoKubeconfig}
-	}
+	names, err := contextNames(g)
 	if err != nil {
-		return nil, &exitError{code: 2, err: err}
+		return nil, err
 	}
 	for _, n := range names {
-		c, err := kube.Connect(g.kube, n)
+		c, err := connectContext(g, n)
 		if err != nil {
-			return nil, &exitError{code: 2, err: err}
+			return nil, err
 		}
 		s.byName[n] = c
 		s.order = append(s.order, n)
@@ -58,16 +58,16 @@ func connectClusters(ctx context.Context, g *globals) (*clusterSet, error) {
 func (s *clusterSet) resolve(ref string) (model.Key, error) {
 	k, err := model.ParseRef(ref)
 	if err != nil {
-		return k, &exitError{code: 2, err: err}
+		return k, usageError(err)
 	}
 	if k.Context == "" {
 		if len(s.order) != 1 {
-			return k, &exitError{code: 2, err: fmt.Errorf("unit %q: several contexts are selected (%s): name one, as <context>:%s", ref, strings.Join(s.order, ", "), ref)}
+			return k, usageError(fmt.Errorf("unit %q: several contexts are selected (%s): name one, as <context>:%s", ref, strings.Join(s.order, ", "), ref))
 		}
 		k.Context = s.order[0]
 	}
 	if _, ok := s.byName[k.Context]; !ok {
-		return k, &exitError{code: 2, err: fmt.Errorf("unit %q: context %q is not selected (have: %s)", ref, k.Context, strings.Join(s.order, ", "))}
+		return k, usageError(fmt.Errorf("unit %q: context %q is not selected (have: %s)", ref, k.Context, strings.Join(s.order, ", ")))
 	}
 	return k, nil
 }
@@ -80,4 +80,23 @@ func connectUnit(ctx context.Context, g *globals, ref string) (*clusterSet, mode
 	}
 	k, err := set.resolve(ref)
 	return set, k, err
+}
+
+// lookUnit reads the unit's object once, so that a command that works on it
+// through another source (a diff, a preview, a state backend) says first
+// whether it exists, may be read, or the cluster answers at all.
+func lookUnit(ctx context.Context, set *clusterSet, k model.Key) error {
+	gvr, ok := engines.Resource(k.Engine)
+	if !ok {
+		return usageError(fmt.Errorf("%s: driftdeck does not know %s units", k.Ref(), k.Engine))
+	}
+	c, _ := set.get(k.Context)
+	_, err := c.Dynamic.Resource(gvr).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return fmt.Errorf("%s does not exist in context %s: %w", k.Ref(), k.Context, err)
+	case err != nil:
+		return fmt.Errorf("reading %s: %w", k.Ref(), err)
+	}
+	return nil
 }

@@ -49,18 +49,12 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 		}
 		return f, f.Add(ctx, c, g.namespace())
 	}
-	names, err := kube.ContextNames(g.kube)
-	if errors.Is(err, kube.ErrNoKubeconfig) {
-		return nil, &exitError{code: 2, err: errNoKubeconfig}
-	}
+	names, err := contextNames(g)
 	if err != nil {
 		return nil, err
 	}
 	for _, name := range names {
-		c, err := kube.Connect(g.kube, name)
-		if errors.Is(err, kube.ErrNoKubeconfig) {
-			return nil, &exitError{code: 2, err: errNoKubeconfig}
-		}
+		c, err := connectContext(g, name)
 		if err != nil {
 			return nil, err
 		}
@@ -69,8 +63,33 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 			continue
 		}
 		if err := f.Add(ctx, c, g.namespace()); err != nil {
-			return nil, &exitError{code: 3, err: fmt.Errorf("cluster unreachable: %w", err)}
+			return nil, &exitError{code: exitUnreachable, err: fmt.Errorf("cluster unreachable: %w", err)}
 		}
 	}
 	return f, nil
+}
+
+// contextNames reads the kubeconfig for the selected contexts: a missing or
+// broken kubeconfig and an unknown context are usage errors.
+func contextNames(g *globals) ([]string, error) {
+	names, err := kube.ContextNames(g.kube)
+	if errors.Is(err, kube.ErrNoKubeconfig) {
+		return nil, usageError(errNoKubeconfig)
+	}
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return names, nil
+}
+
+// connectContext builds one context's clients (nothing is sent yet).
+func connectContext(g *globals, name string) (*kube.Cluster, error) {
+	c, err := kube.Connect(g.kube, name)
+	if errors.Is(err, kube.ErrNoKubeconfig) {
+		return nil, usageError(errNoKubeconfig)
+	}
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return c, nil
 }

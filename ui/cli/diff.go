@@ -11,6 +11,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
 // newDiffer picks the diff source: the Argo CD API server when one is
@@ -41,8 +42,8 @@ what the server compares; otherwise driftdeck renders the source (plain
 manifests or kustomize) at the compared revision and dry-runs it against the
 cluster.
 
-Exit codes, as kubectl diff: 0 no differences; 1 differences found; 2 or more
-an error.`,
+As kubectl diff, it exits 0 when there are no differences and 1 when there
+are (see the exit codes below).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runDiff(cmd.Context(), g, args[0]) },
 	}
@@ -60,15 +61,22 @@ func runDiff(ctx context.Context, g *globals, ref string) error {
 	if err != nil {
 		return err
 	}
+	if err := lookUnit(ctx, set, k); err != nil {
+		return err
+	}
 	res, err := d.Diff(ctx, k)
 	if err != nil {
-		return &exitError{code: exitUnreachable, err: err}
+		return err
 	}
-	fmt.Fprintf(g.errOut, "# %s, revision %s (%s)\n", k.Ref(), res.Revision, res.Source)
+	fmt.Fprintf(g.errOut, "# %s, revision %s (%s)\n", k.Ref(), safetext.Visible(res.Revision), safetext.Visible(res.Source))
 	for _, w := range res.Warnings {
-		fmt.Fprintf(g.errOut, "warning: %s\n", w)
+		fmt.Fprintf(g.errOut, "warning: %s\n", safetext.Visible(w))
 	}
-	if err := res.Report.WriteUnified(g.out, 3); err != nil {
+	out := &safeLines{w: g.out}
+	if err := res.Report.WriteUnified(out, 3); err != nil {
+		return err
+	}
+	if err := out.Close(); err != nil {
 		return err
 	}
 	r := res.Report

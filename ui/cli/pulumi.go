@@ -10,20 +10,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/driftdeck/driftdeck/backend/pulumistate"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 	"github.com/driftdeck/driftdeck/backend/stackops"
 )
 
 func newStackOps(g *globals, set *clusterSet) (*stackops.Ops, error) {
 	cfg, err := config.Load(config.DefaultPath())
 	if err != nil {
-		return nil, &exitError{code: exitUsage, err: err}
+		return nil, usageError(err)
 	}
-	exec, err := newExecutor(g, set)
+	exec, err := newExecutor(g, set.get)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,8 @@ runs bound to that plan, so the apply cannot differ from what was shown (a
 changed program or state makes it fail). Only Stacks mapped to a local program
 are applied this way; approve an operator Stack's commit with driftdeck approve.
 The pulumi CLI is run through the driftdeck-pulumi helper, found beside
-driftdeck, on PATH, or at $DRIFTDECK_PULUMI_HELPER.`,
+driftdeck, on PATH, or at $DRIFTDECK_PULUMI_HELPER. With --dry-run, --approve
+runs no up and prints, labelled DRY RUN, exactly what it would apply.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPreview(cmd.Context(), g, args[0], approve, yes, reason)
@@ -59,14 +60,22 @@ driftdeck, on PATH, or at $DRIFTDECK_PULUMI_HELPER.`,
 
 func runPreview(ctx context.Context, g *globals, ref string, approve, yes bool, reason string) error {
 	if approve && strings.TrimSpace(reason) == "" {
-		return &exitError{code: exitUsage, err: errors.New("--reason is required with --approve")}
+		return usageError(errors.New("--reason is required with --approve"))
+	}
+	if approve {
+		if err := confirmable(g, yes, "preview --approve"); err != nil {
+			return err
+		}
 	}
 	set, k, err := connectUnit(ctx, g, ref)
 	if err != nil {
 		return err
 	}
 	if k.Engine != model.EnginePulumi {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: preview is for Pulumi Stacks; for an Argo CD Application use driftdeck diff", ref)}
+		return usageError(fmt.Errorf("%s: preview is for Pulumi Stacks; for an Argo CD Application use driftdeck diff", ref))
+	}
+	if err := lookUnit(ctx, set, k); err != nil {
+		return err
 	}
 	ops, err := newStackOps(g, set)
 	if err != nil {
@@ -76,30 +85,47 @@ func runPreview(ctx context.Context, g *globals, ref string, approve, yes bool, 
 	fmt.Fprintf(g.errOut, "previewing %s …\n", k.Ref())
 	rv, err := ops.Preview(ctx, k, p.event)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return err
 	}
 	defer rv.Close()
 	if !approve {
 		return nil
 	}
 	if !yes {
-		ok, err := confirm(g, "Apply exactly this plan?")
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		if !ok {
-			return &exitError{code: exitRefused, err: errors.New("not confirmed: nothing applied")}
+		if err := confirm(g, "Apply exactly this plan?"); err != nil {
+			return err
 		}
 	}
 	ap := &stepPrinter{w: g.out, seen: map[int]bool{}}
-	if _, _, err := ops.Approve(ctx, rv, reason, ap.event); err != nil {
-		var changed *pulumirun.PlanChangedError
-		if errors.As(err, &changed) || errors.Is(err, actions.ErrReadOnly) {
-			return &exitError{code: exitRefused, err: err}
-		}
-		return &exitError{code: exitFailed, err: err}
+	_, done, err := ops.Approve(ctx, rv, reason, ap.event)
+	if err != nil {
+		return err
 	}
+	printDone(g, done, "applied the reviewed plan to "+k.Ref())
 	return nil
+}
+
+// printDone reports a state-backend write or a plan-bound up; in dry-run it
+// is exactly what would have been written, and says so.
+func printDone(g *globals, d *stackops.Done, what string) {
+	if d.DryRun {
+		fmt.Fprintln(g.out, "DRY RUN: nothing was written. Would write:")
+	}
+	for _, line := range d.Did {
+		fmt.Fprintf(g.out, "  %s\n", safetext.Visible(line))
+	}
+	if d.DryRun {
+		fmt.Fprintf(g.out, "DRY RUN: not %s\n", what)
+		return
+	}
+	fmt.Fprintf(g.out, "done: %s\n", what)
+}
+
+// stalePlan tells a pulumi up refused because the program or state changed
+// since the reviewed preview.
+func stalePlan(err error) bool {
+	var changed *pulumirun.PlanChangedError
+	return errors.As(err, &changed)
 }
 
 // stepPrinter writes each step once, as it first arrives, then the summary.
@@ -116,17 +142,17 @@ func (p *stepPrinter) event(e pulumirun.Event) {
 			return
 		}
 		p.seen[s.Seq] = true
-		fmt.Fprintf(p.w, "%s %-8s %-32s %s\n", s.Op.Sign(), s.Op, s.Type, s.Name)
+		fmt.Fprintf(p.w, "%s %-8s %-32s %s\n", s.Op.Sign(), s.Op, safetext.Visible(s.Type), safetext.Visible(s.Name))
 		for _, d := range s.Diffs {
-			fmt.Fprintln(p.w, "      "+d.String())
+			fmt.Fprintln(p.w, "      "+safetext.Visible(d.String()))
 		}
 		if len(s.ReplaceKeys) > 0 {
-			fmt.Fprintf(p.w, "      replaced because of: %s\n", strings.Join(s.ReplaceKeys, ", "))
+			fmt.Fprintf(p.w, "      replaced because of: %s\n", safetext.Visible(strings.Join(s.ReplaceKeys, ", ")))
 		}
 	case e.Diag != nil && (e.Diag.Severity == "error" || e.Diag.Severity == "warning"):
-		fmt.Fprintf(p.w, "%s: %s\n", e.Diag.Severity, strings.TrimSpace(e.Diag.Message))
+		fmt.Fprintf(p.w, "%s: %s\n", safetext.Visible(e.Diag.Severity), safetext.Block(strings.TrimSpace(e.Diag.Message)))
 	case e.Summary != nil:
-		fmt.Fprintf(p.w, "summary: %s (%s, %s)\n", e.Summary.Text(), e.Summary.Result, e.Summary.Duration)
+		fmt.Fprintf(p.w, "summary: %s (%s, %s)\n", safetext.Visible(e.Summary.Text()), safetext.Visible(e.Summary.Result), e.Summary.Duration)
 	}
 }
 
@@ -149,7 +175,8 @@ it ran on this host), and pending operations. After confirmation, delete the
 lock (DIY backends) or cancel the update holding it (Pulumi Cloud);
 --clear-pending also forgets the pending operations (a backup of the state is
 kept). A lock whose process still runs on this host is refused without --force.
-Then re-request a run with driftdeck retry.`,
+Then re-request a run with driftdeck retry. With --dry-run nothing is written:
+it prints, labelled DRY RUN, exactly what it would delete or rewrite.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runUnlock(cmd.Context(), g, args[0], clearPending, force, yes, reason)
@@ -157,17 +184,23 @@ Then re-request a run with driftdeck retry.`,
 	}
 	cmd.Flags().BoolVar(&clearPending, "clear-pending", false, "also forget the pending operations a killed run left")
 	cmd.Flags().BoolVar(&force, "force", false, "break a lock even though its process still runs on this host")
-	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask for confirmation (needed without a terminal)")
 	cmd.Flags().StringVar(&reason, "reason", "", "why (required): goes into the Event and the audit log")
 	return cmd
 }
 
 func runUnlock(ctx context.Context, g *globals, ref string, clearPending, force, yes bool, reason string) error {
 	if strings.TrimSpace(reason) == "" {
-		return &exitError{code: exitUsage, err: errors.New("--reason is required: it goes into the Event and the audit log")}
+		return usageError(errors.New("--reason is required: it goes into the Event and the audit log"))
+	}
+	if err := confirmable(g, yes, "unlock"); err != nil {
+		return err
 	}
 	set, k, err := connectUnit(ctx, g, ref)
 	if err != nil {
+		return err
+	}
+	if err := lookUnit(ctx, set, k); err != nil {
 		return err
 	}
 	ops, err := newStackOps(g, set)
@@ -176,48 +209,46 @@ func runUnlock(ctx context.Context, g *globals, ref string, clearPending, force,
 	}
 	plan, err := ops.PlanUnstick(ctx, k, clearPending, force)
 	if err != nil {
-		return &exitError{code: exitRefused, err: err}
+		return err
 	}
 	defer plan.Close()
 	printState(g.errOut, plan.Info, plan.Loc.Backend, time.Now())
 	fmt.Fprintln(g.errOut, "Will change:")
 	for _, c := range plan.Changes() {
-		fmt.Fprintf(g.errOut, "  %s\n", c)
+		fmt.Fprintf(g.errOut, "  %s\n", safetext.Visible(c))
 	}
 	if !yes {
-		ok, err := confirm(g, "Proceed?")
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		if !ok {
-			return &exitError{code: exitRefused, err: errors.New("not confirmed: nothing changed")}
+		if err := confirm(g, "Proceed?"); err != nil {
+			return err
 		}
 	}
-	if _, err := ops.Apply(ctx, plan, reason); err != nil {
-		if errors.Is(err, actions.ErrReadOnly) {
-			return &exitError{code: exitNotAllowed, err: err}
-		}
-		return &exitError{code: exitFailed, err: err}
+	done, err := ops.Apply(ctx, plan, reason)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(g.out, "done: %s unstuck; run `driftdeck retry %s --reason ...` to re-request a run\n", k.Ref(), k.Ref())
+	printDone(g, done, "unstuck "+k.Ref())
+	if !done.DryRun {
+		fmt.Fprintf(g.out, "run `driftdeck retry %s --reason ...` to re-request a run\n", k.Ref())
+	}
 	return nil
 }
 
 // printState shows a stack's state as unlock needs it: the lock's owner first.
 func printState(w io.Writer, info *pulumistate.StackInfo, backend string, now time.Time) {
-	fmt.Fprintf(w, "stack %s in %s\n", info.Ref, backend)
+	v := safetext.Visible
+	fmt.Fprintf(w, "stack %s in %s\n", v(info.Ref.String()), v(backend))
 	for _, l := range info.Locks {
 		fmt.Fprintf(w, "  lock %s held by pid %d, user %s, host %s, for %s (process %s)\n",
-			l.ID, l.PID, orNone(l.User), orNone(l.Host), model.HumanDuration(l.Age(now)), l.Holder)
+			v(l.ID), l.PID, v(orNone(l.User)), v(orNone(l.Host)), model.HumanDuration(l.Age(now)), v(fmt.Sprint(l.Holder)))
 	}
 	if len(info.Locks) == 0 {
 		fmt.Fprintln(w, "  no lock held")
 	}
 	for _, p := range info.Pending {
-		fmt.Fprintf(w, "  pending %s %s\n", p.Type, p.URN)
+		fmt.Fprintf(w, "  pending %s %s\n", v(p.Type), v(p.URN))
 	}
 	if u := info.LastUpdate; u != nil {
-		fmt.Fprintf(w, "  last update: %s %s, %s\n", u.Kind, u.Result, u.Start.Format(time.RFC3339))
+		fmt.Fprintf(w, "  last update: %s %s, %s\n", v(u.Kind), v(u.Result), u.Start.Format(time.RFC3339))
 	}
 	if info.Resources >= 0 {
 		fmt.Fprintf(w, "  resources: %d\n", info.Resources)

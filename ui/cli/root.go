@@ -6,14 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"sync"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/klog/v2"
 
 	"github.com/driftdeck/driftdeck/backend/demo"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
 // Version is stamped at build time (-ldflags -X); "dev" otherwise.
@@ -33,14 +37,16 @@ type globals struct {
 	out, errOut   io.Writer
 }
 
-// exitError carries an exit code through cobra.
-type exitError struct {
-	code int
-	err  error
-}
+// outIsTerminal tells whether stdout is a terminal (tables fit it then).
+func (g *globals) outIsTerminal() bool { return isTerminal(g.out) }
 
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
+// inIsTerminal tells whether there is a terminal to confirm on.
+func (g *globals) inIsTerminal() bool { return isTerminal(g.in) }
+
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
 
 // silenceKlog stops client-go's logging through klog to stderr: on a
 // full-screen terminal it would scribble over the UI, and errors reach the
@@ -56,25 +62,22 @@ var silenceKlog = sync.OnceFunc(func() {
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	silenceKlog()
 	defer demo.Cleanup()
-	g := &globals{kube: genericclioptions.NewConfigFlags(false), in: in, out: out, errOut: errOut}
+	g := &globals{kube: newKubeFlags(), in: in, out: out, errOut: errOut}
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetIn(in)
 	root.SetOut(out)
 	root.SetErr(errOut)
 	err := root.Execute()
-	if err == nil {
-		return 0
+	if err != nil && !errors.Is(err, errDifferences) {
+		// Errors quote what clusters and state backends answered.
+		fmt.Fprintln(errOut, "error:", safetext.Block(err.Error()))
 	}
-	if !errors.Is(err, errDifferences) {
-		fmt.Fprintln(errOut, "error:", err)
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	return 1
+	return exitCode(err)
 }
+
+// newKubeFlags are kubectl's connection flags.
+func newKubeFlags() *genericclioptions.ConfigFlags { return genericclioptions.NewConfigFlags(false) }
 
 func newRoot(g *globals) *cobra.Command {
 	root := &cobra.Command{
@@ -98,13 +101,21 @@ embedded demo control plane instead of a cluster.`,
 	pf.BoolVarP(&g.allNamespaces, "all-namespaces", "A", false, "watch every namespace (the default unless -n is given)")
 	pf.BoolVar(&g.demo, "demo", false, "run on the embedded demo control plane instead of a cluster")
 	pf.BoolVar(&g.readOnly, "read-only", false, "refuse every write (enforced by the backend)")
-	pf.BoolVar(&g.dryRun, "dry-run", false, "send writes as server-side dry runs: nothing is persisted")
+	pf.BoolVar(&g.dryRun, "dry-run", false, "write nothing: Kubernetes writes go as server-side dry runs, unlock and preview --approve print exactly what they would write")
 	pf.StringVar(&g.argocdServer, "argocd-server", "", "Argo CD API server for diffs (default: $ARGOCD_SERVER, else the argocd CLI's current context)")
 	pf.StringVar(&g.argocdToken, "argocd-token", "", "Argo CD API token (default: $ARGOCD_AUTH_TOKEN, else the argocd CLI's login)")
 	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newDiffCmd(g), newPreviewCmd(g), newUnlockCmd(g), newStateCmd(g))
 	root.AddCommand(newActionCmds(g)...)
 	root.AddCommand(newBulkCmds(g)...)
+	root.Version = Version
+	root.SetVersionTemplate(versionLine() + "\n")
+	markUsage(root)
 	return root
+}
+
+// versionLine is what --version and `driftdeck version` print.
+func versionLine() string {
+	return fmt.Sprintf("driftdeck %s (%s, %s/%s)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 func newVersionCmd(g *globals) *cobra.Command {
@@ -113,7 +124,7 @@ func newVersionCmd(g *globals) *cobra.Command {
 		Short: "Print driftdeck's version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(g.out, "driftdeck %s\n", Version)
+			_, err := fmt.Fprintln(g.out, versionLine())
 			return err
 		},
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumistate"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
 func newStateCmd(g *globals) *cobra.Command {
@@ -70,7 +71,11 @@ func runState(ctx context.Context, g *globals, url string) error {
 		for _, p := range s.Pending {
 			pending = append(pending, p.Type)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Ref, kind, result, when, res, lock, orDash(strings.Join(pending, ",")))
+		row := []string{s.Ref.String(), kind, result, when, res, lock, orDash(strings.Join(pending, ","))}
+		for i, cell := range row {
+			row[i] = safetext.Visible(cell)
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	if len(stacks) == 0 {
 		fmt.Fprintln(tw, "(no stacks)")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
 type statusOpts struct {
@@ -28,33 +29,36 @@ func newStatusCmd(g *globals) *cobra.Command {
 		Short: "Print every unit once, with its states and reasons",
 		Long: `Print the live model once and exit: one line (or JSON record) per unit.
 
-Exit codes: 0 printed; 2 bad input or no kubeconfig; 3 cluster unreachable;
-4 forbidden by the cluster.`,
+Reasons are printed whole, except on a terminal, where the table cuts them
+with … to stay readable; -o wide prints them whole there too, with the stuck
+rule and the owner. Text from the cluster is shown with control characters
+and escape sequences made visible; -o json keeps it as it is, JSON-escaped.`,
 		Example: `  driftdeck status -A
   driftdeck status -n argocd --engine argocd --state stuck,failed
+  driftdeck status -o wide | grep stuck
   driftdeck status -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runStatus(cmd.Context(), g, o) },
 	}
-	cmd.Flags().StringVarP(&g.output, "output", "o", "table", "output format: table or json")
+	cmd.Flags().StringVarP(&g.output, "output", "o", "table", "output format: table, wide (whole reasons, stuck rule, owner) or json")
 	cmd.Flags().StringSliceVar(&o.engines, "engine", nil, "only these engines (argocd, pulumi)")
 	cmd.Flags().StringSliceVar(&o.states, "state", nil, "only units in these run states (idle, running, stuck, failed, awaiting, blocked) or sync/health words (drifted, degraded, paused)")
 	return cmd
 }
 
 func runStatus(ctx context.Context, g *globals, o *statusOpts) error {
-	if g.output != "table" && g.output != "json" {
-		return &exitError{code: 2, err: fmt.Errorf("--output %q: want table or json", g.output)}
+	if g.output != "table" && g.output != "wide" && g.output != "json" {
+		return usageError(fmt.Errorf("--output %q: want table, wide or json", g.output))
 	}
 	keep, err := unitFilter(o.engines, o.states)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return usageError(err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.requestTimeout(60*time.Second))
 	defer cancel()
 	cfg, err := config.Load(config.DefaultPath())
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return usageError(err)
 	}
 	f, err := connect(ctx, g, cfg.StuckThresholds(), false)
 	if err != nil {
@@ -62,9 +66,9 @@ func runStatus(ctx context.Context, g *globals, o *statusOpts) error {
 	}
 	if err := f.WaitSynced(ctx); err != nil {
 		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
-			return &exitError{code: 4, err: fmt.Errorf("forbidden: %w", err)}
+			return fmt.Errorf("forbidden: %w", err)
 		}
-		return &exitError{code: 3, err: fmt.Errorf("cluster did not answer in time: %w", err)}
+		return &exitError{code: exitUnreachable, err: fmt.Errorf("cluster did not answer in time: %w", err)}
 	}
 	f.Store.Tick()
 	var units []*model.Unit
@@ -77,7 +81,8 @@ func runStatus(ctx context.Context, g *globals, o *statusOpts) error {
 	if g.output == "json" {
 		return printJSON(g, units, now)
 	}
-	return printTable(g, units, now, len(f.Contexts()) > 1)
+	layout := tableLayout{withContext: len(f.Contexts()) > 1, wide: g.output == "wide", cut: g.output != "wide" && g.outIsTerminal()}
+	return printTable(g, units, now, layout)
 }
 
 // unitFilter builds the --engine/--state filter.
@@ -133,18 +138,42 @@ func stateCheck(s string) (func(*model.Unit) bool, error) {
 	return nil, fmt.Errorf("--state %q: want a run state (idle, running, stuck, failed, awaiting, blocked) or drifted, degraded, paused, suspended, unreadable", s)
 }
 
-func printTable(g *globals, units []*model.Unit, now time.Time, withContext bool) error {
+// tableLayout is how the status table is drawn.
+type tableLayout struct {
+	withContext bool // several contexts: a CONTEXT column
+	wide        bool // -o wide: stuck rule and owner columns
+	cut         bool // on a terminal without -o wide: reasons cut with …
+}
+
+// reasonWidth is where a terminal's table cuts a reason.
+const reasonWidth = 100
+
+func printTable(g *globals, units []*model.Unit, now time.Time, l tableLayout) error {
 	tw := tabwriter.NewWriter(g.out, 0, 0, 2, ' ', 0)
-	head := "UNIT\tSYNC\tHEALTH\tAUTOMATION\tRUN\tSINCE\tREVISION\tREASON"
-	if withContext {
-		head = "CONTEXT\t" + head
+	head := []string{"UNIT", "SYNC", "HEALTH", "AUTOMATION", "RUN", "SINCE", "REVISION"}
+	if l.withContext {
+		head = append([]string{"CONTEXT"}, head...)
 	}
-	fmt.Fprintln(tw, head)
+	if l.wide {
+		head = append(head, "RULE", "OWNER")
+	}
+	fmt.Fprintln(tw, strings.Join(append(head, "REASON"), "\t"))
 	for _, u := range units {
+		reason := u.Reason()
+		if l.cut {
+			reason = oneLine(reason, reasonWidth)
+		}
 		row := []string{u.Key.Ref(), u.Sync.String(), u.Health.String(), automationWord(u, now), u.Run.String(),
-			age(u.RunSince, now), shortRev(u.Applied), oneLine(u.Reason(), 100)}
-		if withContext {
+			age(u.RunSince, now), shortRev(u.Applied)}
+		if l.withContext {
 			row = append([]string{u.Key.Context}, row...)
+		}
+		if l.wide {
+			row = append(row, orDash(u.StuckRule), orDash(u.Owner))
+		}
+		row = append(row, reason)
+		for i, cell := range row {
+			row[i] = safetext.Visible(cell)
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}

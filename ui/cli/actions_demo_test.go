@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRefreshNeedsNeitherYesNorATerminal(t *testing.T) {
+	isolate(t)
+	code, out, stderr := run(t, "--demo", "refresh", "argocd/argocd/guestbook")
+	if code != 0 || !strings.Contains(out, "done: normal refresh of argocd/argocd/guestbook") {
+		t.Errorf("exit %d\n%s%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "argocd.argoproj.io/refresh: normal") {
+		t.Errorf("the refresh does not print what it wrote:\n%s", stderr)
+	}
+}
+
+func TestDestructiveActionsWithoutATerminalNeedYes(t *testing.T) {
+	isolate(t)
+	for _, args := range [][]string{
+		{"pause", "argocd/argocd/checkout-web", "--reason", "INC-1"},
+		{"freeze", "-n", "team-payments", "--reason", "INC-1"},
+		{"unlock", "pulumi/infra/network-prod", "--reason", "runner died"},
+	} {
+		code, out, stderr := run(t, append([]string{"--demo"}, args...)...)
+		if code != exitUsage || !strings.Contains(stderr, "no terminal to confirm on: pass --yes") || out != "" {
+			t.Errorf("driftdeck %s without a terminal: exit %d, stdout %q, stderr %q; want exit 2 asking for --yes and nothing done",
+				strings.Join(args, " "), code, out, stderr)
+		}
+	}
+}
+
+func TestBulkActionsReportEachUnit(t *testing.T) {
+	isolate(t)
+	code, out, stderr := run(t, "--demo", "freeze", "-l", "team=payments", "--reason", "INC-1", "--until", "2h", "--yes")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	for _, want := range []string{
+		"applied  demo:argocd/team-payments/payments-api",
+		"skipped  demo:argocd/team-payments/payouts: argocd/team-payments/payouts has a manual sync policy",
+		"0 failed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("freeze output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, stderr = run(t, "--demo", "refresh", "pulumi/infra/network-prod", "argocd/argocd/guestbook")
+	if code != 0 || !strings.Contains(out, "skipped  demo:pulumi/infra/network-prod: refresh is not possible for pulumi units") ||
+		!strings.Contains(out, "applied  demo:argocd/argocd/guestbook") {
+		t.Errorf("a refresh of a Stack and an app: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, "--demo", "pause", "argocd/argocd/checkout-web", "argocd/argocd/nothing-here", "--reason", "INC-1", "--yes")
+	if code != exitFailed || !strings.Contains(out, "failed   demo:argocd/argocd/nothing-here") || !strings.Contains(out, "applied  demo:argocd/argocd/checkout-web") {
+		t.Errorf("a bulk pause with a unit that does not exist: exit %d, want 1\n%s%s", code, out, stderr)
+	}
+	code, _, stderr = run(t, "--demo", "refresh", "-l", "team=nobody")
+	if code != exitNotFound || !strings.Contains(stderr, "no unit matches") {
+		t.Errorf("a selection of nothing: exit %d, want 5: %s", code, stderr)
+	}
+}
+
+func TestDiffExits1OnDifferencesAnd0Without(t *testing.T) {
+	isolate(t)
+	if code, out, stderr := run(t, "--demo", "diff", "argocd/argocd/kafka"); code != 1 || !strings.Contains(out, "@@") || strings.Contains(stderr, "error") {
+		t.Errorf("a drifted app: exit %d, want 1 with the diff\n%s%s", code, out, stderr)
+	}
+	if code, _, stderr := run(t, "--demo", "diff", "argocd/argocd/guestbook"); code != 0 {
+		t.Errorf("an app in sync: exit %d, want 0: %s", code, stderr)
+	}
+}

@@ -1,0 +1,237 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/safetext"
+)
+
+// selection picks units for a bulk action as kubectl picks objects; -n (a
+// global flag) selects a namespace.
+type selection struct {
+	selector string
+	engines  []string
+	states   []string
+	all      bool
+}
+
+func (s *selection) addFlags(f *pflag.FlagSet) {
+	f.StringVarP(&s.selector, "selector", "l", "", "label selector on the objects, e.g. team=payments")
+	f.StringSliceVar(&s.engines, "engine", nil, "only these engines (argocd, pulumi)")
+	f.StringSliceVar(&s.states, "state", nil, "only units in these states (as for status --state)")
+	f.BoolVar(&s.all, "all", false, "select every unit (needed when nothing else selects)")
+}
+
+// any tells whether a flag other than -n selects units.
+func (s *selection) any() bool {
+	return s.selector != "" || len(s.engines) > 0 || len(s.states) > 0 || s.all
+}
+
+func newBulkCmds(g *globals) []*cobra.Command {
+	return []*cobra.Command{
+		newBulkAlias(g, "freeze", actions.Pause, "Incident freeze: pause many units at once, with one reason and expiry",
+			`Pause every selected unit: Argo CD auto-sync and self-heal off, Pulumi Stacks
+to preview-only. Each object records who, why, when, until and its exact
+previous state (driftdeck.io/paused-* annotations). The same as pause with
+several units.`),
+		newBulkAlias(g, "thaw", actions.Resume, "End a freeze: resume many units, each to its recorded state",
+			`Resume every selected unit that driftdeck paused, restoring exactly the state
+its pause recorded. A unit changed since its pause is left alone and listed.
+Selected by flags, only paused units are taken. The same as resume with
+several units.`),
+	}
+}
+
+func newBulkAlias(g *globals, name string, kind actions.Kind, short, long string) *cobra.Command {
+	o := &actionOpts{}
+	cmd := &cobra.Command{
+		Use:     name + " (<engine>/<namespace>/<name> ... | -l <selector> | -n <namespace> | --engine <engine> | --all)",
+		Short:   short,
+		Long:    long + "\n\n" + bulkHelp,
+		Example: "  driftdeck " + name + " -n team-payments --reason \"INC-1234\"\n  driftdeck " + name + " -l team=payments --engine argocd --reason \"INC-1234\" --yes",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBulk(cmd.Context(), g, kind, o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.reason, "reason", "", "why (required): goes into every Event and the audit log")
+	f.BoolVar(&o.yes, "yes", false, "do not ask for confirmation (needed without a terminal)")
+	o.sel.addFlags(f)
+	if kind == actions.Pause {
+		f.StringVar(&o.until, "until", "", "expiry: a duration (2h) or a time; shown as expired after it")
+	}
+	return cmd
+}
+
+// runBulk does one action on every named or selected unit through the
+// backend's Bulk call and reports each unit.
+func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, names []string) error {
+	if o.selfHealOnly || o.revision != "" || len(o.resources) > 0 {
+		return usageError(errors.New("--self-heal-only, --revision and --resource are for one unit: name exactly one"))
+	}
+	req, err := o.request(kind)
+	if err != nil {
+		return err
+	}
+	ask := kind.Destructive() && !o.yes
+	if ask {
+		if err := confirmable(g, o.yes, string(kind)); err != nil {
+			return err
+		}
+	}
+	keys, clusters, err := o.sel.resolve(ctx, g, kind, names)
+	if err != nil {
+		return err
+	}
+	if len(keys) == 0 {
+		return &exitError{code: exitNotFound, err: errors.New("no unit matches: nothing to do")}
+	}
+	fmt.Fprintf(g.errOut, "%s%s %d units", dryRunLabel(g), kind, len(keys))
+	if req.Reason != "" {
+		fmt.Fprintf(g.errOut, " (reason %q", safetext.Visible(req.Reason))
+		if !req.Until.IsZero() {
+			fmt.Fprintf(g.errOut, ", until %s", req.Until.UTC().Format(time.RFC3339))
+		}
+		fmt.Fprint(g.errOut, ")")
+	}
+	fmt.Fprintln(g.errOut, ":")
+	for _, k := range keys {
+		fmt.Fprintf(g.errOut, "  %s\n", safetext.Visible(k.String()))
+	}
+	if ask {
+		if err := confirm(g, "Proceed?"); err != nil {
+			return err
+		}
+	}
+	exec, err := newExecutor(g, clusters)
+	if err != nil {
+		return err
+	}
+	outcomes := exec.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: req.Reason, Until: req.Until, Prune: req.Prune})
+	return reportBulk(g, outcomes, settleAll(ctx, exec, outcomes))
+}
+
+func dryRunLabel(g *globals) string {
+	if g.dryRun {
+		return "DRY RUN (nothing persisted): "
+	}
+	return ""
+}
+
+// settleAll checks every applied write for an owner's revert, at once.
+func settleAll(ctx context.Context, exec *actions.Executor, outcomes []actions.BulkOutcome) [][]string {
+	out := make([][]string, len(outcomes))
+	var wg sync.WaitGroup
+	for i, o := range outcomes {
+		if o.Outcome != actions.OutcomeApplied {
+			continue
+		}
+		wg.Go(func() { out[i] = exec.Settled(ctx, o.Result) })
+	}
+	wg.Wait()
+	return out
+}
+
+// resolve turns names, or the selection flags, into unit keys and the
+// clusters to act in.
+func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, names []string) ([]model.Key, func(string) (*kube.Cluster, bool), error) {
+	if len(names) > 0 && s.any() {
+		return nil, nil, usageError(errors.New("name units or select them with flags, not both"))
+	}
+	if len(names) > 0 {
+		set, err := connectClusters(ctx, g)
+		if err != nil {
+			return nil, nil, err
+		}
+		keys := make([]model.Key, 0, len(names))
+		for _, n := range names {
+			k, err := set.resolve(n)
+			if err != nil {
+				return nil, nil, err
+			}
+			keys = append(keys, k)
+		}
+		return keys, set.get, nil
+	}
+	if !s.any() && g.namespace() == "" {
+		return nil, nil, usageError(fmt.Errorf("name the units to %s, or select them: -l, -n, --engine, --state, or --all for every unit", kind))
+	}
+	sel := labels.Everything()
+	if s.selector != "" {
+		parsed, err := labels.Parse(s.selector)
+		if err != nil {
+			return nil, nil, usageError(fmt.Errorf("-l %q: %w", s.selector, err))
+		}
+		sel = parsed
+	}
+	keep, err := unitFilter(s.engines, s.states)
+	if err != nil {
+		return nil, nil, usageError(err)
+	}
+	cfg, err := config.Load(config.DefaultPath())
+	if err != nil {
+		return nil, nil, usageError(err)
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, g.requestTimeout(60*time.Second))
+	defer cancel()
+	f, err := connect(ctx, g, cfg.StuckThresholds(), false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.WaitSynced(waitCtx); err != nil {
+		return nil, nil, &exitError{code: exitUnreachable, err: fmt.Errorf("cluster did not answer in time: %w", err)}
+	}
+	var keys []model.Key
+	for _, u := range f.Store.Snapshot() {
+		if !keep(u) || !sel.Matches(labels.Set(u.Labels)) || (kind == actions.Resume && u.Pause == nil) {
+			continue
+		}
+		keys = append(keys, u.Key)
+	}
+	return keys, f.Cluster, nil
+}
+
+// reportBulk prints each unit's outcome and the counts; a failure, or a
+// write reverted after it was applied, exits 1.
+func reportBulk(g *globals, outcomes []actions.BulkOutcome, settled [][]string) error {
+	var applied, skipped, failed int
+	for i, o := range outcomes {
+		key := safetext.Visible(o.Key.String())
+		switch {
+		case o.Outcome == actions.OutcomeFailed:
+			failed++
+			fmt.Fprintf(g.out, "failed   %s: %s\n", key, safetext.Visible(o.Why))
+		case o.Outcome == actions.OutcomeSkipped:
+			skipped++
+			fmt.Fprintf(g.out, "skipped  %s: %s\n", key, safetext.Visible(o.Why))
+		case !o.Result.Verified || len(settled[i]) > 0:
+			failed++
+			fmt.Fprintf(g.out, "failed   %s: written but not in effect: %s\n", key, safetext.Visible(strings.Join(append(o.Result.Warnings, settled[i]...), "; ")))
+		default:
+			applied++
+			line := "applied  " + key
+			if len(o.Result.Warnings) > 0 {
+				line += "  (" + safetext.Visible(strings.Join(o.Result.Warnings, "; ")) + ")"
+			}
+			fmt.Fprintln(g.out, line)
+		}
+	}
+	fmt.Fprintf(g.out, "%s%d applied, %d skipped, %d failed\n", dryRunLabel(g), applied, skipped, failed)
+	if failed > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("%d of %d units failed (listed above)", failed, len(outcomes))}
+	}
+	return nil
+}
