@@ -92,8 +92,7 @@ func (a *App) cursorUnit(from screen) *model.Unit {
 // action, the unit's state (as the backend's availability says).
 func (a *App) startKind(kind actions.Kind, from screen, units []*model.Unit) tea.Cmd {
 	s := specOf(kind)
-	if a.opts.ReadOnly {
-		a.toastError(string(kind) + ": read-only mode (--read-only): driftdeck writes nothing")
+	if a.refusedReadOnly(string(kind)) {
 		return nil
 	}
 	var able []*model.Unit
@@ -162,8 +161,7 @@ func engineList(units []*model.Unit) string {
 // startBulk opens a freeze (pause) or thaw (resume) of the marked units, or
 // of every shown unit when none is marked.
 func (a *App) startBulk(kind actions.Kind) tea.Cmd {
-	if a.opts.ReadOnly {
-		a.toastError(string(kind) + ": read-only mode (--read-only): driftdeck writes nothing")
+	if a.refusedReadOnly(string(kind)) {
 		return nil
 	}
 	l := a.list().m
@@ -272,4 +270,13 @@ func (a *App) binding(s actions.Spec) (key.Binding, bool) {
 	}
 	b, ok := a.specKeys[s.Key]
 	return b, ok
+}
+
+// refusedReadOnly says, in --read-only, that what was asked writes, before
+// anything is typed; the backend refuses it anyway.
+func (a *App) refusedReadOnly(what string) bool {
+	if a.opts.ReadOnly {
+		a.toastError(what + ": read-only mode (--read-only): driftdeck writes nothing")
+	}
+	return a.opts.ReadOnly
 }

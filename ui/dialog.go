@@ -178,6 +178,9 @@ func parseUntil(s string, now time.Time) (time.Time, error) {
 // startRequest runs a request for one unit: at once when the action is not
 // destructive, else through a confirmation that plans once, now.
 func (a *App) startRequest(req actions.Request, from screen) tea.Cmd {
+	if a.refusedReadOnly(string(req.Kind)) {
+		return nil
+	}
 	u := a.unit(req.Key)
 	if u == nil {
 		a.toastError(errGone(req.Key).Error())

@@ -241,6 +241,9 @@ func (s *previewScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			a.toastError(why)
 			return nil
 		}
+		if a.refusedReadOnly("apply of the reviewed plan") {
+			return nil
+		}
 		return s.approve(a)
 	}
 	return nil

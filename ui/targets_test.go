@@ -39,6 +39,25 @@ func TestReadOnlyRefusesEveryWriteBeforeAnyForm(t *testing.T) {
 			t.Errorf("%s in read-only mode must say so and open nothing:\n%s", k, plain(a))
 		}
 	}
+	selectUnit(t, a, "dns-zones")
+	press(a, "L")
+	if !topIs[*listScreen](a) || len(be.unstickCalls) != 0 {
+		t.Errorf("unlock in read-only mode opened a form or read the state:\n%s", plain(a))
+	}
+	// A reviewed plan is shown, but applying it is a write.
+	player := newPreviewPlayer()
+	player.calls.Store(1)
+	close(player.release)
+	be.preview = player.play
+	ch := make(chan tea.Msg, 16)
+	selectUnit(t, a, "edge-cdn")
+	sendKey(a, ch, "d")
+	s := a.top().(*previewScreen)
+	deliver(t, a, ch, func() bool { return s.reviewed != nil })
+	press(a, "A")
+	if !topIs[*previewScreen](a) || !strings.Contains(plain(a), "read-only mode") {
+		t.Errorf("A on a reviewed plan in read-only mode must say so and open nothing:\n%s", plain(a))
+	}
 	if len(be.executed) != 0 {
 		t.Errorf("read-only mode executed %v", be.executed)
 	}
