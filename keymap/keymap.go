@@ -89,6 +89,16 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 	}
 }
 
+// Binding is the binding a name stands for, spelled as in the config file
+// ("hard-refresh", "hardrefresh"): how the action table names its keys.
+func (k *Keymap) Binding(name string) (key.Binding, bool) {
+	b, ok := k.bindings()[strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(name))]
+	if !ok {
+		return key.Binding{}, false
+	}
+	return *b, true
+}
+
 // Override rebinds named bindings. Names are case-insensitive and may use
 // dashes or underscores ("hard-refresh"). An unknown name is an error, so a
 // typo in the config file is reported instead of silently ignored.

@@ -24,3 +24,19 @@ func TestOverride(t *testing.T) {
 		t.Fatalf("a typo must be reported with the known names: %v", err)
 	}
 }
+
+func TestBindingByTableName(t *testing.T) {
+	k := Default()
+	if err := k.Override(map[string][]string{"hard-refresh": {"ctrl+r"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"hardrefresh", "hard-refresh", "HardRefresh"} {
+		b, ok := k.Binding(name)
+		if !ok || !key.Matches(tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl}, b) {
+			t.Errorf("Binding(%q) = %v, %v; want the overridden hard refresh", name, b.Keys(), ok)
+		}
+	}
+	if _, ok := k.Binding("snyc"); ok {
+		t.Error("an unknown name must not find a binding")
+	}
+}

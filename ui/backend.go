@@ -1,10 +1,15 @@
-// Package ui is the Bubble Tea root of driftdeck: layout, routing between the
-// views, header and footer, the ":" command bar, confirm dialogs and toasts.
-// It reaches the clusters only through Backend.
+// Package ui is the Bubble Tea root of driftdeck: the screen stack and the
+// routing between screens, header and footer, the ":" command bar, confirm
+// dialogs and toasts. It reaches the clusters only through Backend.
 package ui
 
 import (
 	"context"
+	"errors"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
@@ -21,6 +26,7 @@ type Backend interface {
 	Plan(ctx context.Context, req actions.Request) (*actions.Plan, error)
 	Execute(ctx context.Context, req actions.Request) (*actions.Result, error)
 	Bulk(ctx context.Context, r actions.BulkRequest) []actions.BulkOutcome
+	Settled(ctx context.Context, res *actions.Result) []string
 	Describe(ctx context.Context, k model.Key) (*describe.Detail, error)
 	Diff(ctx context.Context, k model.Key) (*argodiff.Result, error)
 	Preview(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error)
@@ -31,3 +37,66 @@ type Backend interface {
 
 // BatchMsg carries a batch of model changes from the store's pump.
 type BatchMsg store.Batch
+
+// findPulumiCLI is the lookup previews use, replaced in tests.
+var findPulumiCLI = pulumirun.FindCLI
+
+func errGone(k model.Key) error { return errors.New(k.Ref() + " is gone from the cluster") }
+
+func (a *App) executeBulk(id int, kind actions.Kind, units []*model.Unit, reason string, until time.Time) tea.Cmd {
+	keys := make([]model.Key, len(units))
+	for i, u := range units {
+		keys[i] = u.Key
+	}
+	be, ctx := a.opts.Backend, a.opts.Context
+	return func() tea.Msg {
+		return bulkMsg{id: id, kind: kind, outcomes: be.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: reason, Until: until})}
+	}
+}
+
+// boundTo binds a request to the plan the user confirmed: the write happens
+// only while the object is at the version that plan was made from.
+func boundTo(req actions.Request, p *actions.Plan) actions.Request {
+	req.ResourceVersion = p.ResourceVersion
+	return req
+}
+
+// planChanged reads the write's refusal because the object moved on since
+// the plan was shown: the new plan and what differs.
+func planChanged(err error) (*actions.Plan, []string, bool) {
+	var pc *actions.PlanChanged
+	if !errors.As(err, &pc) {
+		return nil, nil, false
+	}
+	return pc.Plan, pc.Changes, true
+}
+
+// settleCmd checks, after a write, that an owner did not revert it; what it
+// finds comes back as a toast.
+func (a *App) settleCmd(res *actions.Result) tea.Cmd {
+	if res == nil || res.MayRevert == "" {
+		return nil
+	}
+	be, ctx := a.opts.Backend, a.opts.Context
+	return func() tea.Msg { return settledMsg{warnings: be.Settled(ctx, res)} }
+}
+
+// approvePlan applies a reviewed plan; in dry-run it says what it would do.
+func approvePlan(ctx context.Context, be Backend, rv *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, string, error) {
+	res, done, err := be.Approve(ctx, rv, reason, onEvent)
+	return res, didText(done), err
+}
+
+// applyUnstick carries out a planned unstick; done says what it did when
+// that is not simply "unstuck" (in dry-run: what it would have done).
+func applyUnstick(ctx context.Context, be Backend, p *stackops.Unstick, reason string) (string, error) {
+	done, err := be.Apply(ctx, p, reason)
+	return didText(done), err
+}
+
+func didText(d *stackops.Done) string {
+	if d == nil || !d.DryRun {
+		return ""
+	}
+	return "dry run, nothing written; would: " + strings.Join(d.Did, "; ")
+}

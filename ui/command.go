@@ -25,9 +25,9 @@ var commands []command
 func init() {
 	engine := func(e model.Engine) func(*App, []string) (tea.Cmd, error) {
 		return func(a *App, _ []string) (tea.Cmd, error) {
-			s := a.list.Scope()
+			s := a.list().m.Scope()
 			s.Engine = e
-			a.list.SetScope(s)
+			a.list().m.SetScope(s)
 			return nil, nil
 		}
 	}
@@ -35,20 +35,20 @@ func init() {
 		{"apps", "apps", "only Argo CD Applications", engine(model.EngineArgoCD)},
 		{"stacks", "stacks", "only Pulumi Stacks", engine(model.EnginePulumi)},
 		{"all", "all", "every unit: clears the engine, state, namespace and context scope", func(a *App, _ []string) (tea.Cmd, error) {
-			a.list.SetScope(list.Scope{})
+			a.list().m.SetScope(list.Scope{})
 			return nil, nil
 		}},
 		{"ns", "ns <namespace>", "only one namespace (:ns alone for all)", func(a *App, args []string) (tea.Cmd, error) {
-			s := a.list.Scope()
+			s := a.list().m.Scope()
 			s.Namespace = ""
 			if len(args) > 0 && args[0] != "all" {
 				s.Namespace = args[0]
 			}
-			a.list.SetScope(s)
+			a.list().m.SetScope(s)
 			return nil, nil
 		}},
 		{"ctx", "ctx <context>", "only one kubeconfig context (:ctx alone for all)", func(a *App, args []string) (tea.Cmd, error) {
-			s := a.list.Scope()
+			s := a.list().m.Scope()
 			s.Context = ""
 			if len(args) > 0 && args[0] != "all" {
 				if !a.hasContext(args[0]) {
@@ -56,7 +56,7 @@ func init() {
 				}
 				s.Context = args[0]
 			}
-			a.list.SetScope(s)
+			a.list().m.SetScope(s)
 			return nil, nil
 		}},
 		{"sort", "sort name|state|age", "order the list", func(a *App, args []string) (tea.Cmd, error) {
@@ -67,7 +67,7 @@ func init() {
 			if !ok {
 				return nil, fmt.Errorf("sort %q: want name, state or age", args[0])
 			}
-			a.list.SetSort(m)
+			a.list().m.SetSort(m)
 			return nil, nil
 		}},
 		{"freeze", "freeze", "pause the marked units (or every shown one), with one reason and expiry", func(a *App, _ []string) (tea.Cmd, error) {
@@ -83,7 +83,7 @@ func init() {
 			return nil, a.setTheme(args[0])
 		}},
 		{"help", "help", "all keys and commands", func(a *App, _ []string) (tea.Cmd, error) {
-			a.help = true
+			a.push(newHelpScreen())
 			return nil, nil
 		}},
 		{"quit", "quit (or q)", "leave driftdeck", func(*App, []string) (tea.Cmd, error) { return tea.Quit, nil }},
@@ -91,9 +91,9 @@ func init() {
 	for _, st := range list.ScopeStates {
 		state := st
 		commands = append(commands, command{state, state, "only " + state + " units", func(a *App, _ []string) (tea.Cmd, error) {
-			s := a.list.Scope()
+			s := a.list().m.Scope()
 			s.State = state
-			a.list.SetScope(s)
+			a.list().m.SetScope(s)
 			return nil, nil
 		}})
 	}
@@ -152,7 +152,7 @@ func (a *App) suggestions() []string {
 		addOnce(c.name)
 	}
 	var nss []string
-	for _, u := range a.list.Shown() {
+	for _, u := range a.list().m.Shown() {
 		if !seen["ns "+u.Key.Namespace] {
 			seen["ns "+u.Key.Namespace] = true
 			nss = append(nss, "ns "+u.Key.Namespace)
@@ -211,7 +211,7 @@ func (a *App) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "esc":
 		if a.mode == modeFilter {
-			a.list.SetFilter("")
+			a.list().m.SetFilter("")
 		}
 		a.endInput()
 		return nil
@@ -220,7 +220,7 @@ func (a *App) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 		mode := a.mode
 		a.endInput()
 		if mode == modeFilter {
-			a.list.SetFilter(value)
+			a.list().m.SetFilter(value)
 			return nil
 		}
 		if value != "" && (len(a.history) == 0 || a.history[len(a.history)-1] != value) {
@@ -250,7 +250,7 @@ func (a *App) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	a.input, cmd = a.input.Update(msg)
 	if a.mode == modeFilter {
 		// Filter as you type: the list answers every keystroke.
-		a.list.SetFilter(a.input.Value())
+		a.list().m.SetFilter(a.input.Value())
 	}
 	return cmd
 }
@@ -258,21 +258,6 @@ func (a *App) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 func (a *App) endInput() {
 	a.mode = modeNormal
 	a.input.Blur()
-}
-
-// forwardToInputs passes non-key messages (cursor blink) to the focused input.
-func (a *App) forwardToInputs(msg tea.Msg) tea.Cmd {
-	if a.dialog != nil {
-		if in := a.dialog.focused(); in != nil {
-			var cmd tea.Cmd
-			*in, cmd = in.Update(msg)
-			return cmd
-		}
-		return nil
-	}
-	var cmd tea.Cmd
-	a.input, cmd = a.input.Update(msg)
-	return cmd
 }
 
 func wrapANSI(s string, w int) string { return ansi.Wrap(s, max(w, 10), "") }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/model"
-	"github.com/driftdeck/driftdeck/views/detail"
+	"github.com/driftdeck/driftdeck/themes"
 )
 
 type dialogKind int
@@ -23,12 +24,15 @@ const (
 	dlgReport                    // what a bulk action did, unit by unit
 )
 
-// dialog is the one modal on screen. Confirmations default to No.
+// dialog is a modal screen. Confirmations default to No.
 type dialog struct {
+	id     int // matches the answers to this dialog's requests
 	kind   dialogKind
 	action actions.Kind
 	units  []*model.Unit
 	req    actions.Request
+	width  int
+	height int
 
 	avail  []actions.Availability
 	cursor int
@@ -36,18 +40,36 @@ type dialog struct {
 	reason textinput.Model
 	until  textinput.Model
 	inputs []*textinput.Model
-	focus  int // an input, or len(inputs) for the buttons
+	focus  int // an input, the option (when there is one), or the buttons
 	yes    bool
 
 	plan     *actions.Plan
+	planID   int // the plan request whose answer is awaited
 	planErr  error
 	planning bool
-	running  bool
-	err      string
-	report   []reportLine
+	// changed says what differs from the plan shown before, when the unit
+	// changed under the dialog or the write found it changed.
+	changed []string
+	running bool
+	err     string
+	report  []reportLine
+	// hidden are the targets of a bulk dialog the list's filter or scope
+	// does not show.
+	hidden []*model.Unit
 	// custom confirms something that is not an actions.Request (a Pulumi
 	// plan's apply, a state repair): its own description and run.
 	custom *customConfirm
+	// outer is the screen on the stack when a dialog is part of a larger
+	// one (the unlock dialog); nil when the dialog itself is.
+	outer screen
+}
+
+// self is the dialog as the stack holds it.
+func (d *dialog) self() screen {
+	if d.outer != nil {
+		return d.outer
+	}
+	return d
 }
 
 // customConfirm describes a confirmation the caller words itself.
@@ -55,7 +77,21 @@ type customConfirm struct {
 	title    string
 	lines    []string
 	warnings []string
+	// option is a choice off by default (forget pending operations).
+	option *dialogOption
+	// notReady says why it cannot be confirmed yet ("" when it can).
+	notReady func() string
 	run      func(reason string) tea.Cmd
+}
+
+// dialogOption is one box to tick, with what ticking it adds.
+type dialogOption struct {
+	label  string
+	detail []string
+	on     bool
+	// toggled re-plans for the new choice; its answer may change the
+	// dialog's lines.
+	toggled func(on bool) tea.Cmd
 }
 
 type reportLine struct {
@@ -71,21 +107,32 @@ func newInput(placeholder string) textinput.Model {
 	return in
 }
 
-// needsUntil: pauses take an optional expiry.
-func needsUntil(k actions.Kind) bool { return k == actions.Pause || k == actions.PauseSelfHeal }
-
 func (a *App) newDialog(kind dialogKind, action actions.Kind, units []*model.Unit) *dialog {
-	d := &dialog{kind: kind, action: action, units: units}
+	d := &dialog{id: a.nextID(), kind: kind, action: action, units: units}
 	d.reason = newInput("why (goes into the Event and the audit log)")
 	d.until = newInput("optional: 2h, 30m, or 2026-12-01T08:00:00Z")
 	d.inputs = []*textinput.Model{&d.reason}
-	if needsUntil(action) {
+	if takesUntil(action) {
 		d.inputs = append(d.inputs, &d.until)
 	}
-	w := min(max(a.width-12, 20), 96)
-	d.reason.SetWidth(w)
-	d.until.SetWidth(w)
 	return d
+}
+
+func (d *dialog) setSize(w, h int) {
+	d.width, d.height = w, h
+	iw := min(max(w-12, 20), 96)
+	d.reason.SetWidth(iw)
+	d.until.SetWidth(iw)
+}
+
+func (d *dialog) setTheme(*themes.Theme) {}
+
+// buttons is the focus index of the Yes/No row.
+func (d *dialog) buttons() int {
+	if d.custom != nil && d.custom.option != nil {
+		return len(d.inputs) + 1
+	}
+	return len(d.inputs)
 }
 
 func (d *dialog) focused() *textinput.Model {
@@ -99,21 +146,11 @@ func (d *dialog) setFocus(i int) tea.Cmd {
 	for _, in := range d.inputs {
 		in.Blur()
 	}
-	d.focus = i
+	d.focus = min(max(i, 0), d.buttons())
 	if in := d.focused(); in != nil {
 		return in.Focus()
 	}
 	return nil
-}
-
-func (d *dialog) setPlan(p *actions.Plan, err error) {
-	d.plan, d.planErr, d.planning = p, err, false
-}
-
-func (d *dialog) setAvailability(k model.Key, avail []actions.Availability) {
-	if d.kind == dlgMenu && len(d.units) == 1 && d.units[0].Key == k {
-		d.avail = avail
-	}
 }
 
 // parseUntil reads an expiry: a duration from now, or an RFC 3339 time.
@@ -138,178 +175,209 @@ func parseUntil(s string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-// startAction opens the confirmation for an action on the marked units (when
-// some are marked and the action works in bulk) or on the current unit.
-func (a *App) startAction(kind actions.Kind) tea.Cmd {
-	if marked := a.list.Marked(); a.detail == nil && len(marked) > 1 && bulkable(kind) {
-		return a.openBulk(kind, marked)
+// startRequest runs a request for one unit: at once when the action is not
+// destructive, else through a confirmation that plans once, now.
+func (a *App) startRequest(req actions.Request, from screen) tea.Cmd {
+	if a.refusedReadOnly(string(req.Kind)) {
+		return nil
 	}
-	u := a.current()
+	u := a.unit(req.Key)
 	if u == nil {
+		a.toastError(errGone(req.Key).Error())
 		return nil
 	}
-	if len(actions.KindsFor(u.Key.Engine)) == 0 || !knows(u.Key.Engine, kind) {
-		a.toastError(fmt.Sprintf("%s is not an action of %s units", kind, u.Key.Engine))
-		return nil
-	}
-	req := actions.Request{Kind: kind, Key: u.Key}
-	if kind == actions.Rollback {
-		if a.detail == nil {
-			a.toastError("rollback: open the unit (enter), pick an entry on its History tab, then press " + a.keys.Rollback.Help().Key)
-			return nil
-		}
-		h, ok := a.detail.SelectedHistory()
-		if !ok {
-			a.detail.ShowTab(detail.History)
-			a.toastError("rollback: pick the entry to roll back to, then press " + a.keys.Rollback.Help().Key)
-			return nil
-		}
-		req.HistoryID = h.ID
-	}
-	if !kind.Destructive() {
+	if !specOf(req.Kind).Destructive {
 		// Refreshes change nothing but an annotation the controller removes.
-		return a.execute(req)
+		return a.execute(0, req)
 	}
-	a.dialog = a.newDialog(dlgConfirm, kind, []*model.Unit{u})
-	a.dialog.req = req
-	return tea.Batch(a.dialog.setFocus(0), a.requestPlan())
+	d := a.newDialog(dlgConfirm, req.Kind, []*model.Unit{u})
+	d.req = req
+	a.push(d)
+	return tea.Batch(d.setFocus(0), d.requestPlan(a))
 }
 
-func knows(e model.Engine, k actions.Kind) bool {
-	for _, x := range actions.KindsFor(e) {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
-
-func bulkable(k actions.Kind) bool {
-	switch k {
-	case actions.Pause, actions.Resume, actions.Refresh, actions.HardRefresh, actions.Retry, actions.Sync:
-		return true
-	}
-	return false
-}
-
-// current is the unit the user is looking at.
-func (a *App) current() *model.Unit {
-	if a.detail != nil {
-		return a.detail.Unit()
-	}
-	return a.list.Selected()
-}
-
-// startBulk opens a freeze (pause) or thaw (resume) of the marked units, or of
-// every shown unit when none is marked.
-func (a *App) startBulk(kind actions.Kind) tea.Cmd {
-	units := a.list.Marked()
-	if len(units) == 0 {
-		units = a.list.Shown()
-	}
-	if len(units) == 0 {
-		a.toastError("nothing to " + string(kind) + ": no unit is shown")
-		return nil
-	}
-	return a.openBulk(kind, units)
-}
-
-func (a *App) openBulk(kind actions.Kind, units []*model.Unit) tea.Cmd {
-	a.dialog = a.newDialog(dlgBulk, kind, units)
-	return a.dialog.setFocus(0)
-}
-
-func (a *App) openActionMenu() tea.Cmd {
-	u := a.current()
-	if u == nil {
-		return nil
-	}
-	a.dialog = &dialog{kind: dlgMenu, units: []*model.Unit{u}}
-	if a.detail != nil && a.detail.Key() == u.Key {
-		a.dialog.avail = a.detail.Availability()
-	}
-	return a.availCmd(u)
-}
-
-// requestPlan asks the backend what the dialog's action would write.
-func (a *App) requestPlan() tea.Cmd {
-	d := a.dialog
-	a.seq++
-	seq, req := a.seq, d.req
-	req.Reason = d.reason.Value()
-	if until, err := parseUntil(d.until.Value(), a.now()); err == nil {
-		req.Until = until
-	}
+// requestPlan asks the backend what the dialog's action would write. It is
+// asked when the dialog opens and again only when its unit changes: what
+// the user confirms is the plan the write is bound to.
+func (d *dialog) requestPlan(a *App) tea.Cmd {
+	d.planID = a.nextID()
+	id, req := d.planID, d.req
 	d.planning = true
 	be, ctx := a.opts.Backend, a.opts.Context
 	return func() tea.Msg {
 		p, err := be.Plan(ctx, req)
-		return planMsg{seq: seq, plan: p, err: err}
+		return planMsg{id: id, plan: p, err: err}
 	}
 }
 
-func (a *App) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	d, k := a.dialog, a.keys
+// showPlan takes a new plan; when it differs from the one shown the
+// dialog says what changed and needs confirming again.
+func (d *dialog) showPlan(p *actions.Plan, err error, changes []string) {
+	prev := d.plan
+	d.plan, d.planErr, d.planning = p, err, false
+	if prev == nil || p == nil {
+		return
+	}
+	if len(changes) == 0 {
+		changes = planDifferences(prev, p)
+	}
+	if len(changes) > 0 {
+		d.changed = changes
+		d.yes = false
+	}
+}
+
+// planDifferences names, in words, what a new plan writes that the old did
+// not, and the reverse.
+func planDifferences(old, p *actions.Plan) []string {
+	var out []string
+	for _, c := range p.Changes {
+		if !slices.Contains(old.Changes, c) {
+			out = append(out, "now: "+c)
+		}
+	}
+	for _, c := range old.Changes {
+		if !slices.Contains(p.Changes, c) {
+			out = append(out, "no longer: "+c)
+		}
+	}
+	for _, w := range p.Warnings {
+		if !slices.Contains(old.Warnings, w) {
+			out = append(out, "new warning: "+w)
+		}
+	}
+	return out
+}
+
+func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return d.key(a, msg)
+	case planMsg:
+		if msg.id == d.planID {
+			d.showPlan(msg.plan, msg.err, nil)
+		}
+	case unitsChangedMsg:
+		return d.onUnitsChanged(a, msg.changed)
+	case availMsg:
+		if d.kind == dlgMenu && d.units[0].Key == msg.key {
+			d.avail = msg.avail
+		}
+	case resultMsg:
+		if msg.id == d.id {
+			return d.onResult(a, msg)
+		}
+	case bulkMsg:
+		if msg.id == d.id {
+			for _, u := range d.units {
+				a.wrote(u.Key)
+			}
+			a.close(d.self())
+			a.push(bulkReport(a, msg))
+			a.list().m.ClearMarks()
+		}
+	default:
+		if in := d.focused(); in != nil {
+			var cmd tea.Cmd
+			*in, cmd = in.Update(msg) // the cursor's blink
+			return cmd
+		}
+	}
+	return nil
+}
+
+// onUnitsChanged re-plans when the dialog's unit changed, and follows the
+// units of a bulk dialog.
+func (d *dialog) onUnitsChanged(a *App, changed map[model.Key]bool) tea.Cmd {
+	for i, u := range d.units {
+		if changed[u.Key] {
+			if now := a.unit(u.Key); now != nil {
+				d.units[i] = now
+			}
+		}
+	}
+	if d.kind == dlgConfirm && d.custom == nil && !d.running && len(d.units) == 1 && changed[d.units[0].Key] {
+		return d.requestPlan(a)
+	}
+	return nil
+}
+
+func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	k := a.keys
 	if d.running {
 		return nil
 	}
 	switch d.kind {
 	case dlgReport:
-		a.dialog = nil
+		a.close(d.self())
 		return nil
 	case dlgMenu:
-		return a.menuKey(msg)
+		return d.menuKey(a, msg)
 	}
 	if in := d.focused(); in != nil {
 		switch msg.String() {
 		case "esc":
-			a.dialog = nil
+			a.close(d.self())
 			return nil
 		case "enter", "tab":
-			if d.focus == 1 || !needsUntil(d.action) {
+			if d.focus == len(d.inputs)-1 {
 				if _, err := parseUntil(d.until.Value(), a.now()); err != nil {
 					d.err = err.Error()
 					return nil
 				}
 			}
 			d.err = ""
-			cmd := d.setFocus(d.focus + 1)
-			if d.kind == dlgConfirm && d.custom == nil {
-				return tea.Batch(cmd, a.requestPlan())
-			}
-			return cmd
+			return d.setFocus(d.focus + 1)
 		case "shift+tab":
-			return d.setFocus(max(d.focus-1, 0))
+			return d.setFocus(d.focus - 1)
 		}
 		var cmd tea.Cmd
 		*in, cmd = in.Update(msg)
 		return cmd
 	}
+	if d.focus < d.buttons() { // the option
+		opt := d.custom.option
+		switch msg.String() {
+		case "space", " ", "x":
+			opt.on = !opt.on
+			d.yes = false
+			if opt.toggled != nil {
+				return opt.toggled(opt.on)
+			}
+		case "enter", "tab", "down":
+			return d.setFocus(d.buttons())
+		case "shift+tab", "up":
+			return d.setFocus(d.focus - 1)
+		case "esc":
+			a.close(d.self())
+		}
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Confirm):
 		d.yes = true
-		return a.confirm()
+		return d.confirm(a)
 	case key.Matches(msg, k.Cancel):
-		a.dialog = nil
+		a.close(d.self())
 	case msg.String() == "left" || msg.String() == "right" || msg.String() == "h" || msg.String() == "l":
 		d.yes = !d.yes
 	case msg.String() == "shift+tab":
-		return d.setFocus(len(d.inputs) - 1)
+		return d.setFocus(d.focus - 1)
 	case msg.String() == "enter":
 		if !d.yes {
-			a.dialog = nil
+			a.close(d.self())
 			return nil
 		}
-		return a.confirm()
+		return d.confirm(a)
 	}
 	return nil
 }
 
-func (a *App) menuKey(msg tea.KeyPressMsg) tea.Cmd {
-	d, k := a.dialog, a.keys
+func (d *dialog) menuKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	k := a.keys
 	switch {
 	case key.Matches(msg, k.Back, k.Quit, k.Actions):
-		a.dialog = nil
+		a.close(d.self())
 	case key.Matches(msg, k.Up):
 		d.cursor = max(d.cursor-1, 0)
 	case key.Matches(msg, k.Down):
@@ -321,16 +389,15 @@ func (a *App) menuKey(msg tea.KeyPressMsg) tea.Cmd {
 				a.toastError(string(av.Kind) + ": " + av.WhyNot)
 				return nil
 			}
-			a.dialog = nil
-			return a.startAction(av.Kind)
+			a.close(d.self())
+			return a.startKind(av.Kind, a.top(), []*model.Unit{d.units[0]})
 		}
 	}
 	return nil
 }
 
 // confirm runs the confirmed action, refusing an empty reason up front.
-func (a *App) confirm() tea.Cmd {
-	d := a.dialog
+func (d *dialog) confirm(a *App) tea.Cmd {
 	reason := strings.TrimSpace(d.reason.Value())
 	if reason == "" {
 		d.err = "a reason is required"
@@ -342,41 +409,59 @@ func (a *App) confirm() tea.Cmd {
 		d.err = err.Error()
 		return d.setFocus(1)
 	}
-	d.running = true
-	if d.custom != nil {
-		run := d.custom.run
-		a.dialog = nil
-		return run(reason)
+	if c := d.custom; c != nil {
+		if c.notReady != nil {
+			if why := c.notReady(); why != "" {
+				d.err, d.yes = why, false
+				return nil
+			}
+		}
+		cmd := c.run(reason)
+		a.close(d.self())
+		return cmd
 	}
 	if d.kind == dlgBulk {
-		return a.executeBulk(d.action, d.units, reason, until)
+		d.running = true
+		return a.executeBulk(d.id, d.action, d.units, reason, until)
 	}
-	req := d.req
+	switch {
+	case d.planErr != nil:
+		d.err, d.yes = "nothing to confirm: "+d.planErr.Error(), false
+		return nil
+	case d.plan == nil:
+		d.err, d.yes = "wait for the plan: what is confirmed is what is shown", false
+		return nil
+	}
+	req := boundTo(d.req, d.plan)
 	req.Reason, req.Until = reason, until
-	return a.execute(req)
+	d.running, d.err = true, ""
+	return a.execute(d.id, req)
 }
 
-func (a *App) execute(req actions.Request) tea.Cmd {
+func (a *App) execute(id int, req actions.Request) tea.Cmd {
 	be, ctx := a.opts.Backend, a.opts.Context
 	return func() tea.Msg {
 		res, err := be.Execute(ctx, req)
-		return resultMsg{req: req, res: res, err: err}
+		return resultMsg{id: id, req: req, res: res, err: err}
 	}
 }
 
-func (a *App) executeBulk(kind actions.Kind, units []*model.Unit, reason string, until time.Time) tea.Cmd {
-	keys := make([]model.Key, len(units))
-	for i, u := range units {
-		keys[i] = u.Key
+// onResult ends the dialog with the write's result, unless the write found
+// the object changed since the plan was shown: then the dialog shows the
+// new plan, says what changed, and asks again.
+func (d *dialog) onResult(a *App, m resultMsg) tea.Cmd {
+	d.running = false
+	if p, changes, ok := planChanged(m.err); ok {
+		d.showPlan(p, nil, changes)
+		d.changed, d.yes = append([]string{"the object changed since this plan was shown; nothing was written"}, changes...), false
+		return d.setFocus(d.buttons())
 	}
-	be, ctx := a.opts.Backend, a.opts.Context
-	return func() tea.Msg {
-		return bulkMsg{kind: kind, outcomes: be.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: reason, Until: until})}
-	}
+	a.close(d.self())
+	return a.onResult(m)
 }
 
+// onResult reports a write, then checks that it held.
 func (a *App) onResult(m resultMsg) tea.Cmd {
-	a.dialog = nil
 	if m.err != nil {
 		a.toastError(fmt.Sprintf("%s %s: %v", m.req.Kind, m.req.Key.Ref(), m.err))
 		return nil
@@ -392,42 +477,58 @@ func (a *App) onResult(m resultMsg) tea.Cmd {
 	for _, w := range m.res.Warnings {
 		a.toastError(w)
 	}
-	if a.detail != nil && a.detail.Key() == m.req.Key {
-		return tea.Batch(a.describeCmd(), a.availCmd(a.detail.Unit()))
-	}
-	return nil
+	a.wrote(m.req.Key)
+	return tea.Batch(a.settleCmd(m.res), a.broadcast(wroteMsg{key: m.req.Key}))
 }
 
-func (a *App) onBulk(m bulkMsg) {
-	var done, skipped, failed int
+func bulkReport(a *App, m bulkMsg) *dialog {
+	var applied, skipped, failed int
 	var lines []reportLine
 	for _, o := range m.outcomes {
-		switch {
-		case o.Outcome == actions.OutcomeFailed:
+		switch o.Outcome {
+		case actions.OutcomeFailed:
 			failed++
-			lines = append(lines, reportLine{text: "✗ " + o.Key.Ref() + ": " + o.Why, bad: true})
-		case o.Outcome == actions.OutcomeSkipped:
+			lines = append(lines, reportLine{text: "✗ failed   " + o.Key.Ref() + ": " + o.Why, bad: true})
+		case actions.OutcomeSkipped:
 			skipped++
-			lines = append(lines, reportLine{text: "– " + o.Key.Ref() + ": skipped, " + o.Why})
+			lines = append(lines, reportLine{text: "– skipped  " + o.Key.Ref() + ": " + o.Why})
 		default:
-			done++
-			line := "✓ " + o.Key.Ref()
+			applied++
+			line := "✓ applied  " + o.Key.Ref()
+			if o.Result != nil && o.Result.DryRun {
+				line += " (dry run: nothing written)"
+			}
 			if o.Result != nil && len(o.Result.Warnings) > 0 {
 				line += " (" + strings.Join(o.Result.Warnings, "; ") + ")"
 			}
 			lines = append(lines, reportLine{text: line})
 		}
 	}
-	d := &dialog{kind: dlgReport, action: m.kind}
-	d.report = append([]reportLine{{text: fmt.Sprintf("%s: %d done, %d skipped, %d failed", m.kind, done, skipped, failed), bad: failed > 0}}, lines...)
-	a.dialog = d
-	a.list.ClearMarks()
+	d := &dialog{id: a.nextID(), kind: dlgReport, action: m.kind}
+	head := fmt.Sprintf("%s of %d units: %d applied, %d skipped, %d failed", m.kind, len(m.outcomes), applied, skipped, failed)
+	d.report = append([]reportLine{{text: head, bad: failed > 0}}, lines...)
+	return d
 }
 
 // openCustom asks for a reason and a confirmation of something described by
 // the caller; run gets the reason once confirmed.
 func (a *App) openCustom(c *customConfirm) tea.Cmd {
-	a.dialog = a.newDialog(dlgConfirm, "", nil)
-	a.dialog.custom = c
-	return a.dialog.setFocus(0)
+	d := a.newDialog(dlgConfirm, "", nil)
+	d.custom = c
+	a.push(d)
+	return d.setFocus(0)
+}
+
+func (d *dialog) keyHelp(a *App) string {
+	switch {
+	case d.kind == dlgMenu:
+		return a.keyHints(bindings(a.keys.Up, a.keys.Down, a.keys.Open, a.keys.Back))
+	case d.kind == dlgReport:
+		return a.theme.FooterDesc.Render("any key closes")
+	case d.focused() != nil:
+		return a.hints("enter", "next field", "shift+tab", "previous field", "esc", "cancel")
+	case d.focus < d.buttons():
+		return a.hints("space", "tick / untick", "enter", "to the buttons", "shift+tab", "edit reason", "esc", "cancel")
+	}
+	return a.hints("y", "yes", "n/esc", "no", "←→", "choose", "enter", "confirm choice", "shift+tab", "edit reason")
 }

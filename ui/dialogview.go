@@ -9,14 +9,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/model"
 )
 
-// maxListed bounds the units a bulk dialog names one by one.
-const maxListed = 8
-
-func (a *App) dialogView(now time.Time) string {
-	d, t := a.dialog, a.theme
-	inner := min(max(a.width-8, 20), 100)
+func (d *dialog) view(a *App, now time.Time) string {
+	t := a.theme
+	inner := min(max(d.width-8, 20), 100)
 	var lines []string
 	add := func(s string) { lines = append(lines, ansi.Truncate(s, inner, "…")) }
 	wrap := func(s string, st lipgloss.Style) {
@@ -31,17 +29,18 @@ func (a *App) dialogView(now time.Time) string {
 			add(t.Dim.Render("checking permissions…"))
 		}
 		for i, av := range d.avail {
-			line := "  " + string(av.Kind)
+			line := string(av.Kind)
 			if !av.Enabled {
 				line += " — " + av.WhyNot
 			}
 			switch {
 			case i == d.cursor:
-				add(t.Selected.Render(ansi.Truncate(line, inner, "…")))
+				// The cursor is a mark too, not only a colour.
+				wrap("> "+line, t.Selected)
 			case av.Enabled:
-				add(line)
+				add("  " + line)
 			default:
-				add(t.Dim.Render(line))
+				add(t.Dim.Render("  " + line))
 			}
 		}
 	case dlgReport:
@@ -56,17 +55,17 @@ func (a *App) dialogView(now time.Time) string {
 			wrap(r.text, st)
 		}
 	default:
-		lines = append(lines, a.confirmLines(d, inner, now)...)
+		lines = append(lines, d.confirmLines(a, inner, now)...)
 	}
-	room := max(a.bodyHeight()-2, 3)
+	room := max(d.height-2, 3)
 	if len(lines) > room {
 		lines = append(lines[:room-1], t.Dim.Render("… (more: enlarge the terminal)"))
 	}
 	box := t.Dialog.Width(inner + 4).Render(strings.Join(lines, "\n"))
-	return lipgloss.Place(a.width, a.bodyHeight(), lipgloss.Center, lipgloss.Center, box)
+	return lipgloss.Place(d.width, d.height, lipgloss.Center, lipgloss.Center, box)
 }
 
-func (a *App) confirmLines(d *dialog, inner int, now time.Time) []string {
+func (d *dialog) confirmLines(a *App, inner int, now time.Time) []string {
 	t := a.theme
 	var lines []string
 	wrap := func(s string, st lipgloss.Style) {
@@ -74,22 +73,20 @@ func (a *App) confirmLines(d *dialog, inner int, now time.Time) []string {
 			lines = append(lines, st.Render(l))
 		}
 	}
-	if d.kind == dlgBulk {
-		wrap(fmt.Sprintf("%s %d units", titleOf(d.action), len(d.units)), t.DialogTitle)
-		for i, u := range d.units {
-			if i == maxListed {
-				lines = append(lines, t.Dim.Render(fmt.Sprintf("  … and %d more", len(d.units)-maxListed)))
-				break
-			}
-			lines = append(lines, "  "+u.Key.Ref())
+	switch {
+	case d.kind == dlgBulk:
+		wrap(fmt.Sprintf("%s %d units:", titleOf(d.action), len(d.units)), t.DialogTitle)
+		// Every target is named: none may be acted on unseen.
+		wrap(strings.Join(refs(d.units), ", "), lipgloss.NewStyle())
+		switch n := len(d.hidden); {
+		case n == len(d.units):
+			wrap(fmt.Sprintf("! all %d are hidden by the current filter or scope", n), t.Warn)
+		case n > 0:
+			wrap(fmt.Sprintf("! %d of them are hidden by the current filter or scope: %s", n, strings.Join(refs(d.hidden), ", ")), t.Warn)
 		}
-		switch d.action {
-		case actions.Pause:
-			wrap("Each unit's automation is switched off and its exact previous state, who, why, when and until are recorded on the object (driftdeck.io/paused-* annotations). Units with nothing to pause are skipped.", t.Dim)
-		case actions.Resume:
-			wrap("Each unit gets back exactly the state its pause recorded; a unit changed since its pause is left alone and reported.", t.Dim)
-		}
-	} else if c := d.custom; c != nil {
+		wrap(bulkExplanation(d.action), t.Dim)
+	case d.custom != nil:
+		c := d.custom
 		wrap(c.title, t.DialogTitle)
 		for _, l := range c.lines {
 			wrap(l, lipgloss.NewStyle())
@@ -97,7 +94,7 @@ func (a *App) confirmLines(d *dialog, inner int, now time.Time) []string {
 		for _, w := range c.warnings {
 			wrap("! "+w, t.Warn)
 		}
-	} else {
+	default:
 		switch {
 		case d.planning && d.plan == nil:
 			lines = append(lines, t.Dim.Render("reading the object…"))
@@ -114,6 +111,12 @@ func (a *App) confirmLines(d *dialog, inner int, now time.Time) []string {
 			}
 			lines = append(lines, t.Dim.Render(fmt.Sprintf("JSON patch on resourceVersion %s, %d operations, tests first.", d.plan.ResourceVersion, len(d.plan.Patch))))
 		}
+		if len(d.changed) > 0 {
+			wrap("! Changed since shown — confirm again:", t.Warn)
+			for _, c := range d.changed {
+				wrap("  "+c, t.Warn)
+			}
+		}
 	}
 	lines = append(lines, "")
 	label := func(i int, name string) string {
@@ -123,28 +126,61 @@ func (a *App) confirmLines(d *dialog, inner int, now time.Time) []string {
 		return "  " + name
 	}
 	lines = append(lines, label(0, "Reason: ")+d.reason.View())
-	if needsUntil(d.action) {
+	if takesUntil(d.action) {
 		lines = append(lines, label(1, "Until:  ")+d.until.View())
+	}
+	if c := d.custom; c != nil && c.option != nil {
+		box := "[ ]"
+		if c.option.on {
+			box = "[x]"
+		}
+		lines = append(lines, label(len(d.inputs), box+" "+c.option.label))
+		for _, l := range c.option.detail {
+			wrap("      "+l, t.Dim)
+		}
 	}
 	if d.err != "" {
 		wrap(d.err, t.Bad)
 	}
-	lines = append(lines, "")
-	no, yes := " No ", " Yes "
-	if d.yes {
-		yes = t.Selected.Render(yes)
-	} else {
-		no = t.Selected.Render(no)
-	}
-	buttons := "   " + no + "   " + yes
-	if d.focus < len(d.inputs) {
-		buttons = t.Dim.Render("   [ No ]   [ Yes ]   (enter to reach)")
-	}
-	if d.running {
-		buttons = t.Info.Render("   working…")
-	}
-	lines = append(lines, buttons)
+	lines = append(lines, "", d.buttonLine(a))
 	return lines
+}
+
+// buttonLine draws No and Yes. The focused one is bracketed with > <, so it
+// shows without colour (TERM=dumb, the no-color theme) as well.
+func (d *dialog) buttonLine(a *App) string {
+	t := a.theme
+	switch {
+	case d.running:
+		return t.Info.Render("   working…")
+	case d.focus < d.buttons():
+		return t.Dim.Render("     [ No ]     [ Yes ]     (enter to reach)")
+	}
+	no, yes := "  [ No ]  ", "  [ Yes ]  "
+	if d.yes {
+		yes = t.Selected.Render("> [ Yes ] <")
+	} else {
+		no = t.Selected.Render("> [ No ] <")
+	}
+	return "   " + no + "   " + yes
+}
+
+func bulkExplanation(k actions.Kind) string {
+	switch k {
+	case actions.Pause:
+		return "Each unit's automation is switched off and its exact previous state, who, why, when and until are recorded on the object (driftdeck.io/paused-* annotations). Units with nothing to pause are skipped."
+	case actions.Resume:
+		return "Each unit gets back exactly the state its pause recorded; a unit changed since its pause is left alone and reported."
+	}
+	return "Units for which there is nothing to do, or whose engine has no " + string(k) + ", are skipped and reported as such."
+}
+
+func refs(units []*model.Unit) []string {
+	out := make([]string, len(units))
+	for i, u := range units {
+		out[i] = u.Key.Ref()
+	}
+	return out
 }
 
 func titleOf(k actions.Kind) string {

@@ -8,23 +8,23 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/themes"
 	diffview "github.com/driftdeck/driftdeck/views/diff"
 )
 
 // diffScreen is the diff of one Application, kept current: when the app is
 // compared again (status.reconciledAt moves) the diff is computed again.
 type diffScreen struct {
-	key      model.Key
-	view     *diffview.Model
+	unitKey  model.Key
+	v        *diffview.Model
 	compared time.Time // reconciledAt the shown diff belongs to
 	revision string    // the app's sync revision when the diff was computed
 	inflight bool
 	stale    bool
 }
 
-// openDiff shows the diff of the current unit.
-func (a *App) openDiff() tea.Cmd {
-	u := a.current()
+// openDiff shows the diff of u.
+func (a *App) openDiff(u *model.Unit) tea.Cmd {
 	if u == nil {
 		return nil
 	}
@@ -32,68 +32,67 @@ func (a *App) openDiff() tea.Cmd {
 		a.toastError("diffs are for Argo CD Applications; a Stack shows what would change in its preview")
 		return nil
 	}
-	a.diff = &diffScreen{key: u.Key, view: diffview.New(a.theme), compared: u.Argo.ReconciledAt}
-	a.layout()
-	return a.diffCmd()
+	s := &diffScreen{unitKey: u.Key, v: diffview.New(a.theme), compared: u.Argo.ReconciledAt}
+	a.push(s)
+	return s.diffCmd(a)
 }
 
-func (a *App) diffCmd() tea.Cmd {
-	d := a.diff
-	if d.inflight {
-		d.stale = true
+func (s *diffScreen) setSize(w, h int)                { s.v.SetSize(w, h) }
+func (s *diffScreen) setTheme(t *themes.Theme)        { s.v.SetTheme(t) }
+func (s *diffScreen) view(_ *App, _ time.Time) string { return s.v.View() }
+
+func (s *diffScreen) diffCmd(a *App) tea.Cmd {
+	if s.inflight {
+		s.stale = true
 		return nil
 	}
-	d.inflight, d.stale = true, false
-	be, ctx, k := a.opts.Backend, a.opts.Context, d.key
+	s.inflight, s.stale = true, false
+	be, ctx, k := a.opts.Backend, a.opts.Context, s.unitKey
 	return func() tea.Msg {
 		res, err := be.Diff(ctx, k)
 		return diffMsg{key: k, result: res, err: err}
 	}
 }
 
-func (a *App) onDiff(m diffMsg) tea.Cmd {
-	d := a.diff
-	if d == nil || d.key != m.key {
-		return nil
-	}
-	d.inflight = false
-	if m.err != nil {
-		d.view.SetError(m.err)
-	} else {
-		d.view.SetReport(m.result.Report, m.result.Revision)
-		d.view.SetSource(m.result.Source)
-		d.view.SetWarnings(m.result.Warnings)
-		d.revision = m.result.SyncRevision
-	}
-	if d.stale {
-		return a.diffCmd()
-	}
-	return nil
-}
-
-// diffOnChange recomputes the diff when the app was compared again.
-func (a *App) diffOnChange(changed map[model.Key]bool) tea.Cmd {
-	d := a.diff
-	if d == nil || !changed[d.key] {
-		return nil
-	}
-	for _, u := range a.list.Shown() {
-		if u.Key == d.key && u.Argo != nil && !u.Argo.ReconciledAt.Equal(d.compared) {
-			d.compared = u.Argo.ReconciledAt
-			return a.diffCmd()
+func (s *diffScreen) update(a *App, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case diffMsg:
+		if msg.key != s.unitKey {
+			return nil
 		}
+		s.inflight = false
+		if msg.err != nil {
+			s.v.SetError(msg.err)
+		} else {
+			s.v.SetReport(msg.result.Report, msg.result.Revision)
+			s.v.SetSource(msg.result.Source)
+			s.v.SetWarnings(msg.result.Warnings)
+			s.revision = msg.result.SyncRevision
+		}
+		if s.stale {
+			return s.diffCmd(a)
+		}
+	case unitsChangedMsg:
+		// Computed again only when the app was compared again.
+		u := a.unit(s.unitKey)
+		if msg.changed[s.unitKey] && u != nil && u.Argo != nil && !u.Argo.ReconciledAt.Equal(s.compared) {
+			s.compared = u.Argo.ReconciledAt
+			return s.diffCmd(a)
+		}
+	case tea.KeyPressMsg:
+		return s.press(a, msg)
 	}
 	return nil
 }
 
-func (a *App) diffKey(msg tea.KeyPressMsg) tea.Cmd {
-	k, v := a.keys, a.diff.view
+func (s *diffScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	k, v := a.keys, s.v
 	if a.scrollKey(msg, v.Scroll, v.Page()) {
 		return nil
 	}
 	switch {
 	case key.Matches(msg, k.Back, k.Quit):
-		a.diff = nil
+		a.close(s)
 	case key.Matches(msg, k.NextObject):
 		v.NextObject(1)
 	case key.Matches(msg, k.PrevObject):
@@ -101,32 +100,29 @@ func (a *App) diffKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.SideBySide):
 		v.ToggleSideBySide()
 	case key.Matches(msg, k.Refresh):
-		return a.diffCmd()
+		return s.diffCmd(a)
 	case key.Matches(msg, k.Approve, k.Sync):
-		return a.approveDiff()
+		return s.approve(a)
 	}
 	return nil
 }
 
-// approveDiff asks to sync exactly what the diff shows: the sync is bound to
+// approve asks to sync exactly what the diff shows: the sync is bound to
 // the revision the diff was computed against and refused if the app moved on.
-func (a *App) approveDiff() tea.Cmd {
-	d := a.diff
-	if d.view.Report() == nil {
+func (s *diffScreen) approve(a *App) tea.Cmd {
+	if s.v.Report() == nil {
 		a.toastError("nothing to approve yet: the diff is still being computed")
 		return nil
 	}
-	var u *model.Unit
-	for _, x := range a.list.Shown() {
-		if x.Key == d.key {
-			u = x
-		}
-	}
+	u := a.unit(s.unitKey)
 	if u == nil {
-		a.toastError("the app is no longer shown")
+		a.toastError(errGone(s.unitKey).Error())
 		return nil
 	}
-	a.dialog = a.newDialog(dlgConfirm, actions.Approve, []*model.Unit{u})
-	a.dialog.req = actions.Request{Kind: actions.Approve, Key: d.key, Revision: d.revision}
-	return tea.Batch(a.dialog.setFocus(0), a.requestPlan())
+	return a.startRequest(actions.Request{Kind: actions.Approve, Key: s.unitKey, Revision: s.revision}, s)
+}
+
+func (s *diffScreen) keyHelp(a *App) string {
+	k := a.keys
+	return a.keyHints(bindings(k.Back, k.Down, k.Up, k.NextObject, k.PrevObject, k.SideBySide, k.Refresh, k.Approve))
 }

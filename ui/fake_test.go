@@ -3,28 +3,67 @@ package ui
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
+	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
+	"github.com/driftdeck/driftdeck/backend/pulumistate"
 	"github.com/driftdeck/driftdeck/backend/stackops"
 )
 
 // fakeBackend answers the UI's questions from fixed data, for model-level
 // tests of the screens; the real backend is tested against real clusters.
+// Its fields let a test shape the answers and read what was asked.
 type fakeBackend struct {
-	executed []actions.Request
+	mu        sync.Mutex
+	executed  []actions.Request
+	plans     int // Plan calls
+	describes int // Describe calls
+	available int // Available calls
+	// version is the resourceVersion plans are made from; a test moves it
+	// to play a change on the cluster.
+	version string
+	// whyNot makes a kind impossible for every unit.
+	whyNot map[actions.Kind]string
+	// preview, when set, plays a preview; else previews fail.
+	preview func(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error)
+	approve func(ctx context.Context, rv *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error)
+	// unstick: the pending operations the Stack's state holds.
+	pending      []pulumistate.PendingOperation
+	unstickCalls []bool // clearPending of each PlanUnstick
+	applied      []*stackops.Unstick
+	dryRun       bool // state writes answer as in --dry-run
+	bulks        []actions.BulkRequest
+	nothingToDo  map[string]bool // units (by name) already as a bulk action asks
+	// mayRevert names the owner a write's result says may revert it;
+	// reverted is what Settled then finds.
+	mayRevert string
+	reverted  []string
+	settled   []*actions.Result
 }
 
 func (f *fakeBackend) Available(_ context.Context, u *model.Unit) []actions.Availability {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.available++
 	var out []actions.Availability
-	for _, k := range actions.KindsFor(u.Key.Engine) {
-		a := actions.Availability{Kind: k, Enabled: true}
-		if k == actions.Terminate {
+	for _, s := range specs() {
+		if !s.Knows(u.Key.Engine) {
+			continue
+		}
+		a := actions.Availability{Kind: s.Kind, Enabled: true}
+		switch {
+		case f.whyNot[s.Kind] != "":
+			a.Enabled, a.WhyNot = false, f.whyNot[s.Kind]
+		case s.Kind == actions.Terminate:
 			a.Enabled, a.WhyNot = false, "no running operation"
+		case s.Kind == actions.Pause && u.Automation == model.Manual:
+			a.Enabled, a.WhyNot = false, "manual sync policy: there is no automation to pause"
 		}
 		out = append(out, a)
 	}
@@ -32,7 +71,20 @@ func (f *fakeBackend) Available(_ context.Context, u *model.Unit) []actions.Avai
 }
 
 func (f *fakeBackend) Plan(_ context.Context, req actions.Request) (*actions.Plan, error) {
-	return &actions.Plan{
+	f.mu.Lock()
+	f.plans++
+	f.mu.Unlock()
+	return f.planAt(req), nil
+}
+
+func (f *fakeBackend) planAt(req actions.Request) *actions.Plan {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	version := f.version
+	if version == "" {
+		version = "4711"
+	}
+	p := &actions.Plan{
 		Request: req,
 		Summary: fmt.Sprintf("pause auto-sync and self-heal of %s", req.Key.Ref()),
 		Changes: []string{
@@ -42,31 +94,59 @@ func (f *fakeBackend) Plan(_ context.Context, req actions.Request) (*actions.Pla
 		},
 		Warnings:        []string{"ApplicationSet/storefront manages this object and may revert spec edits; driftdeck re-reads after the write and reports a revert"},
 		Patch:           make([]actions.Op, 8),
-		ResourceVersion: "4711",
-	}, nil
+		ResourceVersion: version,
+	}
+	if version != "4711" {
+		p.Changes[2] = `metadata.annotations.driftdeck.io/paused-previous: {"prune":false,"selfHeal":true}`
+	}
+	return p
 }
 
+// Execute writes only while the object is at the version the request was
+// planned from, as the backend does.
 func (f *fakeBackend) Execute(_ context.Context, req actions.Request) (*actions.Result, error) {
+	now := f.planAt(req)
+	if req.ResourceVersion != "" && req.ResourceVersion != now.ResourceVersion {
+		return nil, &actions.PlanChanged{Plan: now, Changes: []string{"resourceVersion " + req.ResourceVersion + " → " + now.ResourceVersion + ": the previous automated state is now prune false"}}
+	}
+	f.mu.Lock()
 	f.executed = append(f.executed, req)
-	p, _ := f.Plan(context.Background(), req)
-	return &actions.Result{Plan: p, Actor: "oncall@example.com", Verified: true}, nil
+	f.mu.Unlock()
+	return &actions.Result{Plan: now, Actor: "oncall@example.com", Verified: true, MayRevert: f.mayRevert}, nil
 }
 
+// Bulk skips units whose engine does not know the kind and those with
+// nothing to do, and applies the rest.
 func (f *fakeBackend) Bulk(_ context.Context, r actions.BulkRequest) []actions.BulkOutcome {
+	f.mu.Lock()
+	f.bulks = append(f.bulks, r)
+	f.mu.Unlock()
+	spec, _ := actions.SpecOf(r.Kind)
 	var out []actions.BulkOutcome
-	for i, k := range r.Keys {
-		o := actions.BulkOutcome{Key: k, Outcome: actions.OutcomeApplied}
-		if i == 0 {
-			o.Outcome, o.Why = actions.OutcomeSkipped, "manual sync policy: there is no automation to pause"
-		} else {
-			o.Result = &actions.Result{Verified: true}
+	for _, k := range r.Keys {
+		o := actions.BulkOutcome{Key: k, Outcome: actions.OutcomeApplied, Result: &actions.Result{Verified: true}}
+		switch {
+		case !spec.Knows(k.Engine):
+			o = actions.BulkOutcome{Key: k, Outcome: actions.OutcomeSkipped, Why: string(r.Kind) + " is not possible for " + string(k.Engine) + " units"}
+		case f.nothingToDo[k.Name]:
+			o = actions.BulkOutcome{Key: k, Outcome: actions.OutcomeSkipped, Why: "nothing to do: already as asked"}
 		}
 		out = append(out, o)
 	}
 	return out
 }
 
+func (f *fakeBackend) Settled(_ context.Context, res *actions.Result) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.settled = append(f.settled, res)
+	return f.reverted
+}
+
 func (f *fakeBackend) Describe(_ context.Context, k model.Key) (*describe.Detail, error) {
+	f.mu.Lock()
+	f.describes++
+	f.mu.Unlock()
 	return &describe.Detail{
 		Key:  k,
 		YAML: "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: " + k.Name + "\n",
@@ -88,18 +168,49 @@ func (f *fakeBackend) Diff(_ context.Context, k model.Key) (*argodiff.Result, er
 	return nil, fmt.Errorf("no diff source in this test")
 }
 
-func (f *fakeBackend) Preview(context.Context, model.Key, func(pulumirun.Event)) (*stackops.Reviewed, error) {
+func (f *fakeBackend) Preview(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error) {
+	if f.preview != nil {
+		return f.preview(ctx, k, onEvent)
+	}
 	return nil, fmt.Errorf("no pulumi in this test")
 }
 
-func (f *fakeBackend) Approve(context.Context, *stackops.Reviewed, string, func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error) {
+func (f *fakeBackend) Approve(ctx context.Context, rv *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error) {
+	if f.approve != nil {
+		return f.approve(ctx, rv, reason, onEvent)
+	}
 	return pulumirun.Result{}, nil, fmt.Errorf("no pulumi in this test")
 }
 
-func (f *fakeBackend) PlanUnstick(context.Context, model.Key, bool, bool) (*stackops.Unstick, error) {
-	return nil, fmt.Errorf("no state backend in this test")
+// PlanUnstick plans breaking a lock held by a dead process, and forgetting
+// the pending operations when asked.
+func (f *fakeBackend) PlanUnstick(_ context.Context, k model.Key, clearPending, _ bool) (*stackops.Unstick, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.unstickCalls = append(f.unstickCalls, clearPending)
+	return &stackops.Unstick{
+		Loc: &stackops.Location{Key: k, Stack: "acme/" + k.Name + "/prod", Backend: "file:///state"},
+		Info: &pulumistate.StackInfo{Pending: f.pending, Locks: []pulumistate.Lock{
+			{PID: 4242, User: "runner", Host: "ws-1", Since: fixedNow.Add(-time.Hour), Holder: pulumistate.HolderDead},
+		}},
+		Repairs:      []*pulumistate.Repair{{Summary: "break the lock of acme/" + k.Name + "/prod held by pid 4242"}},
+		ClearPending: clearPending && len(f.pending) > 0,
+	}, nil
 }
 
-func (f *fakeBackend) Apply(context.Context, *stackops.Unstick, string) (*stackops.Done, error) {
-	return nil, fmt.Errorf("no state backend in this test")
+func (f *fakeBackend) Apply(_ context.Context, u *stackops.Unstick, _ string) (*stackops.Done, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.applied = append(f.applied, u)
+	return &stackops.Done{DryRun: f.dryRun, Did: u.Changes()}, nil
+}
+
+// reviewedPlan is a finished preview of a Stack mapped to a local program,
+// with its plan saved.
+func reviewedPlan(k model.Key) *stackops.Reviewed {
+	return &stackops.Reviewed{
+		Loc:      &stackops.Location{Key: k, Stack: "dev", Backend: "file:///state", Local: &config.StackProgram{}},
+		PlanPath: "/tmp/plan.json",
+		Result:   pulumirun.Result{Elapsed: 1200 * time.Millisecond},
+	}
 }

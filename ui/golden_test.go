@@ -107,9 +107,11 @@ func keyMsg(k string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: k}
 }
 
+// typeText types into the focused input; what typing returns is only the
+// cursor's blink, which is not run.
 func typeText(a *App, s string) {
 	for _, r := range s {
-		press(a, string(r))
+		a.Update(keyMsg(string(r)))
 	}
 }
 
@@ -138,7 +140,7 @@ func run(a *App, cmd tea.Cmd, depth int) {
 }
 
 // screen renders the view as a terminal with 256 colours would get it.
-func screen(a *App) string {
+func screenText(a *App) string {
 	var b bytes.Buffer
 	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ANSI256}
 	_, _ = w.WriteString(a.View().Content)
@@ -147,7 +149,7 @@ func screen(a *App) string {
 
 func golden(t *testing.T, name string, a *App) {
 	t.Helper()
-	got := screen(a)
+	got := screenText(a)
 	for _, g := range []struct{ ext, content string }{{".ansi", got}, {".txt", ansi.Strip(got)}} {
 		path := filepath.Join("testdata", "golden", name+g.ext)
 		if *update {

@@ -1,13 +1,51 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/driftdeck/driftdeck/themes"
 )
 
-// helpView lists every binding and command.
-func (a *App) helpView() string {
+// helpScreen lists every binding, action and command; it scrolls.
+type helpScreen struct {
+	height, offset int
+}
+
+func newHelpScreen() *helpScreen { return &helpScreen{} }
+
+func (s *helpScreen) setSize(_, h int)       { s.height = h }
+func (s *helpScreen) setTheme(*themes.Theme) {}
+
+func (s *helpScreen) update(a *App, msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	if a.scrollKey(km, func(n int) { s.offset = max(s.offset+n, 0) }, s.height) {
+		return nil
+	}
+	if key.Matches(km, a.keys.Back, a.keys.Quit, a.keys.Help) {
+		a.close(s)
+	}
+	return nil
+}
+
+func (s *helpScreen) keyHelp(a *App) string {
+	return a.keyHints(bindings(a.keys.Back, a.keys.Down, a.keys.Up))
+}
+
+func (s *helpScreen) view(a *App, _ time.Time) string {
+	lines := s.lines(a)
+	s.offset = min(s.offset, max(len(lines)-s.height, 0))
+	return strings.Join(lines[s.offset:], "\n")
+}
+
+func (s *helpScreen) lines(a *App) []string {
 	k, t := a.keys, a.theme
 	groups := []struct {
 		title string
@@ -15,7 +53,7 @@ func (a *App) helpView() string {
 	}{
 		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Back, k.NextTab, k.PrevTab}},
 		{"Find", []key.Binding{k.Filter, k.Command, k.Sort, k.Mark, k.MarkAll}},
-		{"Act", []key.Binding{k.Actions, k.Sync, k.Approve, k.Refresh, k.HardRefresh, k.Terminate, k.Pause, k.Resume, k.Retry, k.Rollback, k.ConfirmPrune, k.Unlock, k.Freeze, k.Thaw}},
+		{"Act", []key.Binding{k.Actions, k.Freeze, k.Thaw}},
 		{"Diff", []key.Binding{k.Diff, k.NextObject, k.PrevObject, k.SideBySide}},
 		{"Screen", []key.Binding{k.Yaml, k.Help, k.Redraw, k.Quit, k.ForceQuit}},
 	}
@@ -33,6 +71,23 @@ func (a *App) helpView() string {
 		}
 		lines = append(lines, t.Bold.Render(g.title)+"  "+strings.Join(parts, "   "))
 	}
+	lines = append(lines, "", t.Title.Render("Actions")+t.Dim.Render("  (marks: acts on the marked units when some are)"))
+	for _, sp := range specs() {
+		b, ok := a.binding(sp)
+		keys := "a"
+		if ok {
+			keys = b.Help().Key
+		}
+		var engines []string
+		for _, e := range sp.Engines {
+			engines = append(engines, string(e))
+		}
+		tags := strings.Join(engines, ", ")
+		if sp.Bulkable {
+			tags += ", marks"
+		}
+		lines = append(lines, "  "+t.FooterKey.Render(fmt.Sprintf("%-2s", keys))+" "+fmt.Sprintf("%-17s", sp.Kind)+sp.Help+t.Dim.Render(" ("+tags+")"))
+	}
 	lines = append(lines, "", t.Title.Render("Commands (:)"))
 	for _, c := range commands {
 		lines = append(lines, "  "+t.FooterKey.Render(":"+c.usage)+"  "+t.Dim.Render(c.help))
@@ -40,8 +95,10 @@ func (a *App) helpView() string {
 	lines = append(lines, "", t.Title.Render("Filter (/)"),
 		"  text or a regular expression, case-insensitive, over engine/namespace/name, states, reason, project",
 		"  ! in front inverts it; esc clears marks, then the filter, then the : scope",
+		"", t.Title.Render("Marks"),
+		"  with units marked, the keys that work in bulk act on the marks (the footer names them), the others refuse until esc clears the marks",
 		"", t.Dim.Render("Destructive actions ask for a reason and a confirmation that defaults to No. Every write is recorded as a Kubernetes Event and in the local audit log."))
-	return strings.Join(wrapAll(lines, a.width), "\n")
+	return wrapAll(lines, a.width)
 }
 
 func wrapAll(lines []string, w int) []string {

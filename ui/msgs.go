@@ -11,30 +11,29 @@ import (
 
 type tickMsg time.Time
 
-type availMsg struct {
-	key   model.Key
-	avail []actions.Availability
-}
-
 type describeMsg struct {
 	key    model.Key
 	detail *describe.Detail
 	err    error
 }
 
+// planMsg answers the plan request id of one dialog.
 type planMsg struct {
-	seq  int
+	id   int
 	plan *actions.Plan
 	err  error
 }
 
+// resultMsg answers the write of dialog id (0: a write without a dialog).
 type resultMsg struct {
+	id  int
 	req actions.Request
 	res *actions.Result
 	err error
 }
 
 type bulkMsg struct {
+	id       int
 	kind     actions.Kind
 	outcomes []actions.BulkOutcome
 }
@@ -44,3 +43,9 @@ type diffMsg struct {
 	result *argodiff.Result
 	err    error
 }
+
+// settledMsg carries what the check after a write found (a revert).
+type settledMsg struct{ warnings []string }
+
+// wroteMsg tells the screens a write to a unit went through.
+type wroteMsg struct{ key model.Key }

@@ -10,33 +10,37 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 	"github.com/driftdeck/driftdeck/backend/store"
 )
 
 const (
-	headerLines = 2
-	footerLines = 2 // toast or input line, then the key hints
+	footerLines = 1 // the key hints
+	// maxMessageLines bounds how many lines an error may take from the
+	// body, in the header and in the status line.
+	maxMessageLines = 4
 )
 
 func (a *App) render() string {
 	now := a.now()
-	var body string
-	switch {
-	case a.help:
-		body = a.helpView()
-	case a.dialog != nil:
-		body = a.dialogView(now)
-	case a.diff != nil:
-		body = a.diff.view.View()
-	case a.preview != nil:
-		body = a.preview.view.View()
-	case a.detail != nil:
-		body = a.detail.View(now)
-	default:
-		body = a.list.View(now)
+	header := a.headerView(now)
+	status := a.statusLine(now)
+	body := a.height - strings.Count(header, "\n") - 1 - strings.Count(status, "\n") - 1 - footerLines
+	if body = max(body, 1); body != a.lastBody {
+		a.lastBody = body
+		a.layout()
 	}
-	body = fitLines(body, a.bodyHeight(), a.width)
-	return strings.Join([]string{a.headerView(now), body, a.statusLine(now), a.footerView()}, "\n")
+	view := fitLines(a.top().view(a, now), body, a.width)
+	return strings.Join([]string{header, view, status, ansi.Truncate(a.top().keyHelp(a), a.width, "…")}, "\n")
+}
+
+// bodyHeight is what is left between the header and the footer, as the
+// last frame had it.
+func (a *App) bodyHeight() int {
+	if a.lastBody == 0 {
+		return max(a.height-4, 1)
+	}
+	return a.lastBody
 }
 
 // fitLines makes s exactly h lines, none wider than w.
@@ -56,6 +60,18 @@ func fitLines(s string, h, w int) string {
 	return strings.Join(lines, "\n")
 }
 
+// wrapped wraps a message to the width, at most maxMessageLines lines.
+func (a *App) wrapped(s string, st lipgloss.Style) []string {
+	lines := strings.Split(wrapANSI(s, a.width), "\n")
+	if len(lines) > maxMessageLines {
+		lines = append(lines[:maxMessageLines-1], ansi.Truncate(lines[maxMessageLines-1], max(a.width-1, 1), "…"))
+	}
+	for i, l := range lines {
+		lines[i] = st.Render(l)
+	}
+	return lines
+}
+
 func (a *App) headerView(now time.Time) string {
 	t := a.theme
 	var left []string
@@ -69,13 +85,21 @@ func (a *App) headerView(now time.Time) string {
 	if a.opts.DryRun {
 		left = append(left, t.Badge.Render("DRY-RUN"))
 	}
+	var errs []string
 	for _, st := range a.status {
 		left = append(left, a.contextBadge(st, now))
+		if st.Error != "" {
+			errs = append(errs, st.Context+": "+safetext.Visible(st.Error))
+		}
 	}
 	if len(a.status) == 0 {
 		left = append(left, t.Dim.Render("connecting…"))
 	}
-	line1 := ansi.Truncate(strings.Join(left, " "), a.width, "…")
+	lines := []string{ansi.Truncate(strings.Join(left, " "), a.width, "…")}
+	// A context's error is read whole, under the badges.
+	for _, e := range errs {
+		lines = append(lines, a.wrapped(e, t.Warn)...)
+	}
 
 	c := a.counts
 	parts := []string{fmt.Sprintf("%d units", c.total)}
@@ -91,7 +115,7 @@ func (a *App) headerView(now time.Time) string {
 	add(c.drifted, "drifted", t.Warn)
 	add(c.paused, "paused", t.Warn)
 	add(c.expired, "pause expired", t.Bad)
-	l := a.list
+	l := a.list().m
 	view := []string{}
 	if shown := len(l.Shown()); shown != c.total {
 		view = append(view, fmt.Sprintf("showing %d", shown))
@@ -111,7 +135,8 @@ func (a *App) headerView(now time.Time) string {
 	right := t.Dim.Render(" │ ") + t.Dim.Render(strings.Join(view, "  "))
 	room := max(a.width-ansi.StringWidth(right), a.width/2)
 	line2 := ansi.Truncate(strings.Join(parts, t.Dim.Render(" · ")), room, "…") + right
-	return line1 + "\n" + ansi.Truncate(line2, a.width, "…")
+	lines = append(lines, ansi.Truncate(line2, a.width, "…"))
+	return strings.Join(lines, "\n")
 }
 
 func (a *App) contextBadge(st store.ContextStatus, now time.Time) string {
@@ -128,11 +153,8 @@ func (a *App) contextBadge(st store.ContextStatus, now time.Time) string {
 			age = model.HumanDuration(now.Sub(st.LastEvent)) + " ago"
 		}
 		s += t.Bad.Render(fmt.Sprintf("● DISCONNECTED %s, data is STALE (last event %s)", model.HumanDuration(now.Sub(st.Since)), age))
-		if st.Error != "" {
-			s += t.Dim.Render(" · " + st.Error)
-		}
 	case st.Error != "":
-		s += t.Warn.Render("● " + st.Error)
+		s += t.Warn.Render("● error (below)")
 	case !st.Synced:
 		s += t.Info.Render("● loading")
 	default:
@@ -150,7 +172,8 @@ func (a *App) contextBadge(st store.ContextStatus, now time.Time) string {
 	return s
 }
 
-// statusLine shows the input being typed, else the newest toast.
+// statusLine shows the input being typed, else the newest toast, an error
+// wrapped whole.
 func (a *App) statusLine(now time.Time) string {
 	t := a.theme
 	switch a.mode {
@@ -159,55 +182,30 @@ func (a *App) statusLine(now time.Time) string {
 	case modeCommand:
 		return t.Accent.Render(":") + a.input.View()
 	}
+	if a.pending != nil {
+		return t.Dim.Render(ansi.Truncate(a.pending.what, max(a.width-2, 1), "…"))
+	}
 	for i := len(a.toasts) - 1; i >= 0; i-- {
 		if a.toasts[i].until.After(now) {
-			st := t.ToastInfo
 			if a.toasts[i].err {
-				st = t.ToastError
+				return strings.Join(a.wrapped(a.toasts[i].text, t.ToastError), "\n")
 			}
-			return st.Render(ansi.Truncate(a.toasts[i].text, max(a.width-2, 1), "…"))
+			return t.ToastInfo.Render(ansi.Truncate(a.toasts[i].text, max(a.width-2, 1), "…"))
 		}
 	}
 	return ""
 }
 
-// footerView lists the keys that work where the user is.
-func (a *App) footerView() string {
-	k := a.keys
-	var bs []key.Binding
-	switch {
-	case a.help:
-		bs = []key.Binding{k.Back}
-	case a.dialog != nil && a.dialog.kind == dlgMenu:
-		bs = []key.Binding{k.Up, k.Down, k.Open, k.Back}
-	case a.dialog != nil && a.dialog.kind == dlgReport:
-		return a.theme.FooterDesc.Render("any key closes")
-	case a.dialog != nil && a.dialog.focused() != nil:
-		return a.hints("enter", "next field", "shift+tab", "previous field", "esc", "cancel")
-	case a.dialog != nil:
-		return a.hints("y", "yes", "n/esc", "no", "←→", "choose", "enter", "confirm choice", "shift+tab", "edit reason")
-	case a.mode == modeCommand:
-		return a.hints("enter", "run", "esc", "cancel", "tab", "complete", "↑↓", "history")
-	case a.mode == modeFilter:
-		return a.hints("enter", "keep filter", "esc", "clear filter")
-	case a.diff != nil:
-		bs = []key.Binding{k.Back, k.Down, k.Up, k.NextObject, k.PrevObject, k.SideBySide, k.Refresh, k.Approve}
-	case a.preview != nil:
-		bs = []key.Binding{k.Back, k.Down, k.Up, k.Approve}
-	case a.detail != nil:
-		bs = append([]key.Binding{k.Back, k.NextTab, k.Up, k.Down, k.Actions, k.Diff}, a.actionHints(a.detail.Unit())...)
-		bs = append(bs, k.Help)
-	default:
-		bs = []key.Binding{k.Open, k.Filter, k.Command, k.Mark, k.Actions, k.Diff}
-		bs = append(bs, a.actionHints(a.list.Selected())...)
-		bs = append(bs, k.Freeze, k.Sort, k.Help, k.Quit)
-	}
-	var parts []string
+func bindings(bs ...key.Binding) []key.Binding { return bs }
+
+// keyHints renders bindings as the footer shows them.
+func (a *App) keyHints(bs []key.Binding) string {
+	var pairs []string
 	for _, b := range bs {
 		h := b.Help()
-		parts = append(parts, a.theme.FooterKey.Render(h.Key)+" "+a.theme.FooterDesc.Render(h.Desc))
+		pairs = append(pairs, h.Key, h.Desc)
 	}
-	return ansi.Truncate(strings.Join(parts, "  "), a.width, "…")
+	return a.hints(pairs...)
 }
 
 // hints renders key/description pairs.
@@ -217,19 +215,4 @@ func (a *App) hints(pairs ...string) string {
 		parts = append(parts, a.theme.FooterKey.Render(pairs[i])+" "+a.theme.FooterDesc.Render(pairs[i+1]))
 	}
 	return ansi.Truncate(strings.Join(parts, "  "), a.width, "…")
-}
-
-// actionHints are the direct action keys of the unit's engine.
-func (a *App) actionHints(u *model.Unit) []key.Binding {
-	k := a.keys
-	if u == nil {
-		return nil
-	}
-	switch u.Key.Engine {
-	case model.EngineArgoCD:
-		return []key.Binding{k.Sync, k.Refresh, k.Pause, k.Resume, k.Terminate}
-	case model.EnginePulumi:
-		return []key.Binding{k.Retry, k.Approve, k.Pause, k.Resume, k.Unlock}
-	}
-	return nil
 }

@@ -1,6 +1,10 @@
 package ui
 
-import "time"
+import (
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/safetext"
+)
 
 type toast struct {
 	text  string
@@ -9,11 +13,11 @@ type toast struct {
 }
 
 func (a *App) toastInfo(text string) {
-	a.toasts = append(a.toasts, toast{text: text, until: a.now().Add(4 * time.Second)})
+	a.toasts = append(a.toasts, toast{text: safetext.Visible(text), until: a.now().Add(4 * time.Second)})
 }
 
 func (a *App) toastError(text string) {
-	a.toasts = append(a.toasts, toast{text: text, err: true, until: a.now().Add(10 * time.Second)})
+	a.toasts = append(a.toasts, toast{text: safetext.Visible(text), err: true, until: a.now().Add(10 * time.Second)})
 }
 
 // expireToasts drops toasts whose time is up.

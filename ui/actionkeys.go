@@ -1,0 +1,282 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/views/detail"
+)
+
+// actionKey handles the keys that act on units, the same on the list and
+// on a detail screen. It reports whether the key was one of them.
+func (a *App) actionKey(msg tea.KeyPressMsg, from screen) (tea.Cmd, bool) {
+	k := a.keys
+	switch {
+	case key.Matches(msg, k.Diff):
+		u := a.cursorUnit(from)
+		if u != nil && u.Key.Engine == model.EnginePulumi {
+			return a.openPreview(u), true
+		}
+		return a.openDiff(u), true
+	case key.Matches(msg, k.Actions):
+		units, ok := a.singleTarget(from, "the actions menu is for one unit")
+		if !ok {
+			return nil, true
+		}
+		return a.openActionMenu(units[0]), true
+	case key.Matches(msg, k.Freeze):
+		return a.startBulk(actions.Pause), true
+	case key.Matches(msg, k.Thaw):
+		return a.startBulk(actions.Resume), true
+	}
+	for _, s := range specs() {
+		if b, ok := a.binding(s); ok && key.Matches(msg, b) {
+			units, ok := a.targets(from, s)
+			if !ok {
+				return nil, true
+			}
+			return a.startKind(s.Kind, from, units), true
+		}
+	}
+	return nil, false
+}
+
+// targets is the one rule for what a key acts on: on the list, the marked
+// units when some are marked (a key that does not work in bulk says so
+// rather than act on the cursor row), else the row under the cursor; on a
+// detail screen, its unit.
+func (a *App) targets(from screen, s actions.Spec) ([]*model.Unit, bool) {
+	if !s.Bulkable {
+		return a.singleTarget(from, string(s.Kind)+" acts on one unit")
+	}
+	if l, ok := from.(*listScreen); ok {
+		if marked := l.m.Marked(); len(marked) > 0 {
+			return marked, true
+		}
+	}
+	u := a.cursorUnit(from)
+	return []*model.Unit{u}, u != nil
+}
+
+func (a *App) singleTarget(from screen, why string) ([]*model.Unit, bool) {
+	if l, ok := from.(*listScreen); ok {
+		if marked := l.m.Marked(); len(marked) > 0 {
+			a.toastError(fmt.Sprintf("%d marked: %s, and the marks would not be used; esc clears them (keys that act on the marks: %s)",
+				len(marked), why, strings.Join(a.bulkKeys(marked), " ")))
+			return nil, false
+		}
+	}
+	u := a.cursorUnit(from)
+	return []*model.Unit{u}, u != nil
+}
+
+// cursorUnit is the unit the user is looking at on a screen.
+func (a *App) cursorUnit(from screen) *model.Unit {
+	switch s := from.(type) {
+	case *detailScreen:
+		return s.m.Unit()
+	case *listScreen:
+		return s.m.Selected()
+	}
+	return nil
+}
+
+// startKind starts an action on its targets. What is not possible now is
+// said at once, before any form: read-only mode, an engine without this
+// action, the unit's state (as the backend's availability says).
+func (a *App) startKind(kind actions.Kind, from screen, units []*model.Unit) tea.Cmd {
+	s := specOf(kind)
+	if a.refusedReadOnly(string(kind)) {
+		return nil
+	}
+	var able []*model.Unit
+	for _, u := range units {
+		if s.Knows(u.Key.Engine) {
+			able = append(able, u)
+		}
+	}
+	if len(able) == 0 {
+		a.toastError(fmt.Sprintf("%s is not an action of %s units", kind, engineList(units)))
+		return nil
+	}
+	if len(units) > 1 || isMarked(from) {
+		return a.openBulk(kind, units)
+	}
+	u := units[0]
+	if _, cached := a.avail[u.Key]; !cached {
+		// Ask first, then continue: a form opens only for what is possible.
+		return a.availCmd(u, from, func() tea.Cmd { return a.startChecked(kind, from, u) })
+	}
+	return a.startChecked(kind, from, u)
+}
+
+func isMarked(from screen) bool {
+	l, ok := from.(*listScreen)
+	return ok && len(l.m.Marked()) > 0
+}
+
+// startChecked starts an action on one unit whose availability is known.
+func (a *App) startChecked(kind actions.Kind, from screen, u *model.Unit) tea.Cmd {
+	if av, ok := a.availabilityOf(u.Key, kind); ok && !av.Enabled {
+		a.toastError(string(kind) + " " + u.Key.Ref() + ": " + av.WhyNot)
+		return nil
+	}
+	req := actions.Request{Kind: kind, Key: u.Key}
+	switch kind {
+	case actions.Unlock:
+		return a.startUnlock(u)
+	case actions.Rollback:
+		d, ok := from.(*detailScreen)
+		if !ok {
+			a.toastError("rollback: open the unit (enter), pick an entry on its History tab, then press " + a.keys.Rollback.Help().Key)
+			return nil
+		}
+		h, ok := d.m.SelectedHistory()
+		if !ok {
+			d.m.ShowTab(detail.History)
+			a.toastError("rollback: pick the entry to roll back to, then press " + a.keys.Rollback.Help().Key)
+			return nil
+		}
+		req.HistoryID = h.ID
+	}
+	return a.startRequest(req, from)
+}
+
+func engineList(units []*model.Unit) string {
+	var es []string
+	for _, u := range units {
+		if !slices.Contains(es, string(u.Key.Engine)) {
+			es = append(es, string(u.Key.Engine))
+		}
+	}
+	return strings.Join(es, " or ")
+}
+
+// startBulk opens a freeze (pause) or thaw (resume) of the marked units, or
+// of every shown unit when none is marked.
+func (a *App) startBulk(kind actions.Kind) tea.Cmd {
+	if a.refusedReadOnly(string(kind)) {
+		return nil
+	}
+	l := a.list().m
+	units := l.Marked()
+	if len(units) == 0 {
+		units = l.Shown()
+	}
+	if len(units) == 0 {
+		a.toastError("nothing to " + string(kind) + ": no unit is shown")
+		return nil
+	}
+	return a.openBulk(kind, units)
+}
+
+// openBulk confirms one action on many units, naming each, and those the
+// list does not show.
+func (a *App) openBulk(kind actions.Kind, units []*model.Unit) tea.Cmd {
+	d := a.newDialog(dlgBulk, kind, units)
+	shown := map[model.Key]bool{}
+	for _, u := range a.list().m.Shown() {
+		shown[u.Key] = true
+	}
+	for _, u := range units {
+		if !shown[u.Key] {
+			d.hidden = append(d.hidden, u)
+		}
+	}
+	a.push(d)
+	return d.setFocus(0)
+}
+
+func (a *App) openActionMenu(u *model.Unit) tea.Cmd {
+	d := &dialog{id: a.nextID(), kind: dlgMenu, units: []*model.Unit{u}, avail: a.avail[u.Key]}
+	a.push(d)
+	return a.availCmd(u, nil, nil)
+}
+
+// bulkKeys are the keys that act on the marks, for units of these engines.
+func (a *App) bulkKeys(units []*model.Unit) []string {
+	var out []string
+	for _, s := range specs() {
+		b, ok := a.binding(s)
+		if !s.Bulkable || !ok || !knowsAny(s, units) {
+			continue
+		}
+		out = append(out, b.Help().Key)
+	}
+	return out
+}
+
+func knowsAny(s actions.Spec, units []*model.Unit) bool {
+	for _, u := range units {
+		if s.Knows(u.Key.Engine) {
+			return true
+		}
+	}
+	return false
+}
+
+// actionHints are the action keys of the unit's engine, only those
+// possible now once the backend said so.
+func (a *App) actionHints(u *model.Unit) []key.Binding {
+	if u == nil {
+		return nil
+	}
+	known, checked := a.avail[u.Key]
+	var out []key.Binding
+	for _, s := range specs() {
+		b, ok := a.binding(s)
+		if !ok || !s.Knows(u.Key.Engine) {
+			continue
+		}
+		if av, found := a.availabilityOf(u.Key, s.Kind); checked && len(known) > 0 && (!found || !av.Enabled) {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// actHints is the footer's group of action keys ("s r p u act  "), or ""
+// when the unit can do nothing now.
+func (a *App) actHints(u *model.Unit) string {
+	var keys []string
+	for _, b := range a.actionHints(u) {
+		keys = append(keys, b.Help().Key)
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	return a.hints(strings.Join(keys, " "), "act") + "  "
+}
+
+// binding is the key of an action kind, if the table gives it one.
+func (a *App) binding(s actions.Spec) (key.Binding, bool) {
+	if s.Key == "" {
+		return key.Binding{}, false
+	}
+	if a.specKeys == nil {
+		a.specKeys = map[string]key.Binding{}
+		for _, sp := range specs() {
+			if b, ok := a.keys.Binding(sp.Key); ok && sp.Key != "" {
+				a.specKeys[sp.Key] = b
+			}
+		}
+	}
+	b, ok := a.specKeys[s.Key]
+	return b, ok
+}
+
+// refusedReadOnly says, in --read-only, that what was asked writes, before
+// anything is typed; the backend refuses it anyway.
+func (a *App) refusedReadOnly(what string) bool {
+	if a.opts.ReadOnly {
+		a.toastError(what + ": read-only mode (--read-only): driftdeck writes nothing")
+	}
+	return a.opts.ReadOnly
+}

@@ -1,0 +1,131 @@
+package ui
+
+import (
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/themes"
+	"github.com/driftdeck/driftdeck/views/detail"
+)
+
+// detailScreen is one unit, kept current from the app's index whatever the
+// list shows, its description re-read at most once a second.
+type detailScreen struct {
+	m        *detail.Model
+	height   int
+	inflight bool
+	stale    bool
+	last     time.Time
+}
+
+// openDetail shows the detail view of u on a tab.
+func (a *App) openDetail(u *model.Unit, tab detail.Tab) tea.Cmd {
+	if u == nil {
+		return nil
+	}
+	s := &detailScreen{m: detail.New(a.theme, u)}
+	s.m.ShowTab(tab)
+	if av, ok := a.avail[u.Key]; ok {
+		s.m.SetAvailability(av)
+	}
+	a.push(s)
+	return tea.Batch(s.describeCmd(a), a.availCmd(u, nil, nil))
+}
+
+func (s *detailScreen) setSize(w, h int)         { s.m.SetSize(w, h); s.height = h }
+func (s *detailScreen) setTheme(t *themes.Theme) { s.m.SetTheme(t) }
+
+func (s *detailScreen) view(_ *App, now time.Time) string { return s.m.View(now) }
+
+func (s *detailScreen) update(a *App, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case unitsChangedMsg:
+		if !msg.changed[s.m.Key()] {
+			return nil
+		}
+		u := a.unit(s.m.Key())
+		if u == nil {
+			s.m.SetDetail(nil, errGone(s.m.Key()))
+			return nil
+		}
+		s.m.SetUnit(u)
+		return tea.Batch(s.describeCmd(a), a.availCmd(u, nil, nil))
+	case wroteMsg:
+		if msg.key == s.m.Key() { // its Event is news
+			return s.describeCmd(a)
+		}
+	case describeMsg:
+		if msg.key != s.m.Key() {
+			return nil
+		}
+		s.inflight = false
+		s.m.SetDetail(msg.detail, msg.err)
+		if s.stale {
+			return s.describeCmd(a)
+		}
+	case availMsg:
+		if msg.key == s.m.Key() {
+			s.m.SetAvailability(msg.avail)
+		}
+	case tea.KeyPressMsg:
+		return s.press(a, msg)
+	}
+	return nil
+}
+
+func (s *detailScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	k, d := a.keys, s.m
+	if a.scrollKey(msg, d.Scroll, s.height) {
+		return nil
+	}
+	if cmd, handled := a.actionKey(msg, s); handled {
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.Back, k.Quit):
+		a.close(s)
+	case key.Matches(msg, k.Help):
+		a.push(newHelpScreen())
+	case key.Matches(msg, k.Command):
+		return a.startInput(modeCommand, "")
+	case key.Matches(msg, k.NextTab):
+		d.NextTab(1)
+	case key.Matches(msg, k.PrevTab):
+		d.NextTab(-1)
+	case key.Matches(msg, k.Yaml):
+		d.ShowTab(detail.YAML)
+	}
+	return nil
+}
+
+// describeCmd re-reads the unit, at most once a second; a change that
+// arrives meanwhile is picked up when the read in flight returns.
+func (s *detailScreen) describeCmd(a *App) tea.Cmd {
+	if s.inflight {
+		s.stale = true
+		return nil
+	}
+	k := s.m.Key()
+	be, ctx := a.opts.Backend, a.opts.Context
+	fetch := func() tea.Msg {
+		d, err := be.Describe(ctx, k)
+		return describeMsg{key: k, detail: d, err: err}
+	}
+	s.inflight, s.stale = true, false
+	now := a.now()
+	if wait := time.Second - now.Sub(s.last); wait > 0 && !s.last.IsZero() {
+		s.last = now.Add(wait)
+		return tea.Tick(wait, func(time.Time) tea.Msg { return fetch() })
+	}
+	s.last = now
+	return fetch
+}
+
+func (s *detailScreen) keyHelp(a *App) string {
+	k := a.keys
+	return a.keyHints(bindings(k.Back, k.NextTab, k.Up, k.Down, k.Actions, k.Diff)) + "  " +
+		a.actHints(s.m.Unit()) + a.keyHints(bindings(k.Help))
+}

@@ -1,0 +1,106 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pulumistate"
+	"github.com/driftdeck/driftdeck/backend/store"
+)
+
+// openPause opens the pause confirmation of checkout with a reason typed.
+func openPause(t *testing.T, a *App) *dialog {
+	t.Helper()
+	selectUnit(t, a, "checkout")
+	press(a, "p")
+	typeText(a, "INC-5150: hotfix in place")
+	press(a, "enter", "enter")
+	d, ok := a.top().(*dialog)
+	if !ok || d.plan == nil {
+		t.Fatalf("no confirmation with a plan:\n%s", plain(a))
+	}
+	return d
+}
+
+func TestDialogPlansOnceAndAgainOnlyWhenItsUnitChanges(t *testing.T) {
+	a, be := newTestApp(t, 100, 30)
+	d := openPause(t, a)
+	if be.plans != 1 {
+		t.Fatalf("typing the reason planned %d times, want once when the dialog opened", be.plans)
+	}
+	_, cmd := a.Update(changedUnit("billing", func(u *model.Unit) { u.RunReason = "another unit changed" }))
+	run(a, cmd, 0)
+	if be.plans != 1 {
+		t.Fatalf("a change of another unit planned again (%d plans)", be.plans)
+	}
+	press(a, "l") // the user moves to Yes …
+	if !d.yes {
+		t.Fatal("l must choose Yes")
+	}
+	be.version = "4712" // … then the unit changes on the cluster
+	_, cmd = a.Update(changedUnit("checkout", func(u *model.Unit) { u.Argo.Prune = false }))
+	run(a, cmd, 0)
+	if be.plans != 2 {
+		t.Fatalf("a change of the dialog's unit must plan again (%d plans)", be.plans)
+	}
+	if d.yes {
+		t.Error("a changed plan must need confirming again: the choice goes back to No")
+	}
+	text := flat(a)
+	for _, want := range []string{"Changed since shown", `now: metadata.annotations.driftdeck.io/paused-previous: {"prune":false`, "resourceVersion 4712"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the dialog does not say %q:\n%s", want, plain(a))
+		}
+	}
+}
+
+func TestFocusedButtonShowsWithoutColour(t *testing.T) {
+	be := &fakeBackend{}
+	a := New(Options{Backend: be, Theme: "no-color", Now: func() time.Time { return fixedNow }, Initial: store.Batch{Units: fixtureUnits()}})
+	a.Update(teaSize(100, 30))
+	openPause(t, a)
+	if got := ansi.Strip(a.View().Content); !strings.Contains(got, "> [ No ] <") {
+		t.Fatalf("the focused No is not marked in text:\n%s", got)
+	}
+	press(a, "l")
+	if got := ansi.Strip(a.View().Content); !strings.Contains(got, "> [ Yes ] <") || strings.Contains(got, "> [ No ] <") {
+		t.Fatalf("the focus did not move to Yes visibly:\n%s", got)
+	}
+}
+
+func TestUnlockKeepsPendingOperationsUnlessChosen(t *testing.T) {
+	for _, forget := range []bool{false, true} {
+		a, be := newTestApp(t, 120, 36)
+		be.pending = []pulumistate.PendingOperation{
+			{Type: "creating", URN: "urn:pulumi:prod::dns::aws:route53/record:Record::www"},
+			{Type: "updating", URN: "urn:pulumi:prod::dns::aws:route53/zone:Zone::main"},
+		}
+		selectUnit(t, a, "dns-zones")
+		press(a, "L")
+		text := flat(a)
+		for _, want := range []string{"lock held by pid 4242", "[ ] also forget the 2 pending operation(s)", "creating urn:pulumi:prod::dns::aws:route53/record:Record::www", "updating urn:pulumi:prod::dns::aws:route53/zone:Zone::main"} {
+			if !strings.Contains(text, want) {
+				t.Fatalf("the unlock dialog does not say %q:\n%s", want, plain(a))
+			}
+		}
+		typeText(a, "INC-7: runner died")
+		press(a, "enter")
+		if forget {
+			press(a, "space")
+			if !strings.Contains(flat(a), "[x] also forget") {
+				t.Fatalf("space did not tick the choice:\n%s", plain(a))
+			}
+		}
+		press(a, "enter", "y")
+		if len(be.applied) != 1 {
+			t.Fatalf("forget=%v: unlock applied %d plans:\n%s", forget, len(be.applied), plain(a))
+		}
+		if got := be.applied[0].ClearPending; got != forget {
+			t.Errorf("forget=%v: the applied plan clears pending operations: %v (plans asked: %v)", forget, got, be.unstickCalls)
+		}
+	}
+}

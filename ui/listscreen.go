@@ -1,0 +1,87 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/driftdeck/driftdeck/themes"
+	"github.com/driftdeck/driftdeck/views/detail"
+	"github.com/driftdeck/driftdeck/views/list"
+)
+
+// listScreen is the bottom of the stack: every unit, filtered and scoped.
+type listScreen struct{ m *list.Model }
+
+func newListScreen(t *themes.Theme) *listScreen { return &listScreen{m: list.New(t)} }
+
+func (s *listScreen) setSize(w, h int)         { s.m.SetSize(w, h) }
+func (s *listScreen) setTheme(t *themes.Theme) { s.m.SetTheme(t) }
+
+func (s *listScreen) view(_ *App, now time.Time) string { return s.m.View(now) }
+
+func (s *listScreen) update(a *App, msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	k, l := a.keys, s.m
+	if a.scrollKey(km, l.Move, l.Page()) {
+		return a.prefetch(l.Selected())
+	}
+	if cmd, handled := a.actionKey(km, s); handled {
+		return cmd
+	}
+	switch {
+	case key.Matches(km, k.Open):
+		return a.openDetail(l.Selected(), detail.Overview)
+	case key.Matches(km, k.Yaml):
+		return a.openDetail(l.Selected(), detail.YAML)
+	case key.Matches(km, k.Help):
+		a.push(newHelpScreen())
+	case key.Matches(km, k.Command):
+		return a.startInput(modeCommand, "")
+	case key.Matches(km, k.Filter):
+		return a.startInput(modeFilter, l.Filter().Text)
+	case key.Matches(km, k.Mark):
+		l.ToggleMark()
+	case key.Matches(km, k.MarkAll):
+		l.MarkShown()
+	case key.Matches(km, k.Sort):
+		l.SetSort((l.Sort() + 1) % (list.ByAge + 1))
+		a.toastInfo("sorted by " + l.Sort().String())
+	case key.Matches(km, k.Back):
+		s.clearOneLayer()
+	case key.Matches(km, k.Quit):
+		return tea.Quit
+	}
+	return nil
+}
+
+// clearOneLayer undoes the most recent narrowing: marks, then the filter,
+// then the scope.
+func (s *listScreen) clearOneLayer() {
+	l := s.m
+	switch {
+	case len(l.Marked()) > 0:
+		l.ClearMarks()
+	case l.Filter().Active():
+		l.SetFilter("")
+	case l.Scope() != (list.Scope{}):
+		l.SetScope(list.Scope{})
+	}
+}
+
+func (s *listScreen) keyHelp(a *App) string {
+	k := a.keys
+	if marked := s.m.Marked(); len(marked) > 0 {
+		// Which units a key acts on must never be a guess.
+		return a.hints(fmt.Sprintf("%d marked:", len(marked)), strings.Join(a.bulkKeys(marked), " ")+" act on the marks",
+			k.Freeze.Help().Key+"/"+k.Thaw.Help().Key, "freeze/thaw them", k.Mark.Help().Key, "mark", "esc", "clear marks")
+	}
+	return a.keyHints(bindings(k.Open, k.Filter, k.Command, k.Mark, k.Actions, k.Diff)) + "  " +
+		a.actHints(s.m.Selected()) + a.keyHints(bindings(k.Freeze, k.Sort, k.Help, k.Quit))
+}

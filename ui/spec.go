@@ -1,0 +1,22 @@
+package ui
+
+import (
+	"github.com/driftdeck/driftdeck/backend/actions"
+)
+
+// specs is the backend's table of action kinds, the one source of keys,
+// help text, bulk and destructiveness.
+func specs() []actions.Spec { return actions.Specs() }
+
+// specOf describes a kind; an unknown one counts as destructive, and
+// acts on one unit.
+func specOf(k actions.Kind) actions.Spec {
+	if s, ok := actions.SpecOf(k); ok {
+		return s
+	}
+	return actions.Spec{Kind: k, Destructive: true}
+}
+
+// takesUntil: pauses take an optional expiry (the table has no field for
+// it; they are the only kinds that do).
+func takesUntil(k actions.Kind) bool { return k == actions.Pause || k == actions.PauseSelfHeal }

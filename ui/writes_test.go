@@ -1,0 +1,139 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/pulumistate"
+)
+
+func TestConfirmedWriteIsBoundToTheShownPlan(t *testing.T) {
+	a, be := newTestApp(t, 100, 30)
+	openPause(t, a)
+	press(a, "y")
+	if len(be.executed) != 1 {
+		t.Fatalf("executed %d writes, want 1", len(be.executed))
+	}
+	if got := be.executed[0]; got.ResourceVersion != "4711" || got.Reason != "INC-5150: hotfix in place" {
+		t.Errorf("the write is not bound to the shown plan: version %q, reason %q", got.ResourceVersion, got.Reason)
+	}
+}
+
+func TestObjectChangedBeforeTheWriteShowsTheNewPlanToConfirmAgain(t *testing.T) {
+	a, be := newTestApp(t, 100, 30)
+	d := openPause(t, a)
+	be.version = "4712" // changed on the cluster; no batch has told the UI yet
+	press(a, "y")
+	if len(be.executed) != 0 {
+		t.Fatalf("a write went through on a changed object: %v", be.executed)
+	}
+	if a.top() != screen(d) || d.yes {
+		t.Fatalf("the dialog must stay, back on No:\n%s", plain(a))
+	}
+	text := flat(a)
+	for _, want := range []string{"nothing was written", "now prune false", "resourceVersion 4712", "Changed since shown"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the dialog does not say %q:\n%s", want, plain(a))
+		}
+	}
+	press(a, "y")
+	if len(be.executed) != 1 || be.executed[0].ResourceVersion != "4712" {
+		t.Fatalf("confirming the new plan must write it at 4712: %v", be.executed)
+	}
+}
+
+func TestRevertFoundAfterTheWriteIsToasted(t *testing.T) {
+	a, be := newTestApp(t, 100, 30)
+	be.mayRevert = "ApplicationSet/storefront"
+	be.reverted = []string{"reverted by ApplicationSet/storefront within 3s: spec.syncPolicy.automated.enabled is true again"}
+	openPause(t, a)
+	press(a, "y")
+	if len(be.settled) != 1 {
+		t.Fatalf("the write's result was checked %d times after the write, want once", len(be.settled))
+	}
+	if !strings.Contains(flat(a), "reverted by ApplicationSet/storefront within 3s") {
+		t.Errorf("the revert is not shown:\n%s", plain(a))
+	}
+}
+
+func TestBulkRefreshReportsSkippedUnitsAsSkipped(t *testing.T) {
+	a, be := newTestApp(t, 120, 36)
+	be.nothingToDo = map[string]bool{"billing": true}
+	for _, name := range []string{"billing", "checkout", "dns-zones"} {
+		selectUnit(t, a, name)
+		press(a, "space")
+	}
+	press(a, "r")
+	if d, ok := a.top().(*dialog); !ok || d.kind != dlgBulk || len(d.units) != 3 {
+		t.Fatalf("r with 3 marks must confirm a bulk refresh of the 3:\n%s", plain(a))
+	}
+	typeText(a, "INC-9: compare again")
+	press(a, "enter", "y")
+	if len(be.bulks) != 1 || be.bulks[0].Kind != actions.Refresh || len(be.bulks[0].Keys) != 3 {
+		t.Fatalf("bulk requests: %+v", be.bulks)
+	}
+	text := flat(a)
+	for _, want := range []string{"refresh of 3 units: 1 applied, 2 skipped, 0 failed", "skipped pulumi/infra/dns-zones: refresh is not possible for pulumi units", "skipped argocd/argocd/billing: nothing to do"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report does not say %q:\n%s", want, plain(a))
+		}
+	}
+	if strings.Contains(text, "✗") {
+		t.Errorf("nothing failed, yet the report shows a failure:\n%s", plain(a))
+	}
+}
+
+func TestUnlockIsOfferedInTheMenuAndSaysWhatADryRunWouldDo(t *testing.T) {
+	a, be := newTestApp(t, 120, 36)
+	be.pending = []pulumistate.PendingOperation{{Type: "creating", URN: "urn:pulumi:prod::dns::aws:route53/record:Record::www"}}
+	be.dryRun = true
+	selectUnit(t, a, "dns-zones")
+	press(a, "a")
+	d := a.top().(*dialog)
+	for d.cursor < len(d.avail) && d.avail[d.cursor].Kind != actions.Unlock {
+		press(a, "j")
+	}
+	if d.cursor == len(d.avail) || !strings.Contains(plain(a), "> unlock") {
+		t.Fatalf("unlock is not in the menu of a Stack:\n%s", plain(a))
+	}
+	press(a, "enter")
+	if _, ok := a.top().(*unlockDialog); !ok {
+		t.Fatalf("enter on unlock must open the unlock dialog:\n%s", plain(a))
+	}
+	typeText(a, "INC-7")
+	press(a, "enter", "enter", "y")
+	if len(be.applied) != 1 || be.applied[0].ClearPending {
+		t.Fatalf("unlock from the menu applied %d plans (forgetting pending: %v)", len(be.applied), len(be.applied) > 0 && be.applied[0].ClearPending)
+	}
+	if !strings.Contains(plain(a), "dry run, nothing written; would: break") {
+		t.Errorf("a dry-run unlock does not say what it would do:\n%s", plain(a))
+	}
+}
+
+func TestAfterAWriteTheNextKeyAsksWhatIsPossibleAgain(t *testing.T) {
+	a, be := newTestApp(t, 100, 30)
+	openPause(t, a)
+	asked := be.available
+	press(a, "y")
+	be.whyNot = map[actions.Kind]string{actions.Pause: "already paused by oncall@example.com"}
+	press(a, "p")
+	if be.available == asked {
+		t.Fatal("the key after a write used what was possible before it")
+	}
+	if !topIs[*listScreen](a) || !strings.Contains(plain(a), "already paused by oncall@example.com") {
+		t.Fatalf("p after the pause must say it is paused already:\n%s", plain(a))
+	}
+}
+
+func TestRefreshRunsWithoutAFormAndSaysItIsDone(t *testing.T) {
+	a, be := newTestApp(t, 100, 30)
+	selectUnit(t, a, "billing")
+	press(a, "r")
+	if len(be.executed) != 1 || be.executed[0].Kind != actions.Refresh {
+		t.Fatalf("r must refresh at once: %v", be.executed)
+	}
+	if !topIs[*listScreen](a) || !strings.Contains(plain(a), "— done") {
+		t.Fatalf("the refresh is not reported:\n%s", plain(a))
+	}
+}
