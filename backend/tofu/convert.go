@@ -43,7 +43,8 @@ func Convert(context string, obj map[string]any) *model.Unit {
 	if f.Workspace == "" {
 		f.Workspace = "default"
 	}
-	f.PlanStale = f.PendingPlan != "" && f.LastPlannedGen != u.Generation
+	// v1alpha1 has no lastPlannedGeneration: staleness is then unknown.
+	f.PlanStale = f.PendingPlan != "" && st.Has("lastPlannedGeneration") && f.LastPlannedGen != u.Generation
 	ready := flux.Condition(f.Conditions, "Ready")
 	f.DriftFound = flux.Is(ready, "False") && ready.Reason == ReasonDriftDetected
 	u.Tofu = f

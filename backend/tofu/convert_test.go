@@ -111,7 +111,11 @@ func TestTerraformStates(t *testing.T) {
 			set(o, conditions([4]string{"Ready", "False", "TFExecApplyFailed", "error running Apply: exit status 1"}), "status", "conditions")
 		}, model.Stuck, "TFExecApplyFailed: error running Apply: exit status 1 (1 failure(s))", "failing (TFExecApplyFailed) on revision main@sha1:9f2c", "approvePlan: auto"},
 		{"suspended", func(o map[string]any) { set(o, true, "spec", "suspend") }, model.Idle, "suspended", "", "suspend: true (manual approval)"},
-		{"v1alpha1", func(o map[string]any) { set(o, "infra.contrib.fluxcd.io/v1alpha1", "apiVersion") }, model.AwaitingApproval, pending, "approvePlan", "manual approval"},
+		{"v1alpha1 has no lastPlannedGeneration: never called stale", func(o map[string]any) {
+			set(o, "infra.contrib.fluxcd.io/v1alpha1", "apiVersion")
+			set(o, float64(9), "metadata", "generation")
+			delete(o["status"].(map[string]any), "lastPlannedGeneration")
+		}, model.AwaitingApproval, "plan " + pending + " waits for approval", "approvePlan", "manual approval"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			obj := load(t)
@@ -153,4 +157,17 @@ func sameUnit(a, b *model.Unit) bool {
 	x, y := *a, *b
 	x.ReadErrors, y.ReadErrors = slices.Sorted(slices.Values(a.ReadErrors)), slices.Sorted(slices.Values(b.ReadErrors))
 	return reflect.DeepEqual(&x, &y)
+}
+
+func TestPlanWithoutPlannedGenerationIsNotCalledStale(t *testing.T) {
+	obj := load(t)
+	set(obj, float64(9), "metadata", "generation")
+	delete(obj["status"].(map[string]any), "lastPlannedGeneration")
+	if u := Convert("prod", obj); u.Tofu.PlanStale || strings.Contains(u.RunReason, "stale") {
+		t.Fatalf("stale %v: %q", u.Tofu.PlanStale, u.RunReason)
+	}
+	set(obj, float64(7), "status", "lastPlannedGeneration")
+	if u := Convert("prod", obj); !u.Tofu.PlanStale {
+		t.Fatal("a plan of generation 7 at generation 9 is not stale")
+	}
 }
