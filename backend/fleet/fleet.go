@@ -6,16 +6,19 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/store"
+	"github.com/driftdeck/driftdeck/backend/tofu"
 )
 
 // Fleet is the live model of every selected cluster.
@@ -74,8 +77,32 @@ func (f *Fleet) Contexts() []string {
 }
 
 // watched lists every resource driftdeck looks for.
-var watched = []schema.GroupVersionResource{
+var watched = slices.Concat([]schema.GroupVersionResource{
 	argocd.Applications, argocd.AppProjects, pulumiop.Stacks, pulumiop.Updates,
+}, flux.Kustomizations, flux.HelmReleases, tofu.Terraforms)
+
+// fluxEngines are the engines served in several versions: each is watched
+// through the newest version the cluster serves. They are not listed as
+// missing in the context's status, which speaks of Argo CD and Pulumi only.
+var fluxEngines = []struct {
+	engine   model.Engine
+	versions []schema.GroupVersionResource
+	decode   func([]byte) (map[string]any, error)
+	convert  func(string, map[string]any) *model.Unit
+}{
+	{model.EngineKustomization, flux.Kustomizations, flux.DecodeKustomization, flux.ConvertKustomization},
+	{model.EngineHelmRelease, flux.HelmReleases, flux.DecodeHelmRelease, flux.ConvertHelmRelease},
+	{model.EngineTerraform, tofu.Terraforms, tofu.DecodeSlim, tofu.Convert},
+}
+
+// served is the newest of the versions the cluster serves.
+func served(c *kube.Cluster, versions []schema.GroupVersionResource) (schema.GroupVersionResource, bool) {
+	for _, v := range versions {
+		if c.Has(v) {
+			return v, true
+		}
+	}
+	return schema.GroupVersionResource{}, false
 }
 
 // Add connects one context: discovery, identity, then watches, all until ctx
@@ -135,6 +162,13 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 		f.start(ctx, h, func(ctx context.Context, done func()) {
 			watchUnits(ctx, f.Store, c, pulumiop.Stacks, model.EnginePulumi, namespace, nil, pulumiop.Convert, h, done)
 		})
+	}
+	for _, e := range fluxEngines {
+		if gvr, ok := served(c, e.versions); ok {
+			f.start(ctx, h, func(ctx context.Context, done func()) {
+				watchUnits(ctx, f.Store, c, gvr, e.engine, namespace, e.decode, e.convert, h, done)
+			})
+		}
 	}
 	return nil
 }

@@ -19,7 +19,14 @@ var DefaultThresholds = Thresholds{Running: 10 * time.Minute, Queued: 2 * time.M
 // whether Run or StuckRule changed.
 func Derive(u *Unit, now time.Time, th Thresholds) bool {
 	run, rule := u.Observed, u.StuckRule
-	if u.Observed == Running && !u.RunSince.IsZero() {
+	switch {
+	case u.Persisting != "" && (u.Observed == Running || u.Observed == Failed) && !u.RunSince.IsZero():
+		rule = ""
+		if th.Running > 0 && now.Sub(u.RunSince) > th.Running {
+			run = Stuck
+			rule = fmt.Sprintf("%s for %s, longer than the %s threshold", u.Persisting, HumanDuration(now.Sub(u.RunSince)), HumanDuration(th.Running))
+		}
+	case u.Observed == Running && !u.RunSince.IsZero():
 		limit, what := th.Running, "running"
 		if u.Queued {
 			limit, what = th.Queued, "queued"
@@ -41,7 +48,8 @@ func Derive(u *Unit, now time.Time, th Thresholds) bool {
 // NeedsClock reports whether the unit's derived state can change with time
 // alone, so the store knows which units to re-derive on its clock tick.
 func NeedsClock(u *Unit) bool {
-	return (u.Observed == Running && !u.RunSince.IsZero()) || (u.Pause != nil && !u.Pause.Until.IsZero())
+	persisting := u.Persisting != "" && u.Observed == Failed
+	return ((u.Observed == Running || persisting) && !u.RunSince.IsZero()) || (u.Pause != nil && !u.Pause.Until.IsZero())
 }
 
 // HumanDuration renders a duration the way kubectl's AGE column does.

@@ -52,3 +52,24 @@ func TestHumanDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestDerivePersistingFailureBecomesStuck(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	u := &Unit{Observed: Failed, RunSince: now.Add(-12 * time.Minute), Persisting: "failing on revision main@sha1:1a2b"}
+	if !NeedsClock(u) {
+		t.Fatal("a persisting failure does not follow the clock")
+	}
+	Derive(u, now, DefaultThresholds)
+	if u.Run != Stuck || u.StuckRule != "failing on revision main@sha1:1a2b for 12m, longer than the 10m threshold" {
+		t.Fatalf("%v %q", u.Run, u.StuckRule)
+	}
+	recent := &Unit{Observed: Failed, RunSince: now.Add(-time.Minute), Persisting: "failing on revision main@sha1:1a2b"}
+	Derive(recent, now, DefaultThresholds)
+	if recent.Run != Failed || recent.StuckRule != "" {
+		t.Fatalf("recent: %v %q", recent.Run, recent.StuckRule)
+	}
+	plain := &Unit{Observed: Failed, RunSince: now.Add(-time.Hour)}
+	if NeedsClock(plain) || Derive(plain, now, DefaultThresholds) && plain.Run != Failed {
+		t.Fatalf("a failure without a persisting rule: %v", plain.Run)
+	}
+}

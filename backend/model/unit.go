@@ -38,6 +38,12 @@ type Unit struct {
 	StuckRule string
 	// Queued marks a run that was requested but not picked up yet.
 	Queued bool
+	// Persisting says in words what a running or failed unit has kept doing
+	// since RunSince, for engines that retry on their own and never call it
+	// stuck themselves ("failing on revision main@sha1:1a2b3c", "waiting for
+	// a dependency"): Derive calls it stuck once it lasts longer than the
+	// running threshold, and the rule names it.
+	Persisting string
 	// Window describes a sync window that blocks syncing now, empty when none.
 	Window string
 	// WindowAllowsManual: the blocking window still lets a person sync by hand.
@@ -129,28 +135,114 @@ type StackFacts struct {
 	OperatorV2       bool
 }
 
-// FluxFacts are the Flux Kustomization/HelmRelease fields driftdeck uses.
+// FluxFacts are the fields of a Flux Kustomization or HelmRelease (and the
+// Flux runtime fields of a tofu-controller Terraform) that driftdeck uses.
 type FluxFacts struct {
-	Suspended       bool
-	SuspendSet      bool
-	RequestedAt     string
-	LastHandledAt   string
-	SourceRef       string
-	Conditions      []Condition
-	LastAttempted   string
-	ObservedGen     int64
-	ReconcilingFrom time.Time
+	Suspended  bool // spec.suspend
+	SuspendSet bool // spec.suspend present at all
+	// RequestedAt is the reconcile.fluxcd.io/requestedAt annotation; the
+	// request is handled when LastHandledAt (status.lastHandledReconcileAt)
+	// equals it. Handled is not applied: compare LastApplied.
+	RequestedAt   string
+	LastHandledAt string
+	// Source is what the object reads, e.g. GitRepository/flux-system/infra
+	// (for a HelmRelease: the HelmRepository, or the chartRef's OCIRepository
+	// or HelmChart).
+	Source Ref
+	// DependsOn names the objects of the same kind that must be Ready first,
+	// as namespace/name.
+	DependsOn  []string
+	Conditions []Condition
+	// LastAttempted and LastApplied are status.lastAttemptedRevision and the
+	// revision last applied (status.lastAppliedRevision; for a HelmRelease,
+	// the chart version of the deployed release in history).
+	LastAttempted string
+	LastApplied   string
+	ObservedGen   int64
+	Interval      string
+	// Helm holds what only a HelmRelease has.
+	Helm *HelmFacts
+}
+
+// Ref names a Kubernetes object by kind, namespace and name.
+type Ref struct {
+	Kind, Namespace, Name string
+}
+
+func (r Ref) String() string {
+	if r.Kind == "" && r.Name == "" {
+		return ""
+	}
+	return r.Kind + "/" + r.Namespace + "/" + r.Name
+}
+
+// HelmFacts are the HelmRelease fields for history and remediation.
+type HelmFacts struct {
+	ReleaseName string
+	Chart       string // spec.chart.spec.chart, or the chartRef's name
+	// History is status.history, newest first.
+	History []HelmRelease
+	// Failures counts every failure since the last success; InstallFailures
+	// and UpgradeFailures the failed install/upgrade attempts, against the
+	// retries the spec allows (-1: retry forever).
+	Failures, InstallFailures, UpgradeFailures int64
+	InstallRetries, UpgradeRetries             int64
+	LastAction                                 string // status.lastAttemptedReleaseAction: install or upgrade
+	// RetriesExhausted: Stalled with reason RetriesExceeded; the controller
+	// does nothing until the spec changes or a reset is requested.
+	RetriesExhausted bool
+	// ForceAt/ResetAt are the reconcile.fluxcd.io/forceAt and resetAt
+	// annotations, handled when they equal LastHandledForceAt/ResetAt.
+	ForceAt, ResetAt                     string
+	LastHandledForceAt, LastHandledReset string
+	DriftDetection                       string // spec.driftDetection.mode: enabled, warn or disabled
+}
+
+// HelmRelease is one entry of a HelmRelease's history (a Helm release version).
+type HelmRelease struct {
+	Version      int64
+	Status       string // deployed, failed, superseded, ...
+	ChartName    string
+	ChartVersion string
+	AppVersion   string
+	Deployed     time.Time
 }
 
 // TofuFacts are the tofu-controller Terraform fields driftdeck uses.
 type TofuFacts struct {
 	FluxFacts
-	ApprovePlan         string
-	PendingPlan         string
+	// ApprovePlan is spec.approvePlan: "auto" applies every plan, "" waits
+	// for approval, "disable" only detects drift, any other value approves
+	// the pending plan it names (upstream also accepts a prefix of it; a
+	// prefix also approves later plans, so driftdeck writes only full ids).
+	ApprovePlan string
+	PlanOnly    bool // spec.planOnly: plans are never applied
+	Force       bool // spec.force: every plan is applied
+	// DriftDetection is on unless spec.disableDriftDetection.
+	DriftDetection bool
+	// PendingPlan is the FULL id in status.plan.pending, e.g. plan-main-1a2b3c4d5e.
+	PendingPlan     string
+	LastAppliedPlan string
+	DestroyPlan     bool // status.plan.isDestroyPlan
+	DriftPlan       bool // status.plan.isDriftDetectionPlan
+	// PlanStale: status.lastPlannedGeneration differs from metadata.generation,
+	// so the pending plan was made from an older spec.
+	PlanStale           bool
 	LastPlannedGen      int64
-	LockPending         string
-	StoreReadablePlan   string
-	LastAppliedRevision string
+	LastPlannedRevision string
+	LastPlanAt          time.Time
+	// DriftFound: Ready is False with reason DriftDetected.
+	DriftFound  bool
+	LastDriftAt time.Time
+	// LockPending is status.lock.pending: the id of the state lock that
+	// blocks the run, the one a force-unlock must name.
+	LockPending            string
+	ForceUnlock            string // spec.tfstate.forceUnlock: auto, yes or no
+	LockIdentifier         string // spec.tfstate.lockIdentifier
+	ReconciliationFailures int64
+	Retries                int64 // spec.remediation.retries, 0 when unset
+	Workspace              string
+	StoreReadablePlan      string // spec.storeReadablePlan: none, json or human
 }
 
 // Condition is a Kubernetes-style status condition.
