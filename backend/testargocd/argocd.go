@@ -182,7 +182,6 @@ func (a *ArgoCD) Stop() error {
 	return os.RemoveAll(a.dir)
 }
 
-
 // seed creates the namespace, the ConfigMaps and Secret the controller reads,
 // and the default AppProject (argocd-server would create it; nothing syncs
 // without it).

@@ -14,7 +14,6 @@ import (
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
-
 // hostileMessage would write "hi" to the user's clipboard (OSC 52) and
 // retitle their terminal (OSC 0) if it reached the terminal raw.
 const hostileMessage = "no commits found for ref \x1b]52;c;aGk=\x07 then \x1b]0;owned by the cluster\x07 end"
