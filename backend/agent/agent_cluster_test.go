@@ -59,7 +59,9 @@ func TestClusterMetricsCountTheFixturesStates(t *testing.T) {
 	w.app("held", `"automated":{"selfHeal":true}`, `"sync":{"status":"Synced","revision":"`+sha+`"},"health":{"status":"Healthy"}`)
 	w.app("frozen", `"automated":{"selfHeal":true}`, `"sync":{"status":"Synced","revision":"`+sha+`"},"health":{"status":"Healthy"}`)
 	exec := w.executor(false)
-	key := func(n string) model.Key { return model.Key{Context: "test", Engine: model.EngineArgoCD, Namespace: w.ns, Name: n} }
+	key := func(n string) model.Key {
+		return model.Key{Context: "test", Engine: model.EngineArgoCD, Namespace: w.ns, Name: n}
+	}
 	if _, err := exec.Execute(context.Background(), actions.Request{Kind: actions.Pause, Key: key("held"), Reason: "INC-1"}); err != nil {
 		t.Fatal(err)
 	}
