@@ -302,6 +302,7 @@ func watchUnits(ctx context.Context, st *store.Store, c *kube.Cluster, gvr schem
 		},
 		Replace: func(us []*model.Unit) {
 			st.Replace(scope, us)
+			st.UpdateStatus(c.Context, func(s *store.ContextStatus) { s.Lists++ })
 			done()
 		},
 	}, h)
