@@ -5,6 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/driftdeck/driftdeck/backend/model"
 )
 
@@ -15,28 +18,27 @@ import (
 func (m *Model) fluxFacts(f *model.FluxFacts, now time.Time) []string {
 	out := []string{"", m.heading(m.unit.Kind)}
 	ready := condition(f.Conditions, "Ready")
-	src := v(orDash(f.Source.String()))
 	switch {
 	case ready != nil && ready.Status == "False" && ready.Reason == "ArtifactFailed":
-		out = append(out, m.field("  source", src+m.theme.Bad.Render("  not ready")))
+		out = append(out, m.fieldNote("  source", f.Source.String(), "not ready", m.theme.Bad)...)
 		out = append(out, m.text("", ready.Message)...)
 	case ready != nil && ready.Status == "True":
-		out = append(out, m.field("  source", src+m.theme.Good.Render("  ready")+m.theme.Dim.Render(" (its artifact was read)")))
+		out = append(out, m.fieldNote("  source", f.Source.String(), "ready (its artifact was read)", m.theme.Good)...)
 	default:
-		out = append(out, m.field("  source", src))
+		out = append(out, m.field("  source", v(orDash(f.Source.String()))))
 	}
 	out = append(out, m.field("  attempted", v(orDash(f.LastAttempted))))
-	applied := v(orDash(f.LastApplied))
 	if f.LastAttempted != "" && f.LastApplied != "" && f.LastAttempted != f.LastApplied {
-		applied += m.theme.Warn.Render("  (not the attempted one)")
+		out = append(out, m.fieldNote("  applied", f.LastApplied, "(not the attempted one)", m.theme.Warn)...)
+	} else {
+		out = append(out, m.field("  applied", v(orDash(f.LastApplied))))
 	}
-	out = append(out, m.field("  applied", applied))
 	if len(f.DependsOn) > 0 {
-		deps := v(strings.Join(f.DependsOn, ", "))
+		note := ""
 		if ready != nil && ready.Status == "False" && ready.Reason == "DependencyNotReady" {
-			deps += m.theme.Warn.Render("  not ready")
+			note = "not ready"
 		}
-		out = append(out, m.field("  depends on", deps))
+		out = append(out, m.fieldNote("  depends on", strings.Join(f.DependsOn, ", "), note, m.theme.Warn)...)
 		if ready != nil && ready.Reason == "DependencyNotReady" {
 			out = append(out, m.text("", ready.Message)...)
 		}
@@ -55,6 +57,19 @@ func (m *Model) fluxFacts(f *model.FluxFacts, now time.Time) []string {
 		out = append(out, m.field("  generation", gen))
 	}
 	return out
+}
+
+// fieldNote is a value from outside with a note of ours after it, on one
+// line when both fit, else wrapped whole under the label (a long name is
+// never cut at the screen's edge).
+func (m *Model) fieldNote(name, value, note string, st lipgloss.Style) []string {
+	if note == "" {
+		return m.text(name, value)
+	}
+	if labelWidth+ansi.StringWidth(v(value))+2+len(note) <= m.wrapWidth() {
+		return []string{m.field(name, v(value)+st.Render("  "+note))}
+	}
+	return m.text(name, value+"  "+note)
 }
 
 // request shows a reconcile.fluxcd.io annotation as requested -> handled.
@@ -143,11 +158,11 @@ func (m *Model) tofuFacts(f *model.TofuFacts, now time.Time) []string {
 	case f.PendingPlan == "":
 		out = append(out, m.field("  pending", m.theme.Dim.Render("none")))
 	case f.PlanOnly:
-		out = append(out, m.field("  pending", v(f.PendingPlan)+m.theme.Dim.Render("  never applied (plan only)")))
+		out = append(out, m.fieldNote("  pending", f.PendingPlan, "never applied (plan only)", m.theme.Dim)...)
 	case f.ApprovePlan == f.PendingPlan:
-		out = append(out, m.field("  pending", v(f.PendingPlan)+m.theme.Info.Render("  approved, to be applied")))
+		out = append(out, m.fieldNote("  pending", f.PendingPlan, "approved, to be applied", m.theme.Info)...)
 	default:
-		out = append(out, m.field("  pending", v(f.PendingPlan)+m.theme.Info.Render("  waits for approval")))
+		out = append(out, m.fieldNote("  pending", f.PendingPlan, "waits for approval", m.theme.Info)...)
 	}
 	if f.PendingPlan != "" && f.PlanStale {
 		out = append(out, m.theme.Warn.Render(fmt.Sprintf("  stale: planned at generation %d, the spec is at %d; a new plan comes first", f.LastPlannedGen, m.unit.Generation)))
