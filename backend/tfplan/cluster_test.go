@@ -160,7 +160,7 @@ func checkSensitive(t *testing.T, p *Plan) {
 		}
 	}
 	cred := find(p, "terraform_data.cred")
-	if cred == nil || !strings.Contains(cred.Diff.Desired, "sensitive value") || cred.Diff.Change != diff.Modified {
+	if cred == nil || !strings.Contains(cred.Diff.Desired, SensitiveChanged) || cred.Diff.Change != diff.Modified {
 		t.Errorf("cred's masked change is not shown: %+v", cred)
 	}
 }

@@ -177,6 +177,10 @@ func sides(body []string) (before, after string, fields []diff.FieldChange) {
 			if old, nw, ok := strings.Cut(rest, " -> "); ok && !opens(rest) {
 				b = append(b, ind+old)
 				a = append(a, ind+attrPrefix(rest)+nw)
+			} else if strings.HasSuffix(rest, "= "+Sensitive) {
+				// tofu marks a changed sensitive value with ~ alone: say so.
+				b = append(b, text)
+				a = append(a, strings.TrimSuffix(text, Sensitive)+SensitiveChanged)
 			} else {
 				b, a = append(b, text), append(a, text)
 			}
