@@ -21,8 +21,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
@@ -76,7 +74,7 @@ func Skip(t testing.TB, err error) {
 func (a *ArgoCD) start(c *testcluster.Cluster, bins binaries) error {
 	cfg := c.Config()
 	kubeconfig := filepath.Join(a.dir, "kubeconfig")
-	if err := writeKubeconfig(cfg, kubeconfig); err != nil {
+	if err := testcluster.WriteKubeconfig(cfg, "test", kubeconfig); err != nil {
 		return err
 	}
 	if err := seed(cfg); err != nil {
@@ -182,15 +180,6 @@ func (a *ArgoCD) Stop() error {
 	}
 	a.procs = nil
 	return os.RemoveAll(a.dir)
-}
-
-func writeKubeconfig(cfg *rest.Config, path string) error {
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["test"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["test"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	kc.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "test"}
-	kc.CurrentContext = "test"
-	return clientcmd.WriteToFile(*kc, path)
 }
 
 // seed creates the namespace, the ConfigMaps and Secret the controller reads,
