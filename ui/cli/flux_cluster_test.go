@@ -48,7 +48,7 @@ func TestClusterFluxAndTerraformVerbsKeepTheirFlagsAndExitCodes(t *testing.T) {
 	isolate(t)
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	ns := c.Namespace(t)
-	kc := writeKubeconfig(t, c.Config(), "test")
+	kc := testcluster.Kubeconfig(t, c.Config(), "test")
 	const plan = "plan-main-1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d"
 	ks := `{"apiVersion":"kustomize.toolkit.fluxcd.io/v1","kind":"Kustomization","metadata":{"name":%q,"namespace":%q},
 		"spec":{"interval":"10m","prune":true,"sourceRef":{"kind":"GitRepository","name":"infra"}%s}}`
