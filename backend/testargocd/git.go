@@ -60,3 +60,17 @@ func (r *Repo) git(args ...string) string {
 func ConfigMap(name, value string) string {
 	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  value: %q\n", name, value)
 }
+
+// Remove deletes files and commits that; returns the commit.
+func (r *Repo) Remove(message string, paths ...string) string {
+	r.t.Helper()
+	r.git(append([]string{"rm", "-q", "--"}, paths...)...)
+	r.git("commit", "-q", "-m", message)
+	return r.Head()
+}
+
+// Head is the commit the branch points at.
+func (r *Repo) Head() string {
+	r.t.Helper()
+	return strings.TrimSpace(r.git("rev-parse", "HEAD"))
+}
