@@ -200,7 +200,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (*Result, error) {
 		Key: req.Key, Action: string(req.Kind), Reason: req.Reason, ReasonRequired: req.Kind.Destructive(), Resource: gvr,
 	}, func(w *writeguard.Write) error {
 		var err error
-		res, err = e.write(ctx, w, req)
+		res, err = e.write(ctx, w, req, 0)
 		return err
 	})
 	if res != nil {
@@ -213,15 +213,25 @@ func (e *Executor) guard() *writeguard.Guard {
 	return &writeguard.Guard{Cluster: e.Cluster, Audit: e.Audit, ReadOnly: e.ReadOnly, DryRun: e.DryRun, Now: e.Now}
 }
 
-func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request) (*Result, error) {
+// maxRebinds bounds how often a confirmed write is bound again to a newer
+// version of an object whose status keeps moving under it.
+const maxRebinds = 3
+
+func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, rebinds int) (*Result, error) {
+	confirmed := req
 	c := w.Cluster
 	env := &planEnv{ctx: ctx, cluster: c, actor: w.Actor, now: e.now(), exec: e}
 	obj, err := e.get(ctx, c, req.Key)
 	if err != nil {
 		return nil, err
 	}
-	if req.ResourceVersion != "" && lookupString(obj, "metadata", "resourceVersion") != req.ResourceVersion {
-		return nil, e.planChanged(env, obj, req)
+	if rv := lookupString(obj, "metadata", "resourceVersion"); req.ResourceVersion != "" && rv != req.ResourceVersion {
+		if !e.writesTheSame(env, obj, req) {
+			return nil, e.planChanged(env, obj, req)
+		}
+		// Only what the plan neither writes nor checks moved (a controller's
+		// status update): the confirmed write, bound to the version now read.
+		req.ResourceVersion = rv
 	}
 	p, err := e.plan(env, obj, req)
 	if err != nil {
@@ -244,12 +254,14 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request) 
 	}
 	out, err := c.Dynamic.Resource(p.gvr).Namespace(req.Key.Namespace).Patch(ctx, req.Key.Name, types.JSONPatchType, body, opts, subresources(p)...)
 	switch {
+	case err != nil && preconditionFailed(err) && req.ResourceVersion != "" && rebinds < maxRebinds:
+		return e.write(ctx, w, confirmed, rebinds+1)
 	case err != nil && preconditionFailed(err) && req.ResourceVersion != "":
 		now, rerr := e.get(ctx, c, req.Key)
 		if rerr != nil {
 			return nil, rerr
 		}
-		return nil, e.planChanged(env, now, req)
+		return nil, e.planChanged(env, now, confirmed)
 	case err != nil && preconditionFailed(err):
 		return nil, &Refusal{Reason: fmt.Sprintf("%s changed while driftdeck wrote to it (a precondition of the patch failed): nothing written; look again and retry", req.Key.Ref())}
 	case err != nil:

@@ -38,10 +38,21 @@ func (e *Executor) planChanged(env *planEnv, obj map[string]any, req Request) er
 		return pc
 	}
 	pc.Changes = planDifferences(confirmed, same)
-	if len(pc.Changes) == 0 {
-		pc.Changes = []string{fmt.Sprintf("the object changed (resourceVersion %s → %s) but what would be written did not: confirm again to write it", req.ResourceVersion, now.ResourceVersion)}
-	}
 	return pc
+}
+
+// writesTheSame tells whether the plan the user confirmed, made again on the
+// object as it is now, writes and checks exactly what was confirmed: then
+// only fields the write does not touch changed, and writing keeps the promise.
+func (e *Executor) writesTheSame(env *planEnv, obj map[string]any, req Request) bool {
+	confirmed, ok := e.shown.lookup(req.Key, req.Kind, req.ResourceVersion)
+	if !ok {
+		return false
+	}
+	again := *env
+	again.now = confirmed.at
+	same, err := e.plan(&again, obj, confirmed.Request)
+	return err == nil && len(planDifferences(confirmed, same)) == 0 && patchText(confirmed.Patch) == patchText(same.Patch)
 }
 
 // planDifferences says what the new plan writes or warns differently.

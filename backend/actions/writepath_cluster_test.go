@@ -92,21 +92,28 @@ func TestClusterTheConfirmedPlanIsTheWrittenPlan(t *testing.T) {
 			t.Fatalf("a JSON patch testing a stale resourceVersion must be refused by the API server, got %v", err)
 		}
 	})
-	e.sub("a status write alone changes no plan, but still needs a new confirmation", func(t *testing.T, e *env) {
+	e.sub("a status write alone changes no plan: the confirmed write goes through, bound to the new version", func(t *testing.T, e *env) {
 		e.app("web", `"automated":{"prune":true}`, drifted)
 		key := e.key(model.EngineArgoCD, "web")
 		confirmed, err := e.exec.Plan(ctx, Request{Kind: Refresh, Key: key})
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A controller's status update lands while the user reads the plan.
 		e.mergePatch(argocd.Applications, "web", `{"status":{"reconciledAt":"2026-11-29T10:00:00Z"}}`)
-		_, err = e.run(Request{Kind: Refresh, Key: key, ResourceVersion: confirmed.ResourceVersion})
-		var changed *PlanChanged
-		if !errors.As(err, &changed) || !contains(changed.Changes, "what would be written did not") {
-			t.Fatalf("want a PlanChanged saying the plan is the same, got %v", err)
+		moved := e.get(argocd.Applications, "web").GetResourceVersion()
+		res, err := e.run(Request{Kind: Refresh, Key: key, ResourceVersion: confirmed.ResourceVersion})
+		if err != nil {
+			t.Fatalf("a plan that writes and checks the same must be written: %v", err)
 		}
-		if _, pending := e.get(argocd.Applications, "web").GetAnnotations()[argocd.AnnotationRefresh]; pending {
-			t.Fatal("written although the version changed")
+		if res.Plan.Patch[0] != (Op{Op: "test", Path: "/metadata/resourceVersion", Value: moved}) {
+			t.Errorf("the write must be bound to the version it was checked against (%s): %+v", moved, res.Plan.Patch[0])
+		}
+		if patchText(res.Plan.Patch[1:]) != patchText(confirmed.Patch) {
+			t.Errorf("the write is not the confirmed plan:\nsent      %s\nconfirmed %s", patchText(res.Plan.Patch[1:]), patchText(confirmed.Patch))
+		}
+		if got := e.get(argocd.Applications, "web").GetAnnotations()[argocd.AnnotationRefresh]; got != "normal" {
+			t.Fatalf("refresh annotation %q after the write", got)
 		}
 	})
 	e.sub("a plan made elsewhere still binds the write", func(t *testing.T, e *env) {

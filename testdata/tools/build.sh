@@ -138,42 +138,7 @@ build() {
 	log "$name built in $((SECONDS - start)) s into $out"
 }
 
-build_build_argocd() {
-	local out=$1
-	if [[ -x $out/argocd ]]; then
-		log "argocd $argocd_version cached in $out"
-		return
-	fi
-	log "building argocd $argocd_version (cold: ~8 min on 2 idle cores)"
-	build "argocd" "$out" compile_argocd
-}
-
-# redis finds redis-server, installing Debian's package when missing and
-# allowed (root, not --cached): the Argo CD components keep their cache there.
-redis() {
-	local bin
-	bin=$(command -v redis-server || true)
-	if [[ -z $bin ]] && ! $cached_only && ((EUID == 0)) && command -v apt-get >/dev/null; then
-		log "installing redis-server (Debian package)"
-		{ apt-get install -y -q redis-server || { apt-get update -q && apt-get install -y -q redis-server; }; } >&2
-		bin=$(command -v redis-server || true)
-	fi
-	[[ -n $bin ]] || { log "redis-server not found (apt-get install redis-server)"; return 3; }
-	echo "DRIFTDECK_REDIS=$bin"
-}
-
-argocd() {
-	local out
-	out=$(argocd_dir)
-	if $cached_only; then
-		[[ -x $out/argocd ]] || { log "argocd $argocd_version not built yet (expected in $out)"; return 3; }
-	else
-		with_lock "$out" build_argocd "$out"
-	fi
-	echo "DRIFTDECK_ARGOCD=$out/argocd"
-}
-
-control_plane() {
+build_control_plane() {
 	local out=$1
 	if [[ -x $out/kube-apiserver && -x $out/etcd ]]; then
 		log "control plane $k8s_version cached in $out"
