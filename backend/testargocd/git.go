@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-// Repo is a local git repository that Argo CD reads as file://.
+// Repo is a local git repository: Argo CD reads it as file://, Flux over
+// HTTP (testflux.ServeGit).
 type Repo struct {
 	t   testing.TB
 	dir string
@@ -22,6 +23,9 @@ func NewRepo(t testing.TB) *Repo {
 	r.git("init", "-q", "-b", "main")
 	return r
 }
+
+// Dir is the repository's working tree; its .git is the repository.
+func (r *Repo) Dir() string { return r.dir }
 
 // URL is the repoURL an Application names.
 func (r *Repo) URL() string { return "file://" + r.dir }
