@@ -18,8 +18,9 @@ type Helper struct {
 }
 
 // Find returns h's path: $Env, else beside the running executable (where
-// `make build` and `go install ./...` put it), else on PATH. why says what
-// needs it, for the error.
+// `make build` and `go install ./...` put it), else on PATH, else, when
+// driftdeck runs through `go run` in its checkout, built from that checkout
+// once into the user cache. why says what needs it, for the error.
 func (h Helper) Find(why string) (string, error) {
 	if p := os.Getenv(h.Env); p != "" {
 		if _, err := os.Stat(p); err != nil {
@@ -37,6 +38,13 @@ func (h Helper) Find(why string) (string, error) {
 	}
 	if p, err := exec.LookPath(h.Name); err == nil {
 		return p, nil
+	}
+	self, _ := os.Executable()
+	wd, _ := os.Getwd()
+	if cache, err := os.UserCacheDir(); err == nil && self != "" && wd != "" {
+		if p, ok, err := h.fromCheckout(self, wd, cache); ok {
+			return p, err
+		}
 	}
 	return "", fmt.Errorf("%s needs the %s helper, which holds %s, "+
 		"and it is neither beside driftdeck nor on PATH: install it with "+
