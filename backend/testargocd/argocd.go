@@ -63,7 +63,7 @@ func (a *ArgoCD) start(c *testcluster.Cluster, bins binaries) error {
 	cfg := c.Config()
 	dir := a.procs.Dir
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := procgroup.WriteKubeconfig(cfg, kubeconfig); err != nil {
+	if err := testcluster.WriteKubeconfig(cfg, "test", kubeconfig); err != nil {
 		return err
 	}
 	if err := seed(cfg); err != nil {

@@ -61,7 +61,7 @@ func Skip(t testing.TB, err error) {
 func (f *Flux) start(c *testcluster.Cluster, bin string) error {
 	cfg := c.Config()
 	kubeconfig := filepath.Join(f.procs.Dir, "kubeconfig")
-	if err := procgroup.WriteKubeconfig(cfg, kubeconfig); err != nil {
+	if err := testcluster.WriteKubeconfig(cfg, "test", kubeconfig); err != nil {
 		return err
 	}
 	kc, err := kubernetes.NewForConfig(cfg)

@@ -48,11 +48,11 @@ func TestClusterExitCodesOfWrites(t *testing.T) {
 	ns := c.Namespace(t)
 	createJSON(t, dyn, ns, argoApp("auto", `{"prune":true}`))
 	createJSON(t, dyn, ns, argoApp("manual", ""))
-	admin := writeKubeconfig(t, c.Config(), "test")
+	admin := testcluster.Kubeconfig(t, c.Config(), "test")
 	gone := c.Config()
 	gone.Host = "https://127.0.0.1:1" // nothing listens there
-	unreachable := writeKubeconfig(t, gone, "gone")
-	viewer := writeKubeconfig(t, c.UserConfig(t, "viewer", []rbacv1.PolicyRule{
+	unreachable := testcluster.Kubeconfig(t, gone, "gone")
+	viewer := testcluster.Kubeconfig(t, c.UserConfig(t, "viewer", []rbacv1.PolicyRule{
 		{APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, Verbs: []string{"get", "list", "watch"}},
 	}, ns), "viewer")
 	auto, manual, missing := "argocd/"+ns+"/auto", "argocd/"+ns+"/manual", "argocd/"+ns+"/missing"
@@ -123,7 +123,7 @@ func TestClusterAConfirmedPlanIsNotWrittenOnceTheObjectChanged(t *testing.T) {
 	stderr := &syncBuffer{}
 	exit := make(chan int, 1)
 	go func() {
-		exit <- Main([]string{"pause", "argocd/" + ns + "/web", "--reason", "INC-1", "--kubeconfig", writeKubeconfig(t, c.Config(), "test")}, tty, &stdout, stderr)
+		exit <- Main([]string{"pause", "argocd/" + ns + "/web", "--reason", "INC-1", "--kubeconfig", testcluster.Kubeconfig(t, c.Config(), "test")}, tty, &stdout, stderr)
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(stderr.String(), "Proceed?") {

@@ -57,7 +57,7 @@ func TestClusterDryRunUnlockWritesNothingAndSaysWhatItWould(t *testing.T) {
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	ns := c.Namespace(t)
 	unit, lock := lockedStack(t, dyn, ns)
-	kc := writeKubeconfig(t, c.Config(), "test")
+	kc := testcluster.Kubeconfig(t, c.Config(), "test")
 
 	code, out, stderr := run(t, "--dry-run", "unlock", unit, "--reason", "runner died", "--yes", "--kubeconfig", kc)
 	if code != 0 {

@@ -56,7 +56,7 @@ func TestClusterStatusJSONListsEveryUnit(t *testing.T) {
 			{"type":"Stalled","status":"True","reason":"SourceUnavailable","message":"no commits found for ref","lastTransitionTime":"2026-11-29T10:00:00Z"}]}}`)
 
 	var out, errOut bytes.Buffer
-	code := Main([]string{"status", "-A", "-o", "json", "--kubeconfig", writeKubeconfig(t, c.Config(), "kind-test")}, strings.NewReader(""), &out, &errOut)
+	code := Main([]string{"status", "-A", "-o", "json", "--kubeconfig", testcluster.Kubeconfig(t, c.Config(), "kind-test")}, strings.NewReader(""), &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
@@ -89,7 +89,7 @@ func TestClusterStatusUnreachableExitsNonZero(t *testing.T) {
 	cfg := c.Config()
 	cfg.Host = "https://127.0.0.1:1" // nothing listens there
 	var out, errOut bytes.Buffer
-	code := Main([]string{"status", "--kubeconfig", writeKubeconfig(t, cfg, "gone"), "--request-timeout", "5s"}, strings.NewReader(""), &out, &errOut)
+	code := Main([]string{"status", "--kubeconfig", testcluster.Kubeconfig(t, cfg, "gone"), "--request-timeout", "5s"}, strings.NewReader(""), &out, &errOut)
 	if code != 3 || !strings.Contains(errOut.String(), "cluster unreachable") {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
@@ -99,7 +99,7 @@ func TestClusterStatusForbiddenExitsNonZero(t *testing.T) {
 	c := testcluster.Shared(t)
 	cfg := c.UserConfig(t, "nobody", nil, "")
 	var out, errOut bytes.Buffer
-	code := Main([]string{"status", "--kubeconfig", writeKubeconfig(t, cfg, "limited")}, strings.NewReader(""), &out, &errOut)
+	code := Main([]string{"status", "--kubeconfig", testcluster.Kubeconfig(t, cfg, "limited")}, strings.NewReader(""), &out, &errOut)
 	if code != 4 || !strings.Contains(errOut.String(), "forbidden") {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}

@@ -27,7 +27,7 @@ func TestClusterStatusShowsEscapeSequencesFromTheClusterEscaped(t *testing.T) {
 		"spec":{"stack":"org/net/prod","projectRepo":"https://git.example.com/i.git","branch":"main"},
 		"status":{"conditions":[{"type":"Ready","status":"False","reason":"NotReadyStalled","message":"","lastTransitionTime":"2026-11-29T10:00:00Z"},
 			{"type":"Stalled","status":"True","reason":"UpdateFailed","message":`+string(msg)+`,"lastTransitionTime":"2026-11-29T10:00:00Z"}]}}`)
-	kc := writeKubeconfig(t, c.Config(), "test")
+	kc := testcluster.Kubeconfig(t, c.Config(), "test")
 
 	for _, args := range [][]string{{"status"}, {"status", "-o", "wide"}} {
 		code, out, stderr := run(t, append(args, "-n", ns, "--kubeconfig", kc)...)

@@ -3,34 +3,16 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
-
-func writeKubeconfig(t *testing.T, cfg *rest.Config, context string) string {
-	t.Helper()
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters[context] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos[context] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	kc.Contexts[context] = &clientcmdapi.Context{Cluster: context, AuthInfo: context}
-	kc.CurrentContext = context
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // hostileMessage would write "hi" to the user's clipboard (OSC 52) and
 // retitle their terminal (OSC 0) if it reached the terminal raw.
@@ -60,7 +42,7 @@ func TestClusterTUIShowsEscapeSequencesFromTheClusterEscaped(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	term := start(t, 160, 40, nil, "--kubeconfig", writeKubeconfig(t, c.Config(), "e2e"), "-n", ns)
+	term := start(t, 160, 40, nil, "--kubeconfig", testcluster.Kubeconfig(t, c.Config(), "e2e"), "-n", ns)
 	const clip, title = `\x1b]52;c;aGk=\x07`, `\x1b]0;owned by the cluster\x07`
 	// The list: the cursor row's status lines hold the reason whole.
 	term.waitUntil(startup, "the list's status lines to show the message escaped", func(s string) bool {

@@ -14,10 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // Group is a set of processes sharing one directory.
@@ -137,13 +133,3 @@ func WaitListening(addr string, within time.Duration) error {
 	}
 }
 
-// WriteKubeconfig writes a kubeconfig for cfg to path, for components that
-// read one (--kubeconfig or KUBECONFIG).
-func WriteKubeconfig(cfg *rest.Config, path string) error {
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["test"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["test"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	kc.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "test"}
-	kc.CurrentContext = "test"
-	return clientcmd.WriteToFile(*kc, path)
-}
