@@ -132,4 +132,3 @@ func WaitListening(addr string, within time.Duration) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
-
