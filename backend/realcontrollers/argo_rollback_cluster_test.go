@@ -3,6 +3,7 @@ package realcontrollers
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -67,7 +68,7 @@ func TestClusterRealArgoRollbackAppliesTheHistoryEntrysRevision(t *testing.T) {
 		t.Errorf("rollback initiated by %q, want %q", got, e.actor)
 	}
 	// The pause holds: the controller does not sync forward to v2 by itself.
-	e.holds("the rollback (no auto-sync forward while paused)", 5e9, func() (bool, string) {
+	e.holds("the rollback (no auto-sync forward while paused)", 5*time.Second, func() (bool, string) {
 		return e.configValue("rolled") == "v1", e.configValue("rolled")
 	})
 }
