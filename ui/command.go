@@ -26,7 +26,15 @@ func init() {
 	engine := func(e model.Engine) func(*App, []string) (tea.Cmd, error) {
 		return func(a *App, _ []string) (tea.Cmd, error) {
 			s := a.list().m.Scope()
-			s.Engine = e
+			s.Engine, s.Family = e, ""
+			a.list().m.SetScope(s)
+			return nil, nil
+		}
+	}
+	family := func(name string) func(*App, []string) (tea.Cmd, error) {
+		return func(a *App, _ []string) (tea.Cmd, error) {
+			s := a.list().m.Scope()
+			s.Engine, s.Family = "", name
 			a.list().m.SetScope(s)
 			return nil, nil
 		}
@@ -34,6 +42,10 @@ func init() {
 	commands = []command{
 		{"apps", "apps", "only Argo CD Applications", engine(model.EngineArgoCD)},
 		{"stacks", "stacks", "only Pulumi Stacks", engine(model.EnginePulumi)},
+		{"flux", "flux", "only Flux Kustomizations and HelmReleases", family("flux")},
+		{"kustomizations", "kustomizations (or ks)", "only Flux Kustomizations", engine(model.EngineKustomization)},
+		{"helmreleases", "helmreleases (or hr)", "only Flux HelmReleases", engine(model.EngineHelmRelease)},
+		{"terraform", "terraform (or tf)", "only tofu-controller Terraforms", engine(model.EngineTerraform)},
 		{"all", "all", "every unit: clears the engine, state, namespace and context scope", func(a *App, _ []string) (tea.Cmd, error) {
 			a.list().m.SetScope(list.Scope{})
 			return nil, nil
@@ -107,6 +119,12 @@ func findCommand(name string) (command, bool) {
 		name = "apps"
 	case "stack", "pulumi":
 		name = "stacks"
+	case "ks", "kustomization":
+		name = "kustomizations"
+	case "hr", "helmrelease":
+		name = "helmreleases"
+	case "tf", "terraforms", "tofu":
+		name = "terraform"
 	case "namespace":
 		name = "ns"
 	case "context":
@@ -198,7 +216,7 @@ func (a *App) startInput(mode inputMode, value string) tea.Cmd {
 	a.input.ShowSuggestions = mode == modeCommand
 	if mode == modeCommand {
 		a.input.SetSuggestions(a.suggestions())
-		a.input.Placeholder = "apps, stacks, ns <name>, stuck, paused, freeze … (tab completes)"
+		a.input.Placeholder = "apps, stacks, flux, terraform, ns <name>, stuck, paused, freeze … (tab completes)"
 	} else {
 		a.input.SetSuggestions(nil)
 		a.input.Placeholder = "text or regex; ! inverts"

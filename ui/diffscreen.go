@@ -12,13 +12,17 @@ import (
 	diffview "github.com/driftdeck/driftdeck/views/diff"
 )
 
-// diffScreen is the diff of one Application, kept current: when the app is
-// compared again (status.reconciledAt moves) the diff is computed again.
+// diffScreen is what would change for one unit, kept current: the diff of
+// an Application (computed again when the app is compared again), of a
+// Kustomization (again when it attempts another revision) or the readable
+// plan of a Terraform (again when another plan is pending).
 type diffScreen struct {
 	unitKey  model.Key
 	v        *diffview.Model
-	compared time.Time // reconciledAt the shown diff belongs to
-	revision string    // the app's sync revision when the diff was computed
+	compared string // what the shown diff belongs to: see diffMark
+	// revision is what an approval binds to: the app's sync revision, or
+	// the id of the plan shown.
+	revision string
 	inflight bool
 	stale    bool
 }
@@ -28,13 +32,29 @@ func (a *App) openDiff(u *model.Unit) tea.Cmd {
 	if u == nil {
 		return nil
 	}
-	if u.Argo == nil {
-		a.toastError("diffs are for Argo CD Applications; a Stack shows what would change in its preview")
+	mark, ok := diffMark(u)
+	if !ok {
+		a.toastError("diffs are for Argo CD Applications, Kustomizations and Terraforms; a Stack shows what would change in its preview")
 		return nil
 	}
-	s := &diffScreen{unitKey: u.Key, v: diffview.New(a.theme), compared: u.Argo.ReconciledAt}
+	s := &diffScreen{unitKey: u.Key, v: diffview.New(a.theme), compared: mark}
 	a.push(s)
 	return s.diffCmd(a)
+}
+
+// diffMark is what, when it moves, makes the shown diff out of date: an
+// app's last comparison, a Kustomization's attempted revision, a Terraform's
+// pending plan. ok is false for units without a diff.
+func diffMark(u *model.Unit) (mark string, ok bool) {
+	switch {
+	case u.Argo != nil:
+		return u.Argo.ReconciledAt.String(), true
+	case u.Tofu != nil:
+		return u.Tofu.PendingPlan, true
+	case u.Key.Engine == model.EngineKustomization && u.Flux != nil:
+		return u.Flux.LastAttempted, true
+	}
+	return "", false
 }
 
 func (s *diffScreen) setSize(w, h int)                { s.v.SetSize(w, h) }
@@ -73,10 +93,13 @@ func (s *diffScreen) update(a *App, msg tea.Msg) tea.Cmd {
 			return s.diffCmd(a)
 		}
 	case unitsChangedMsg:
-		// Computed again only when the app was compared again.
+		// Computed again only when what the diff belongs to moved.
 		u := a.unit(s.unitKey)
-		if msg.changed[s.unitKey] && u != nil && u.Argo != nil && !u.Argo.ReconciledAt.Equal(s.compared) {
-			s.compared = u.Argo.ReconciledAt
+		if !msg.changed[s.unitKey] || u == nil {
+			return nil
+		}
+		if mark, ok := diffMark(u); ok && mark != s.compared {
+			s.compared = mark
 			return s.diffCmd(a)
 		}
 	case tea.KeyPressMsg:
@@ -108,8 +131,13 @@ func (s *diffScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // approve asks to sync exactly what the diff shows: the sync is bound to
-// the revision the diff was computed against and refused if the app moved on.
+// the revision the diff was computed against and refused if the app moved
+// on; a Terraform's approval names the id of the plan shown.
 func (s *diffScreen) approve(a *App) tea.Cmd {
+	if s.unitKey.Engine == model.EngineKustomization {
+		a.toastError("a Kustomization applies on its own at each interval: refresh requests a reconcile now")
+		return nil
+	}
 	if s.v.Report() == nil {
 		a.toastError("nothing to approve yet: the diff is still being computed")
 		return nil

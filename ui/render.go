@@ -160,16 +160,61 @@ func (a *App) contextBadge(st store.ContextStatus, now time.Time) string {
 	default:
 		s += t.Good.Render("● live")
 	}
-	switch len(st.Missing) {
-	case 0:
-	case 1:
-		for _, why := range st.Missing {
-			s += t.Dim.Render(" · " + why)
-		}
-	default:
-		s += t.Warn.Render(" · neither Argo CD nor the Pulumi operator is installed here")
+	if notice, none := missingNotice(st.Missing); none {
+		s += t.Warn.Render(" · " + notice)
+	} else if notice != "" {
+		s += t.Dim.Render(" · " + notice)
 	}
 	return s
+}
+
+// engineNames name the engines the way the notice of missing ones does.
+var engineNames = map[model.Engine]string{
+	model.EngineArgoCD:        "Argo CD",
+	model.EnginePulumi:        "the Pulumi operator",
+	model.EngineKustomization: "Flux's kustomize-controller",
+	model.EngineHelmRelease:   "Flux's helm-controller",
+	model.EngineTerraform:     "tofu-controller",
+}
+
+// missingNotice says which engines a context lacks: one by its reason
+// (which names the resource looked for), several by name, Flux's two
+// controllers as "Flux" when both are missing. none reports that no engine
+// driftdeck reads is installed at all.
+func missingNotice(missing map[string]string) (notice string, none bool) {
+	if len(missing) == 1 {
+		for _, why := range missing {
+			return why, false
+		}
+	}
+	var names []string
+	has := func(e model.Engine) bool { _, ok := missing[string(e)]; return ok }
+	flux := has(model.EngineKustomization) && has(model.EngineHelmRelease)
+	for _, e := range model.Engines {
+		switch {
+		case !has(e):
+		case flux && e == model.EngineKustomization:
+			names = append(names, "Flux")
+		case flux && e == model.EngineHelmRelease:
+		default:
+			names = append(names, engineNames[e])
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return "", false
+	case len(missing) >= len(model.Engines):
+		return "none of " + orList(names) + " is installed here", true
+	}
+	return "not installed here: " + strings.Join(names, ", "), false
+}
+
+// orList joins names as a sentence does: "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // statusLine shows the input being typed, else the newest toast, an error

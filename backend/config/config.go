@@ -28,6 +28,29 @@ type Config struct {
 	} `json:"thresholds,omitempty"`
 	// Stacks maps Pulumi Stacks to local programs for previews.
 	Stacks []StackProgram `json:"stacks,omitempty"`
+	// Policies are the remediations `driftdeck agent` may do on its own:
+	// none unless listed here.
+	Policies []Policy `json:"policies,omitempty"`
+}
+
+// Policy is one opt-in remediation of the agent.
+type Policy struct {
+	// Name goes into the Event and the audit line of every remediation.
+	Name string `json:"name"`
+	// When names the situation: stack-dead-lock (a Stack failing on a lock
+	// held longer than After: break it, then re-request a run),
+	// update-progressing (an Update Progressing longer than After:
+	// re-request) or argo-hook-stuck (an Argo CD operation Running on a hook
+	// longer than After: terminate, then sync again).
+	When string `json:"when"`
+	// After is how long the situation must last first.
+	After Duration `json:"after"`
+	// DryRun: say what would be done, write nothing.
+	DryRun bool `json:"dryRun,omitempty"`
+	// MaxAttempts per unit (default 3); then a person must look.
+	MaxAttempts int `json:"maxAttempts,omitempty"`
+	// MaxPerHour remediations of this policy, all units together (default 5).
+	MaxPerHour int `json:"maxPerHour,omitempty"`
 }
 
 // StackProgram says where the program of a Stack lives on this machine and

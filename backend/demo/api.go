@@ -11,7 +11,9 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/demo/inmem"
+	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/tofu"
 )
 
 // The demo's identity and permissions.
@@ -29,7 +31,8 @@ var (
 )
 
 // resources are what the demo API serves, with the subresources of the real
-// CRDs: Applications have no status subresource, Stacks and Updates do.
+// CRDs: Applications have no status subresource; Stacks, Updates and the
+// Flux and tofu-controller kinds do.
 var resources = []inmem.Resource{
 	{GVR: argocd.Applications, Kind: "Application", Namespaced: true, ShortNames: []string{"app", "apps"}},
 	{GVR: argocd.AppProjects, Kind: "AppProject", Namespaced: true, ShortNames: []string{"appproj", "appprojs"}},
@@ -37,6 +40,11 @@ var resources = []inmem.Resource{
 	{GVR: pulumiop.Stacks, Kind: "Stack", Namespaced: true, Status: true},
 	{GVR: pulumiop.Updates, Kind: "Update", Namespaced: true, Status: true},
 	{GVR: pulumiop.Workspaces, Kind: "Workspace", Namespaced: true, Status: true, ShortNames: []string{"ws"}},
+	{GVR: flux.Kustomizations[0], Kind: "Kustomization", Namespaced: true, ShortNames: []string{"ks"}, Status: true},
+	{GVR: flux.HelmReleases[0], Kind: "HelmRelease", Namespaced: true, ShortNames: []string{"hr"}, Status: true},
+	{GVR: tofu.Terraforms[0], Kind: "Terraform", Namespaced: true, ShortNames: []string{"tf"}, Status: true},
+	{GVR: gitRepositories, Kind: "GitRepository", Namespaced: true, ShortNames: []string{"gitrepo"}, Status: true},
+	{GVR: helmRepositories, Kind: "HelmRepository", Namespaced: true, ShortNames: []string{"helmrepo"}, Status: true},
 	{GVR: crdGVR, Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"}, Status: true},
 	{GVR: eventsGVR, Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}},
 }
@@ -119,6 +127,11 @@ func crds() []*unstructured.Unstructured {
 		crd("stacks", "pulumi.com", "Stack", "v1", nil, open, statusSub),
 		crd("updates", "auto.pulumi.com", "Update", "v1alpha1", nil, open, statusSub),
 		crd("workspaces", "auto.pulumi.com", "Workspace", "v1alpha1", []any{"ws"}, open, statusSub),
+		crd("kustomizations", "kustomize.toolkit.fluxcd.io", "Kustomization", "v1", []any{"ks"}, open, statusSub),
+		crd("helmreleases", "helm.toolkit.fluxcd.io", "HelmRelease", "v2", []any{"hr"}, open, statusSub),
+		crd("terraforms", "infra.contrib.fluxcd.io", "Terraform", "v1alpha2", []any{"tf"}, open, statusSub),
+		crd("gitrepositories", "source.toolkit.fluxcd.io", "GitRepository", "v1", []any{"gitrepo"}, open, statusSub),
+		crd("helmrepositories", "source.toolkit.fluxcd.io", "HelmRepository", "v1", []any{"helmrepo"}, open, statusSub),
 	}
 }
 

@@ -5,7 +5,10 @@
 // and visible at once: a sync stuck for 25 minutes, one held by a sync
 // window, a failing app, a prune waiting for confirmation, self-heal
 // reverting a hand edit, a Stack locked by a dead run, a wedged Stack, a
-// commit waiting for approval, and drift that keeps appearing.
+// commit waiting for approval, drift that keeps appearing, and Flux
+// Kustomizations, HelmReleases and tofu-controller Terraforms in every state
+// driftdeck tells apart (a plan waiting for approval, a held state lock,
+// retries exhausted, a dependency or source not ready, ...).
 package demo
 
 import (
@@ -79,6 +82,7 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 	e := newEstate(now, diy)
 	e.argo(t)
 	e.stacks()
+	e.flux()
 	e.events()
 
 	srv := inmem.New(resources...)
@@ -104,7 +108,9 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 		Git: e.git, Outcome: e.outcome, Events: kc, OnError: opts.OnError,
 	})
 	go func() { _ = argo.Run(ctx) }()
+	fluxControllers := sim.NewFlux(dyn, sim.FluxOptions{Events: kc, OnError: opts.OnError})
 	go func() { _ = operator.Run(ctx) }()
+	go func() { _ = fluxControllers.Run(ctx) }()
 	seed := opts.Seed
 	if seed == 0 {
 		seed = uint64(now.UnixNano())

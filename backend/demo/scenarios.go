@@ -8,6 +8,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/tofu"
 )
 
 // Scenario is one situation the demo stages from the start.
@@ -36,6 +37,22 @@ var Scenarios = []Scenario{
 	{"pulumi/" + infraNS + "/" + stackPreview, "spec.preview: the operator only previews; driftdeck previews it for real with the program the demo ships (needs the pulumi CLI) and applies exactly the approved plan"},
 	{"pulumi/" + platformInfraNS + "/" + stackRunning, "an update in progress"},
 	{"pulumi/" + ReadOnlyNamespace + "/" + stackStalled, "Stalled after three failed updates"},
+	{"kustomization/" + fluxNS + "/" + ksReconciling, "applying a new revision now (Reconciling)"},
+	{"kustomization/" + fluxNS + "/" + ksStalled, "Stalled on an invalid health check expression: not retried until the spec changes"},
+	{"kustomization/" + webNS + "/" + ksFailing, "the build fails on the same revision for 40 minutes: stuck past the threshold"},
+	{"kustomization/" + webNS + "/" + ksDependency, "waits for web-frontend, which is not ready"},
+	{"kustomization/" + webNS + "/" + ksSourceFailed, "its GitRepository cannot be fetched (authentication failed)"},
+	{"kustomization/" + fluxNS + "/" + ksSuspended, "suspended"},
+	{"helmrelease/" + fluxNS + "/" + hrHistory, "three releases in its history"},
+	{"helmrelease/" + monitoringNS + "/" + hrExhausted, "upgrade retries exhausted: helm-controller waits for a spec change or a reset"},
+	{"helmrelease/" + monitoringNS + "/" + hrRetrying, "an upgrade failed, retries left"},
+	{"terraform/" + fluxNS + "/" + tfAwaiting, "a plan waits for approval by its full id; approving it applies it"},
+	{"terraform/" + fluxNS + "/" + tfStale, "its pending plan was made from an older spec: stale"},
+	{"terraform/" + fluxNS + "/" + tfPlanOnly, "plan only: plans are never applied"},
+	{"terraform/" + fluxNS + "/" + tfDrift, "drift detection only, and drift found"},
+	{"terraform/" + fluxNS + "/" + tfLocked, "a state lock held by a runner that died"},
+	{"terraform/" + fluxNS + "/" + tfSuspended, "suspended"},
+	{"terraform/" + fluxNS + "/" + tfExhausted, "remediation retries used up: Stalled"},
 }
 
 // events seeds the recent Events of the scenario objects.
@@ -64,6 +81,11 @@ func (e *estate) events() {
 		"Failed to update stack: error: "+e.diy.lockMessage(), 5*time.Second)
 	add("Stack", "pulumi.com/v1", ReadOnlyNamespace, stackStalled, "Warning", "StackUpdateFailure", operator,
 		"Failed to update stack: "+costReportsFailure, 17*time.Minute)
+	add("Kustomization", "kustomize.toolkit.fluxcd.io/v1", webNS, ksFailing, "Warning", "BuildFailed", "kustomize-controller", frontendBuildFail, 90*time.Second)
+	add("HelmRelease", "helm.toolkit.fluxcd.io/v2", monitoringNS, hrExhausted, "Warning", "UpgradeFailed", "helm-controller",
+		"Helm upgrade failed for release monitoring/kube-prometheus-stack with chart kube-prometheus-stack@65.1.0: spec.selector: Invalid value: field is immutable", 31*time.Minute)
+	add("Terraform", "infra.contrib.fluxcd.io/v1alpha2", fluxNS, tfAwaiting, "Normal", "TerraformPlannedWithChanges", "tofu-controller",
+		"Plan generated: 2 to add, 1 to change, 1 to destroy; set approvePlan: "+e.pendingPlanOf(tfAwaiting)+" to apply it", 9*time.Minute)
 	add("Stack", "pulumi.com/v1", infraNS, stackWedged, "Normal", "StackUpdateDetected", operator,
 		"New stack generation: "+fmt.Sprint(e.generationOf(infraNS, stackWedged)), 6*time.Minute)
 }
@@ -74,6 +96,16 @@ func (e *estate) revisionOf(namespace, name string) string {
 		if o.GetNamespace() == namespace && o.GetName() == name {
 			rev, _, _ := unstructured.NestedString(o.Object, "status", "sync", "revision")
 			return rev
+		}
+	}
+	return ""
+}
+
+func (e *estate) pendingPlanOf(name string) string {
+	for _, o := range e.objects[tofu.Terraforms[0]] {
+		if o.GetNamespace() == fluxNS && o.GetName() == name {
+			id, _, _ := unstructured.NestedString(o.Object, "status", "plan", "pending")
+			return id
 		}
 	}
 	return ""

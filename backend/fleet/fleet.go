@@ -82,17 +82,20 @@ var watched = slices.Concat([]schema.GroupVersionResource{
 }, flux.Kustomizations, flux.HelmReleases, tofu.Terraforms)
 
 // fluxEngines are the engines served in several versions: each is watched
-// through the newest version the cluster serves. They are not listed as
-// missing in the context's status, which speaks of Argo CD and Pulumi only.
+// through the newest version the cluster serves.
 var fluxEngines = []struct {
 	engine   model.Engine
 	versions []schema.GroupVersionResource
 	decode   func([]byte) (map[string]any, error)
 	convert  func(string, map[string]any) *model.Unit
+	missing  string // the context's status when no version is served
 }{
-	{model.EngineKustomization, flux.Kustomizations, flux.DecodeKustomization, flux.ConvertKustomization},
-	{model.EngineHelmRelease, flux.HelmReleases, flux.DecodeHelmRelease, flux.ConvertHelmRelease},
-	{model.EngineTerraform, tofu.Terraforms, tofu.DecodeSlim, tofu.Convert},
+	{model.EngineKustomization, flux.Kustomizations, flux.DecodeKustomization, flux.ConvertKustomization,
+		"Flux's kustomize-controller is not installed (no kustomizations.kustomize.toolkit.fluxcd.io)"},
+	{model.EngineHelmRelease, flux.HelmReleases, flux.DecodeHelmRelease, flux.ConvertHelmRelease,
+		"Flux's helm-controller is not installed (no helmreleases.helm.toolkit.fluxcd.io)"},
+	{model.EngineTerraform, tofu.Terraforms, tofu.DecodeSlim, tofu.Convert,
+		"tofu-controller is not installed (no terraforms.infra.contrib.fluxcd.io)"},
 }
 
 // served is the newest of the versions the cluster serves.
@@ -133,6 +136,11 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 	}
 	if !c.Has(pulumiop.Stacks) {
 		missing[string(model.EnginePulumi)] = "the Pulumi operator is not installed (no stacks.pulumi.com)"
+	}
+	for _, e := range fluxEngines {
+		if _, ok := served(c, e.versions); !ok {
+			missing[string(e.engine)] = e.missing
+		}
 	}
 	f.Store.UpdateStatus(c.Context, func(s *store.ContextStatus) {
 		s.Connected, s.Since, s.Missing = true, time.Now(), missing
@@ -302,6 +310,7 @@ func watchUnits(ctx context.Context, st *store.Store, c *kube.Cluster, gvr schem
 		},
 		Replace: func(us []*model.Unit) {
 			st.Replace(scope, us)
+			st.UpdateStatus(c.Context, func(s *store.ContextStatus) { s.Lists++ })
 			done()
 		},
 	}, h)

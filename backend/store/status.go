@@ -17,6 +17,9 @@ type ContextStatus struct {
 	// ("" when they do) or why not.
 	Missing map[string]string
 	Synced  bool // every watch delivered its initial list
+	// Lists counts the complete lists the watches received, the first ones
+	// included: more than one per watch means the watch was relisted.
+	Lists int
 }
 
 // Stale reports whether the context's data may be out of date.

@@ -3,7 +3,7 @@
 # the Go module proxy into a cache directory outside the repository, keyed by version
 # and by the tools module's go.sum. Warm runs only check that the binaries exist.
 #
-# Usage: build.sh [--cached] [all|controlplane|pulumi|argocd|flux]
+# Usage: build.sh [--cached] [all|controlplane|pulumi|argocd|flux|opentofu]
 #   all        every tool set, built concurrently when missing
 #   --cached   never build: print what is cached; exit 3 when something is not
 #
@@ -13,6 +13,7 @@
 #   DRIFTDECK_ARGOCD=<path of the argocd multi-call binary (controller, repo-server)>
 #   DRIFTDECK_REDIS=<path of redis-server, which the Argo CD components need>
 #   DRIFTDECK_FLUX_DIR=<dir with Flux's source-controller, kustomize-controller and crds/>
+#   DRIFTDECK_TOFU=<path of the tofu binary (OpenTofu), for real Terraform plans>
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +25,7 @@ pulumi_version=v3.274.1
 argocd_version=v3.3.0
 # 1.9.6 is the newest Flux whose controllers build with Go 1.26.
 flux_version=v1.9.6
+tofu_version=v1.10.10
 
 cached_only=false
 if [[ ${1:-} == --cached ]]; then
@@ -40,6 +42,7 @@ control_plane_dir() { echo "$cache_root/controlplane-$k8s_version-$(sum_key "$he
 pulumi_dir() { echo "$cache_root/pulumi-$pulumi_version-$(sum_key "$here/pulumicli")"; }
 argocd_dir() { echo "$cache_root/argocd-$argocd_version-$(sum_key "$here/argocd")"; }
 flux_dir() { echo "$cache_root/flux-$flux_version-$(sum_key "$here/flux")"; }
+tofu_dir() { echo "$cache_root/opentofu-$tofu_version-$(sum_key "$here/opentofu")"; }
 
 # with_lock DIR CMD...: runs CMD holding DIR.lock, so two builds of one tool (two
 # checkouts, or make test twice) never write the same directory at once.
@@ -237,6 +240,36 @@ flux() {
 	echo "DRIFTDECK_FLUX_DIR=$out"
 }
 
+# OpenTofu's go.mod replaces hcl/v2 with opentofu's fork, so `go install` refuses it:
+# the tools module repeats that replace. version.dev=no drops the "-dev" suffix.
+compile_opentofu() {
+	local tmp=$1
+	(cd "$here/opentofu" && go build -trimpath \
+		-ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no" \
+		-o "$tmp/tofu" github.com/opentofu/opentofu/cmd/tofu)
+}
+
+build_opentofu() {
+	local out=$1
+	if [[ -x $out/tofu ]]; then
+		log "opentofu $tofu_version cached in $out"
+		return
+	fi
+	log "building opentofu $tofu_version (cold: ~6 min on a busy 2-core machine)"
+	build "opentofu" "$out" compile_opentofu
+}
+
+opentofu() {
+	local out
+	out=$(tofu_dir)
+	if $cached_only; then
+		[[ -x $out/tofu ]] || { log "opentofu $tofu_version not built yet (expected in $out)"; return 3; }
+	else
+		with_lock "$out" build_opentofu "$out"
+	fi
+	echo "DRIFTDECK_TOFU=$out/tofu"
+}
+
 # every builds all tool sets at once: each build has long phases that use one
 # core (downloads, links), which overlap well; peak memory is about 2.5 + 2 + 2 GB.
 every() {
@@ -246,10 +279,11 @@ every() {
 		pulumi || rc=$?
 		argocd || rc=$?
 		flux || rc=$?
+		opentofu || rc=$?
 		redis || rc=$?
 		return $rc
 	fi
-	local tmp cp_pid pu_pid ar_pid fl_pid
+	local tmp cp_pid pu_pid ar_pid fl_pid tf_pid
 	tmp=$(mktemp -d)
 	control_plane >"$tmp/controlplane" &
 	cp_pid=$!
@@ -259,12 +293,15 @@ every() {
 	ar_pid=$!
 	flux >"$tmp/flux" &
 	fl_pid=$!
+	opentofu >"$tmp/opentofu" &
+	tf_pid=$!
 	redis >"$tmp/redis" || rc=$?
 	wait $cp_pid || rc=$?
 	wait $pu_pid || rc=$?
 	wait $ar_pid || rc=$?
 	wait $fl_pid || rc=$?
-	cat "$tmp/controlplane" "$tmp/pulumi" "$tmp/argocd" "$tmp/flux" "$tmp/redis"
+	wait $tf_pid || rc=$?
+	cat "$tmp/controlplane" "$tmp/pulumi" "$tmp/argocd" "$tmp/flux" "$tmp/opentofu" "$tmp/redis"
 	rm -rf "$tmp"
 	return $rc
 }
@@ -274,6 +311,7 @@ case $what in
 	pulumi) pulumi ;;
 	argocd) argocd && redis ;;
 	flux) flux ;;
+	opentofu) opentofu ;;
 	all) every ;;
-	*) echo "usage: $0 [--cached] [all|controlplane|pulumi|argocd|flux]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--cached] [all|controlplane|pulumi|argocd|flux|opentofu]" >&2; exit 2 ;;
 esac

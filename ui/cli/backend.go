@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
-	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/describe"
@@ -19,7 +18,7 @@ import (
 type service struct {
 	*actions.Executor
 	*describe.Describer
-	*argodiff.Differ
+	*unitDiffer
 	*stackops.Ops
 }
 
@@ -46,8 +45,8 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 			DryRun:   g.dryRun,
 			Settle:   3 * time.Second,
 		},
-		Describer: &describe.Describer{Cluster: f.Cluster, Updates: f.Updates},
-		Differ:    differ,
-		Ops:       &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun},
+		Describer:  &describe.Describer{Cluster: f.Cluster, Updates: f.Updates},
+		unitDiffer: differ,
+		Ops:        &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun},
 	}, nil
 }

@@ -9,15 +9,51 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/demo"
+	"github.com/driftdeck/driftdeck/backend/fluxdiff"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
+	"github.com/driftdeck/driftdeck/backend/tfplan"
 )
+
+// unitDiffer answers "what would change" for every engine that has a diff:
+// Argo CD Applications, Flux Kustomizations (a local build dry-run against
+// the cluster) and Terraforms (the readable plan tofu-controller stored,
+// bound to its plan id through Result.SyncRevision).
+type unitDiffer struct {
+	argo  *argodiff.Differ
+	flux  *fluxdiff.Differ
+	plans *tfplan.Reader
+}
+
+func (d *unitDiffer) Diff(ctx context.Context, k model.Key) (*argodiff.Result, error) {
+	switch k.Engine {
+	case model.EngineKustomization:
+		return d.flux.Diff(ctx, k)
+	case model.EngineTerraform:
+		p, err := d.plans.Read(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		return planResult(p), nil
+	}
+	return d.argo.Diff(ctx, k)
+}
+
+// planResult shows a plan in the diff screen: the plan id as its revision
+// (and as what an approval binds to), tofu's summary first.
+func planResult(p *tfplan.Plan) *argodiff.Result {
+	return &argodiff.Result{
+		Report: p.Report, Revision: p.ID, SyncRevision: p.ID,
+		Source:   p.Format + " plan from " + p.Where,
+		Warnings: append([]string{p.Summary}, p.Warnings...),
+	}
+}
 
 // newDiffer picks the diff source: the Argo CD API server when one is
 // configured (flags, ARGOCD_SERVER/ARGOCD_AUTH_TOKEN, or the argocd CLI's
 // config), else a local render dry-run against the cluster.
-func newDiffer(ctx context.Context, g *globals, clusters func(string) (*kube.Cluster, bool)) (*argodiff.Differ, error) {
+func newDiffer(ctx context.Context, g *globals, clusters func(string) (*kube.Cluster, bool)) (*unitDiffer, error) {
 	server, err := argodiff.LoadServerConfig(argodiff.ServerFlags{Server: g.argocdServer, Token: g.argocdToken})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("Argo CD server: %w", err)}
@@ -28,19 +64,30 @@ func newDiffer(ctx context.Context, g *globals, clusters func(string) (*kube.Clu
 			return nil, err
 		}
 	}
-	return &argodiff.Differ{Cluster: clusters, Source: argodiff.NewSource(argodiff.Options{Server: server})}, nil
+	return &unitDiffer{
+		argo:  &argodiff.Differ{Cluster: clusters, Source: argodiff.NewSource(argodiff.Options{Server: server})},
+		flux:  &fluxdiff.Differ{Cluster: clusters},
+		plans: &tfplan.Reader{Cluster: clusters},
+	}, nil
 }
 
 func newDiffCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "diff argocd/<namespace>/<name>",
-		Short: "Print what a sync of an Argo CD Application would change, as a unified diff",
+		Use:   "diff argocd/<namespace>/<name> | kustomization/<namespace>/<name> | terraform/<namespace>/<name>",
+		Short: "Print what a sync, reconcile or apply would change, as a unified diff",
 		Long: `Print live against desired for every resource of the Application, Secret
 values masked. With an Argo CD API server configured (--argocd-server and
 --argocd-token, ARGOCD_SERVER/ARGOCD_AUTH_TOKEN, or an argocd login) it shows
 what the server compares; otherwise driftdeck renders the source (plain
 manifests or kustomize) at the compared revision and dry-runs it against the
 cluster.
+
+For a Flux Kustomization it builds the kustomization as kustomize-controller
+does, from a checkout of its GitRepository at the last attempted revision,
+and dry-runs it against the cluster (as flux diff kustomization). For a
+tofu-controller Terraform it prints the readable plan the controller stored
+(spec.storeReadablePlan: human or json), per resource, sensitive values
+masked, with the plan id an approval must name.
 
 As kubectl diff, it exits 0 when there are no differences and 1 when there
 are (see the exit codes below).`,
@@ -54,8 +101,10 @@ func runDiff(ctx context.Context, g *globals, ref string) error {
 	if err != nil {
 		return err
 	}
-	if k.Engine != model.EngineArgoCD {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: diff is for Argo CD Applications; for a Pulumi Stack use `driftdeck preview`", ref)}
+	switch k.Engine {
+	case model.EngineArgoCD, model.EngineKustomization, model.EngineTerraform:
+	default:
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: diff is for Argo CD Applications, Flux Kustomizations and Terraforms; for a Pulumi Stack use `driftdeck preview`", ref)}
 	}
 	d, err := newDiffer(ctx, g, set.get)
 	if err != nil {
@@ -63,6 +112,9 @@ func runDiff(ctx context.Context, g *globals, ref string) error {
 	}
 	if err := lookUnit(ctx, set, k); err != nil {
 		return err
+	}
+	if k.Engine == model.EngineTerraform {
+		return printTerraformPlan(ctx, g, d.plans, k)
 	}
 	res, err := d.Diff(ctx, k)
 	if err != nil {
@@ -82,6 +134,36 @@ func runDiff(ctx context.Context, g *globals, ref string) error {
 	r := res.Report
 	fmt.Fprintf(g.errOut, "# %d modified, %d added, %d removed (pruned on sync), %d unchanged\n", r.Modified, r.Added, r.Removed, r.Unchanged)
 	if r.Modified+r.Added+r.Removed > 0 {
+		return &exitError{code: 1, err: errDifferences}
+	}
+	return nil
+}
+
+// printTerraformPlan prints a Terraform's readable plan: per resource tofu's header
+// and the diff of its before and after; exit 1 when it changes something.
+func printTerraformPlan(ctx context.Context, g *globals, r *tfplan.Reader, k model.Key) error {
+	p, err := r.Read(ctx, k)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(g.errOut, "# %s, plan %s (%s plan from %s)\n", k.Ref(), safetext.Visible(p.ID), p.Format, safetext.Visible(p.Where))
+	for _, w := range p.Warnings {
+		fmt.Fprintf(g.errOut, "warning: %s\n", safetext.Visible(w))
+	}
+	out := &safeLines{w: g.out}
+	for _, res := range p.Resources {
+		fmt.Fprintf(out, "%s\n", res.Header)
+		label := res.Address
+		if err := res.Diff.Text.WriteUnified(out, label+" (before)", label+" (after)", 3); err != nil {
+			return err
+		}
+		fmt.Fprintln(out)
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.errOut, "# %s\n", safetext.Visible(p.Summary))
+	if p.Changes() {
 		return &exitError{code: 1, err: errDifferences}
 	}
 	return nil

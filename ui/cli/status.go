@@ -78,11 +78,12 @@ func runStatus(ctx context.Context, g *globals, o *statusOpts) error {
 		}
 	}
 	now := time.Now()
+	ends := pauseEnds(ctx, f.Cluster, units, now)
 	if g.output == "json" {
-		return printJSON(g, units, now)
+		return printJSON(g, units, ends, now)
 	}
 	layout := tableLayout{withContext: len(f.Contexts()) > 1, wide: g.output == "wide", cut: g.output != "wide" && g.outIsTerminal()}
-	return printTable(g, units, now, layout)
+	return printTable(g, units, ends, now, layout)
 }
 
 // unitFilter builds the --engine/--state filter.
@@ -141,21 +142,21 @@ func stateCheck(s string) (func(*model.Unit) bool, error) {
 // tableLayout is how the status table is drawn.
 type tableLayout struct {
 	withContext bool // several contexts: a CONTEXT column
-	wide        bool // -o wide: stuck rule and owner columns
+	wide        bool // -o wide: stuck rule, owner and pause-end columns
 	cut         bool // on a terminal without -o wide: reasons cut with …
 }
 
 // reasonWidth is where a terminal's table cuts a reason.
 const reasonWidth = 100
 
-func printTable(g *globals, units []*model.Unit, now time.Time, l tableLayout) error {
+func printTable(g *globals, units []*model.Unit, ends map[model.Key]string, now time.Time, l tableLayout) error {
 	tw := tabwriter.NewWriter(g.out, 0, 0, 2, ' ', 0)
 	head := []string{"UNIT", "SYNC", "HEALTH", "AUTOMATION", "RUN", "SINCE", "REVISION"}
 	if l.withContext {
 		head = append([]string{"CONTEXT"}, head...)
 	}
 	if l.wide {
-		head = append(head, "RULE", "OWNER")
+		head = append(head, "RULE", "OWNER", "PAUSE ENDS")
 	}
 	fmt.Fprintln(tw, strings.Join(append(head, "REASON"), "\t"))
 	for _, u := range units {
@@ -169,7 +170,7 @@ func printTable(g *globals, units []*model.Unit, now time.Time, l tableLayout) e
 			row = append([]string{u.Key.Context}, row...)
 		}
 		if l.wide {
-			row = append(row, orDash(u.StuckRule), orDash(u.Owner))
+			row = append(row, orDash(u.StuckRule), orDash(u.Owner), orDash(ends[u.Key]))
 		}
 		row = append(row, reason)
 		for i, cell := range row {
@@ -216,9 +217,11 @@ type pauseJSON struct {
 	Until   *time.Time `json:"until,omitempty"`
 	Expired bool       `json:"expired"`
 	Mode    string     `json:"mode"`
+	// EndsBy says who will end an expiring pause: the agent, or nobody.
+	EndsBy string `json:"endsBy,omitempty"`
 }
 
-func printJSON(g *globals, units []*model.Unit, now time.Time) error {
+func printJSON(g *globals, units []*model.Unit, ends map[model.Key]string, now time.Time) error {
 	recs := make([]unitRecord, 0, len(units))
 	for _, u := range units {
 		r := unitRecord{
@@ -233,7 +236,7 @@ func printJSON(g *globals, units []*model.Unit, now time.Time) error {
 			r.RunSince = &t
 		}
 		if p := u.Pause; p != nil {
-			r.Pause = &pauseJSON{By: p.By, Reason: p.Reason, At: p.At, Expired: p.Expired(now), Mode: p.Mode}
+			r.Pause = &pauseJSON{By: p.By, Reason: p.Reason, At: p.At, Expired: p.Expired(now), Mode: p.Mode, EndsBy: ends[u.Key]}
 			if !p.Until.IsZero() {
 				t := p.Until
 				r.Pause.Until = &t

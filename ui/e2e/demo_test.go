@@ -8,7 +8,13 @@ import (
 func TestDemoFilterDetailQuit(t *testing.T) {
 	term := start(t, 120, 32, nil, "--demo")
 	term.waitFor(startup, "DEMO", "units", "NAMESPACE/NAME")
-	term.waitUntil(promptly, "the list to fill the screen", func(s string) bool { return strings.Count(s, "argocd ") >= 20 })
+	term.waitUntil(promptly, "the list to fill the screen", func(s string) bool {
+		rows := 0
+		for _, engine := range []string{"argocd ", "pulumi ", "flux ks ", "flux hr ", "tofu tf "} {
+			rows += strings.Count(s, engine)
+		}
+		return rows >= 20
+	})
 
 	term.send("/")
 	term.send("velero")

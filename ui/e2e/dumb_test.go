@@ -42,7 +42,7 @@ func TestDemoDumbTerminalShowsTheCursorRowAndTheFocusedButton(t *testing.T) {
 	// A confirm dialog: the focused button must show without colour.
 	term.send(`/argocd/cart\b` + "\r")
 	term.waitUntil(promptly, "the filter to leave argocd/cart under the cursor", func(s string) bool {
-		return strings.Contains(s, ">  argocd argocd/cart ") && strings.Count(s, "argocd ") == 1
+		return strings.Contains(s, ">  argocd  argocd/cart ") && strings.Count(s, "argocd ") == 1
 	})
 	term.send("p")
 	term.waitFor(promptly, "Reason:")

@@ -23,7 +23,7 @@ func TestDemoPauseOnAManualAppSaysWhyNotAndOpensNoForm(t *testing.T) {
 	term.waitFor(startup, "DEMO", "NAMESPACE/NAME")
 	term.send(`/argocd/kafka\b` + "\r")
 	term.waitUntil(promptly, "the filter to leave argocd/kafka under the cursor", func(s string) bool {
-		return strings.Contains(s, ">  argocd argocd/kafka ") && strings.Count(s, "argocd ") == 1
+		return strings.Contains(s, ">  argocd  argocd/kafka ") && strings.Count(s, "argocd ") == 1
 	})
 	term.send("p")
 	s := term.waitFor(promptly, "nothing to pause")
@@ -42,7 +42,7 @@ func TestDemoReadOnlySaysSoBeforeAnyForm(t *testing.T) {
 	term.waitFor(startup, "DEMO", "READ-ONLY", "NAMESPACE/NAME")
 	term.send(`/argocd/cart\b` + "\r")
 	term.waitUntil(promptly, "the filter to leave argocd/cart under the cursor", func(s string) bool {
-		return strings.Contains(s, ">  argocd argocd/cart ") && strings.Count(s, "argocd ") == 1
+		return strings.Contains(s, ">  argocd  argocd/cart ") && strings.Count(s, "argocd ") == 1
 	})
 	term.send("p")
 	s := term.waitUntil(promptly, "the screen to say the pause is refused read-only", func(s string) bool {

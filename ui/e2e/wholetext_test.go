@@ -24,7 +24,7 @@ func TestDemoStuckRuleAndRemedyReadWholeAt80Columns(t *testing.T) {
 	term.waitFor(startup, "DEMO", "NAMESPACE/NAME")
 	term.send(`/network-prod` + "\r")
 	term.waitUntil(promptly, "the filter to leave only network-prod under the cursor", func(s string) bool {
-		return strings.Contains(s, ">  pulumi infra/network-prod") && strings.Count(s, "pulumi infra/") == 1
+		return strings.Contains(s, ">  pulumi  infra/network-prod") && strings.Count(s, "pulumi  infra/") == 1
 	})
 	// The list's status lines, under the rule that ends the table.
 	s := term.waitUntil(promptly, "the list's status lines to hold the stuck rule and its remedy whole", func(s string) bool {

@@ -76,8 +76,12 @@ func (m *Model) Availability() []actions.Availability { return m.avail }
 
 // Tabs lists the tabs this unit has.
 func (m *Model) Tabs() []Tab {
-	if m.unit.Argo != nil {
+	switch {
+	case m.unit.Argo != nil:
 		return []Tab{Overview, Resources, History, Events, YAML}
+	case m.unit.Flux != nil || m.unit.Tofu != nil:
+		// Their history and plan are on the overview; no resources are read.
+		return []Tab{Overview, Events, YAML}
 	}
 	return []Tab{Overview, Resources, Events, YAML}
 }

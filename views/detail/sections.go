@@ -224,6 +224,18 @@ func (m *Model) engineFacts(now time.Time) []string {
 		out = append(out, m.field("  run request", req))
 		out = append(out, m.conditions(f.Conditions, now)...)
 	}
+	if f := m.unit.Flux; f != nil {
+		out = append(out, m.fluxFacts(f, now)...)
+		if f.Helm != nil {
+			out = append(out, m.helmFacts(f.Helm, now)...)
+		}
+		out = append(out, m.conditions(f.Conditions, now)...)
+	}
+	if f := m.unit.Tofu; f != nil {
+		out = append(out, m.fluxFacts(&f.FluxFacts, now)...)
+		out = append(out, m.tofuFacts(f, now)...)
+		out = append(out, m.conditions(f.Conditions, now)...)
+	}
 	return out
 }
 

@@ -37,7 +37,7 @@ const (
 
 var columns = [numColumns]column{
 	colContext:    {title: "CONTEXT", width: 14, priority: 2, cell: func(u *model.Unit, _ time.Time) string { return u.Key.Context }},
-	colEngine:     {title: "ENGINE", width: 6, priority: 9, cell: func(u *model.Unit, _ time.Time) string { return string(u.Key.Engine) }},
+	colEngine:     {title: "ENGINE", width: 7, priority: 9, cell: func(u *model.Unit, _ time.Time) string { return EngineLabel(u.Key.Engine) }},
 	colName:       {title: "NAMESPACE/NAME", min: 20, priority: 10, cell: nameCell},
 	colSync:       {title: "SYNC", width: 7, priority: 8, cell: func(u *model.Unit, _ time.Time) string { return u.Sync.String() }, style: syncStyle},
 	colHealth:     {title: "HEALTH", width: 8, priority: 6, cell: healthCell, style: healthStyle},
@@ -51,6 +51,20 @@ var columns = [numColumns]column{
 // timeDependent columns are re-rendered on every frame; the rest are cached
 // per unit.
 func timeDependent(c int) bool { return c == colAge || c == colAutomation }
+
+// EngineLabel names an engine in at most 7 cells: the controller family and
+// the kind's short name, as the flux CLI and tfctl abbreviate them.
+func EngineLabel(e model.Engine) string {
+	switch e {
+	case model.EngineKustomization:
+		return "flux ks"
+	case model.EngineHelmRelease:
+		return "flux hr"
+	case model.EngineTerraform:
+		return "tofu tf"
+	}
+	return string(e)
+}
 
 func nameCell(u *model.Unit, _ time.Time) string {
 	s := u.Key.Namespace + "/" + u.Key.Name
@@ -97,8 +111,12 @@ func ageCell(u *model.Unit, now time.Time) string {
 	return model.HumanDuration(now.Sub(u.RunSince))
 }
 
-// ShortRevision shortens a 40-hex commit to 7 characters.
+// ShortRevision shortens a 40-hex commit to 7 characters, also in Flux's
+// <ref>@sha1:<commit> form.
 func ShortRevision(s string) string {
+	if i := strings.LastIndex(s, "@sha1:"); i >= 0 && len(s)-i-len("@sha1:") == 40 {
+		return s[len(s)-40 : len(s)-33]
+	}
 	if len(s) == 40 && !strings.ContainsAny(s, "/:,") {
 		return s[:7]
 	}

@@ -3,6 +3,7 @@ package list
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -86,10 +87,19 @@ func (f Filter) narrows(prev Filter) bool {
 
 // Scope narrows the list the way ":" commands do.
 type Scope struct {
-	Engine    model.Engine // "" for all
+	Engine model.Engine // "" for all
+	// Family narrows to several engines at once (see Families); it is used
+	// instead of Engine, never with it.
+	Family    string
 	Namespace string
 	Context   string
 	State     string // "stuck", "paused", ... see ScopeStates
+}
+
+// Families are the engine groups a scope can name: "flux" is the Flux
+// toolkit's own kinds (tofu-controller's Terraforms have :terraform).
+var Families = map[string][]model.Engine{
+	"flux": {model.EngineKustomization, model.EngineHelmRelease},
 }
 
 // ScopeStates are the words :<state> accepts.
@@ -108,6 +118,9 @@ func ValidState(s string) error {
 // Contains reports whether a unit is in the scope.
 func (s Scope) Contains(u *model.Unit) bool {
 	if s.Engine != "" && u.Key.Engine != s.Engine {
+		return false
+	}
+	if s.Family != "" && !slices.Contains(Families[s.Family], u.Key.Engine) {
 		return false
 	}
 	if s.Namespace != "" && u.Key.Namespace != s.Namespace {
@@ -147,6 +160,9 @@ func (s Scope) Describe() string {
 	if s.Engine != "" {
 		parts = append(parts, string(s.Engine))
 	}
+	if s.Family != "" {
+		parts = append(parts, s.Family)
+	}
 	if s.Context != "" {
 		parts = append(parts, "ctx "+s.Context)
 	}
@@ -162,7 +178,7 @@ func (s Scope) Describe() string {
 // haystack is the text a filter searches in a unit.
 func haystack(u *model.Unit) string {
 	return strings.ToLower(strings.Join([]string{
-		string(u.Key.Engine) + "/" + u.Key.Namespace + "/" + u.Key.Name, u.Key.Context,
+		string(u.Key.Engine) + "/" + u.Key.Namespace + "/" + u.Key.Name, EngineLabel(u.Key.Engine), u.Key.Context,
 		u.Sync.String(), u.Health.String(), u.Automation.String(), u.Run.String(),
 		u.Project, u.Owner, u.Reason(), u.Desired, u.Applied,
 	}, " "))

@@ -114,7 +114,7 @@ func TestStatusLinesFollowTheCursorAndKeepTheCursorRowOnScreen(t *testing.T) {
 	}
 	m.MoveTo(-1)
 	got := ansi.Strip(m.View(now))
-	if !strings.Contains(got, ">  pulumi infra/dns-zones") {
+	if !strings.Contains(got, ">  pulumi  infra/dns-zones") {
 		t.Errorf("the cursor row scrolled out of view under its status lines:\n%s", got)
 	}
 	if !strings.Contains(got, "more in the detail") {

@@ -1,0 +1,236 @@
+// Package agent is driftdeck run headless: the same live model (fleet and
+// store) and the same write path (actions.Executor) as the workbench, kept
+// running to serve Prometheus metrics and health probes, and, on the replica
+// that holds the Lease, to end pauses whose expiry has passed and to run the
+// remediation policies a user configured.
+package agent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/metrics"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/store"
+)
+
+// Remediator is one more duty of the leader on every pass (the policies).
+type Remediator interface {
+	Remediate(ctx context.Context, units []*model.Unit)
+	prometheus.Collector
+}
+
+// Agent serves metrics and probes and, while leading, writes.
+type Agent struct {
+	Store *store.Store
+	Exec  *actions.Executor
+	// Contexts are the contexts the agent must have synced before it is ready.
+	Contexts []string
+	// Election, when set, makes only the Lease holder write; nil writes
+	// without one (a single replica).
+	Election *Election
+	Policies Remediator
+	// Interval between the leader's passes over the model (10s by default).
+	Interval time.Duration
+	// MetricsAddr and ProbeAddr are where /metrics and /healthz, /readyz
+	// are served; "" or "0" serves none.
+	MetricsAddr, ProbeAddr string
+	UnitNames              bool
+	Log                    io.Writer
+	Now                    func() time.Time
+
+	leader  atomic.Bool
+	ready   atomic.Bool
+	mu      sync.Mutex
+	addrs   map[string]net.Addr
+	resumed resumeBook
+
+	resumes *prometheus.CounterVec
+	passes  prometheus.Counter
+}
+
+func (a *Agent) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+func (a *Agent) logf(format string, args ...any) {
+	if a.Log != nil {
+		fmt.Fprintf(a.Log, time.Now().UTC().Format(time.RFC3339)+" "+format+"\n", args...)
+	}
+}
+
+// IsLeader tells whether this replica writes now.
+func (a *Agent) IsLeader() bool { return a.leader.Load() }
+
+// Addr is where a server listens once Run started it ("metrics" or "probes").
+func (a *Agent) Addr(which string) net.Addr {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.addrs[which]
+}
+
+// Run serves and campaigns until ctx ends. It returns once the servers
+// are listening or failed to (the error), the rest runs on in the
+// background until ctx ends; done is closed when all of it stopped.
+func (a *Agent) Run(ctx context.Context) (done <-chan struct{}, err error) {
+	reg := a.registry()
+	var wg sync.WaitGroup
+	a.addrs = map[string]net.Addr{}
+	serve := func(which, addr string, h http.Handler) error {
+		if addr == "" || addr == "0" {
+			return nil
+		}
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("--%s-bind-address %s: %w", map[string]string{"metrics": "metrics", "probes": "health-probe"}[which], addr, err)
+		}
+		a.mu.Lock()
+		a.addrs[which] = l.Addr()
+		a.mu.Unlock()
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		wg.Add(2)
+		go func() { defer wg.Done(); _ = srv.Serve(l) }()
+		go func() { defer wg.Done(); <-ctx.Done(); _ = srv.Close() }()
+		return nil
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	probes := http.NewServeMux()
+	probes.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
+	probes.HandleFunc("/readyz", a.readyz)
+	if err := serve("metrics", a.MetricsAddr, mux); err != nil {
+		return nil, err
+	}
+	if err := serve("probes", a.ProbeAddr, probes); err != nil {
+		return nil, err
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a.waitReady(ctx)
+		if a.Election == nil {
+			a.lead(ctx)
+			return
+		}
+		if err := a.Election.Run(ctx, a.lead); err != nil {
+			a.logf("leader election: %v", err)
+		}
+	}()
+	ch := make(chan struct{})
+	go func() { wg.Wait(); close(ch) }()
+	return ch, nil
+}
+
+func (a *Agent) registry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	a.resumes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "driftdeck_agent_expired_pause_resumes_total",
+		Help: "Pauses the agent ended at their expiry, by outcome (done, refused, failed).",
+	}, []string{"outcome"})
+	a.passes = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "driftdeck_agent_passes_total", Help: "Passes of the leader over the model.",
+	})
+	leader := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "driftdeck_agent_leader", Help: "1 while this replica holds the Lease and writes.",
+	}, func() float64 { return map[bool]float64{true: 1}[a.IsLeader()] })
+	ready := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "driftdeck_agent_ready", Help: "1 once every context delivered its first lists.",
+	}, func() float64 { return map[bool]float64{true: 1}[a.ready.Load()] })
+	reg.MustRegister(&metrics.Collector{Source: a.Store, UnitNames: a.UnitNames, Now: a.Now}, a.resumes, a.passes, leader, ready)
+	if a.Policies != nil {
+		reg.MustRegister(a.Policies)
+	}
+	return reg
+}
+
+// synced tells whether every expected context delivered its first lists.
+func (a *Agent) synced() (bool, string) {
+	byName := map[string]store.ContextStatus{}
+	for _, s := range a.Store.Status() {
+		byName[s.Context] = s
+	}
+	for _, c := range a.Contexts {
+		s, ok := byName[c]
+		switch {
+		case !ok:
+			return false, "context " + c + ": not connected yet"
+		case !s.Synced:
+			return false, "context " + c + ": first lists not complete" + map[bool]string{true: " (" + s.Error + ")"}[s.Error != ""]
+		}
+	}
+	return true, ""
+}
+
+func (a *Agent) readyz(w http.ResponseWriter, _ *http.Request) {
+	if ok, why := a.synced(); !ok {
+		http.Error(w, why, http.StatusServiceUnavailable)
+		return
+	}
+	io.WriteString(w, "ok\n")
+}
+
+// waitReady returns once the model is complete: nobody acts on half a list.
+func (a *Agent) waitReady(ctx context.Context) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if ok, _ := a.synced(); ok {
+			a.ready.Store(true)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// lead runs the leader's passes until ctx ends (or the Lease is lost).
+func (a *Agent) lead(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
+	a.leader.Store(true)
+	defer a.leader.Store(false)
+	a.logf("leading: this replica writes")
+	interval := a.Interval
+	if interval <= 0 {
+		interval = 10 * time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		a.Pass(ctx)
+		select {
+		case <-ctx.Done():
+			a.logf("stopped leading")
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Pass is one look at the model: end expired pauses, then run the policies.
+func (a *Agent) Pass(ctx context.Context) {
+	a.Store.Tick()
+	units := a.Store.Snapshot()
+	a.resumeExpired(ctx, units)
+	if a.Policies != nil && ctx.Err() == nil {
+		a.Policies.Remediate(ctx, units)
+	}
+	a.passes.Inc()
+}

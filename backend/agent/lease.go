@@ -1,0 +1,108 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+)
+
+// The Lease the agents hold, by default: the one `status` and the TUI read
+// to know whether an agent runs.
+const (
+	DefaultLeaseNamespace = "driftdeck-system"
+	DefaultLeaseName      = "driftdeck-agent"
+)
+
+// Election is leader election on a coordination/v1 Lease: only the holder
+// writes; every replica serves metrics.
+type Election struct {
+	Client    kubernetes.Interface
+	Namespace string
+	Name      string
+	// Identity names this replica in the Lease (pod name, or host and pid).
+	Identity string
+	// LeaseDuration is how long a lease not renewed stays held (15s by
+	// default, as controller-runtime); RenewDeadline and RetryPeriod follow
+	// it (2/3 and 1/7 of it).
+	LeaseDuration time.Duration
+}
+
+// Run campaigns until ctx ends; lead runs while this replica holds the
+// Lease, with a context cancelled when it loses it. On ctx's end the Lease
+// is released, so that another replica takes over at once.
+func (e Election) Run(ctx context.Context, lead func(ctx context.Context)) error {
+	ld := e.LeaseDuration
+	if ld <= 0 {
+		ld = 15 * time.Second
+	}
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Namespace: e.Namespace, Name: e.Name},
+		Client:     e.Client.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: e.Identity},
+	}
+	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock:            lock,
+		LeaseDuration:   ld,
+		RenewDeadline:   ld * 2 / 3,
+		RetryPeriod:     max(ld/7, 100*time.Millisecond),
+		ReleaseOnCancel: true,
+		Name:            e.Name,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: lead,
+			OnStoppedLeading: func() {},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	le.Run(ctx)
+	return nil
+}
+
+// Presence says whether an agent holds the Lease now.
+type Presence struct {
+	// Running: the Lease has a holder and was renewed within its duration.
+	Running bool
+	Holder  string
+	Renewed time.Time
+	// Unknown is set when the Lease could not be read (e.g. forbidden):
+	// then nobody can say whether an agent runs.
+	Unknown string
+}
+
+// Running reads the agents' Lease and says whether one holds it and keeps
+// renewing it: the signal `status` and the TUI use to say who will end a
+// pause ("resumes 14:30 by the agent") or that nothing will.
+func Running(ctx context.Context, c kubernetes.Interface, namespace, name string, now time.Time) Presence {
+	l, err := c.CoordinationV1().Leases(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return Presence{}
+	}
+	if err != nil {
+		return Presence{Unknown: fmt.Sprintf("could not read Lease %s/%s: %v", namespace, name, err)}
+	}
+	return presenceOf(l, now)
+}
+
+func presenceOf(l *coordinationv1.Lease, now time.Time) Presence {
+	p := Presence{}
+	if l.Spec.HolderIdentity != nil {
+		p.Holder = *l.Spec.HolderIdentity
+	}
+	if l.Spec.RenewTime != nil {
+		p.Renewed = l.Spec.RenewTime.Time
+	}
+	d := 15 * time.Second
+	if l.Spec.LeaseDurationSeconds != nil {
+		d = time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second
+	}
+	p.Running = p.Holder != "" && !p.Renewed.IsZero() && now.Sub(p.Renewed) <= d
+	return p
+}

@@ -1,0 +1,180 @@
+// Package doctor answers, once, "what needs a human and what fixes it": every
+// unit that is stuck, failed, left paused past its expiry or unreadable, with
+// the cause, the rule that says so, and the one driftdeck command that fixes
+// it, for runbooks and CI.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/engines"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pulumiop"
+)
+
+// Finding is one unit that needs a human.
+type Finding struct {
+	Key   model.Key
+	State string // stuck, failed, expired pause, unreadable
+	Cause string // the unit's reason
+	Rule  string // the rule that classified it, when there is one
+	// Fix is the action that fixes it, Then the one to run after it (a
+	// Stack that stalled on a lock needs the lock broken, then a new run);
+	// "" when no driftdeck command can.
+	Fix, Then actions.Kind
+	// StatusPatch, for a fix no driftdeck command makes, is the JSON patch
+	// of the object's status that does (printed as a kubectl command).
+	StatusPatch string
+	Hint        string
+	// Forbidden says why the current identity may not run the fix.
+	Forbidden string
+}
+
+// FixReason is the --reason the printed commands carry.
+const FixReason = "fix from driftdeck doctor"
+
+// Command is the one command line that fixes the finding, "" when none
+// does. ref is how the unit is named (with its context when several are
+// shown).
+func (f Finding) Command(ref string) string {
+	switch {
+	case f.Fix != "" && f.Then != "":
+		return "driftdeck " + strings.Join(Args(f.Fix, ref), " ") + " && driftdeck " + strings.Join(Args(f.Then, ref), " ")
+	case f.Fix != "":
+		return "driftdeck " + strings.Join(Args(f.Fix, ref), " ")
+	case f.StatusPatch != "":
+		gvr, _ := engines.Resource(f.Key.Engine)
+		return fmt.Sprintf("kubectl patch %s.%s %s -n %s --subresource=status --type=json -p '%s'", gvr.Resource, gvr.Group, f.Key.Name, f.Key.Namespace, f.StatusPatch)
+	}
+	return ""
+}
+
+// Args are a driftdeck command's arguments after "driftdeck", with the
+// reason quoted for a shell.
+func Args(k actions.Kind, ref string) []string {
+	return []string{string(k), ref, "--reason", `"` + FixReason + `"`}
+}
+
+// Examine lists the units that need a human, in the order given.
+func Examine(units []*model.Unit, now time.Time) []Finding {
+	var out []Finding
+	for _, u := range units {
+		if f, ok := examine(u, now); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func examine(u *model.Unit, now time.Time) (Finding, bool) {
+	f := Finding{Key: u.Key, Cause: u.Reason(), Rule: u.StuckRule}
+	switch {
+	case u.Run == model.Stuck:
+		f.State = "stuck"
+		f.Fix, f.Hint = stuckFix(u)
+		if f.Fix == actions.Unlock && stalled(u) {
+			f.Then = actions.Retry // the operator stopped retrying on its own
+		}
+		if u.Stack != nil && f.Fix == actions.Retry && u.Stack.CurrentUpdate != "" && strings.Contains(u.StuckRule, "currentUpdate") {
+			// A wedged Stack: a new request does not help while
+			// currentUpdate names a missing Update.
+			f.Fix, f.StatusPatch = "", `[{"op":"remove","path":"/status/currentUpdate"}]`
+		}
+	case u.Run == model.Failed && !terminatedByAPerson(u):
+		f.State = "failed"
+		f.Fix, f.Hint = failedFix(u)
+	case u.Pause.Expired(now):
+		f.State = "expired pause"
+		f.Cause = "paused by " + u.Pause.By + " until " + u.Pause.Until.Format(time.RFC3339) + ": " + u.Pause.Reason
+		f.Rule = "the pause's expiry has passed and it is still in place (no agent resumed it)"
+		f.Fix = actions.Resume
+	case len(u.ReadErrors) > 0:
+		f.State = "unreadable"
+		f.Hint = "fix the object's fields by hand: " + strings.Join(u.ReadErrors, "; ")
+	default:
+		return Finding{}, false
+	}
+	if f.Fix != "" {
+		if s, ok := actions.SpecOf(f.Fix); !ok || !s.Knows(u.Key.Engine) {
+			f.Hint = "driftdeck has no " + string(f.Fix) + " for " + string(u.Key.Engine) + " units yet: " + orWords(f.Hint, "see the engine's own tools")
+			f.Fix = ""
+		}
+	}
+	return f, true
+}
+
+// terminatedByAPerson: an Argo CD operation somebody terminated ends as
+// Failed; that was a decision, not a breakage.
+func terminatedByAPerson(u *model.Unit) bool {
+	return u.Argo != nil && strings.Contains(u.Argo.PhaseMessage, "terminated")
+}
+
+func stuckFix(u *model.Unit) (actions.Kind, string) {
+	switch {
+	case u.Argo != nil && u.Argo.Phase == "Running" && !u.Argo.OperationSet:
+		return actions.Sync, "" // a zombie: only a new sync clears it
+	case u.Argo != nil && (u.Argo.Phase == "Running" || u.Argo.Phase == "Terminating") && u.Argo.OperationSet:
+		return actions.Terminate, ""
+	case u.Argo != nil:
+		return "", "the operation was requested and never started: look at the application controller"
+	case u.Stack != nil && pulumiop.LockConflict(u.Stack.LastMessage):
+		return actions.Unlock, "" // the operator retries once the lock is gone
+	case u.Stack != nil:
+		return actions.Retry, ""
+	case u.Tofu != nil && u.Tofu.LockPending != "":
+		return "", "the state lock " + u.Tofu.LockPending + " blocks the run: set spec.tfstate.forceUnlock to yes"
+	}
+	return "", "see the controller's conditions and logs"
+}
+
+func stalled(u *model.Unit) bool {
+	for _, c := range u.Stack.Conditions {
+		if c.Type == "Stalled" && c.Status == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+func failedFix(u *model.Unit) (actions.Kind, string) {
+	switch {
+	case u.Argo != nil:
+		return actions.Sync, ""
+	case u.Stack != nil && pulumiop.LockConflict(u.Stack.LastMessage):
+		return actions.Unlock, ""
+	case u.Stack != nil:
+		return actions.Retry, ""
+	}
+	return "", "see the controller's conditions and logs"
+}
+
+// CheckAccess notes on each finding whether the identity may write the fix.
+func CheckAccess(ctx context.Context, fs []Finding, cluster func(string) (*kube.Cluster, bool)) {
+	for i := range fs {
+		f := &fs[i]
+		if f.Fix == "" {
+			continue
+		}
+		c, ok := cluster(f.Key.Context)
+		gvr, known := engines.Resource(f.Key.Engine)
+		if !ok || !known {
+			continue
+		}
+		v, err := c.Access.Can(ctx, "patch", gvr, f.Key.Namespace, "")
+		if err == nil && !v.Allowed {
+			f.Forbidden = "you may not patch " + gvr.Resource + " in " + f.Key.Namespace + orWords(": "+v.Reason, "") + "; ask someone who may to run it"
+		}
+	}
+}
+
+func orWords(s, def string) string {
+	if strings.TrimSpace(strings.TrimPrefix(s, ":")) == "" {
+		return def
+	}
+	return s
+}

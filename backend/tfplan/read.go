@@ -1,0 +1,121 @@
+package tfplan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/driftdeck/driftdeck/backend/diff"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/tofu"
+)
+
+// Reader reads the readable plans of Terraform units by key.
+type Reader struct {
+	Cluster     func(context string) (*kube.Cluster, bool)
+	DiffOptions diff.Options
+}
+
+// ErrNoReadablePlan means tofu-controller stored no readable form of the
+// plan (spec.storeReadablePlan is none, or no plan was made yet).
+var ErrNoReadablePlan = errors.New("no readable plan stored")
+
+// Read reads the Terraform fresh and the readable plan tofu-controller
+// stored for it: the human one when present, else the JSON one.
+func (r *Reader) Read(ctx context.Context, k model.Key) (*Plan, error) {
+	if k.Engine != model.EngineTerraform {
+		return nil, fmt.Errorf("%s is not a tofu-controller Terraform", k.Ref())
+	}
+	c, ok := r.Cluster(k.Context)
+	if !ok {
+		return nil, fmt.Errorf("unknown context %q", k.Context)
+	}
+	obj, err := getTerraform(ctx, c, k)
+	if err != nil {
+		return nil, err
+	}
+	u := tofu.Convert(k.Context, obj)
+	f := u.Tofu
+	p, err := r.readStored(ctx, c, k, f)
+	if err != nil {
+		return nil, err
+	}
+	p.Pending = f.PendingPlan
+	switch {
+	case f.PendingPlan == "":
+		p.Warnings = append(p.Warnings, "no plan is pending (status.plan.pending is empty): this is the last plan stored, nothing waits for approval")
+	case p.ID != f.PendingPlan:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the stored plan is %s but the pending plan is %s: wait for the controller to store the new plan before approving", orNone(p.ID), f.PendingPlan))
+	case f.PlanStale:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the plan is stale: made at generation %d, the spec is at generation %d", f.LastPlannedGen, u.Generation))
+	}
+	return p, nil
+}
+
+func (r *Reader) readStored(ctx context.Context, c *kube.Cluster, k model.Key, f *model.TofuFacts) (*Plan, error) {
+	human, err := readConfigMap(ctx, c.Kube, k.Namespace, f.Workspace, k.Name)
+	if err != nil {
+		return nil, err
+	}
+	if human != nil {
+		p, err := ParseHuman(string(human.data), r.DiffOptions)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", human.where, err)
+		}
+		p.ID, p.Where = human.id, human.where
+		return p, nil
+	}
+	js, err := readSecret(ctx, c.Kube, k.Namespace, f.Workspace, k.Name, JSONSuffix)
+	if err != nil {
+		return nil, err
+	}
+	if js != nil {
+		p, err := ParseJSON(js.data, r.DiffOptions)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", js.where, err)
+		}
+		p.ID, p.Where = js.id, js.where
+		return p, nil
+	}
+	mode := f.StoreReadablePlan
+	if mode == "" {
+		mode = "none"
+	}
+	return nil, fmt.Errorf("%s: %w (no ConfigMap or Secret %s[.json]; spec.storeReadablePlan is %s: set it to human or json to read plans here, or run `tfctl show plan`)",
+		k.Ref(), ErrNoReadablePlan, ObjectName(f.Workspace, k.Name, ""), mode)
+}
+
+func getTerraform(ctx context.Context, c *kube.Cluster, k model.Key) (map[string]any, error) {
+	var last error
+	for _, gvr := range tofu.Terraforms {
+		obj, err := c.Dynamic.Resource(gvr).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+		if err == nil {
+			return obj.Object, nil
+		}
+		if apierrors.IsNotFound(err) && !isNoKind(err) {
+			return nil, fmt.Errorf("%s does not exist (any more)", k.Ref())
+		}
+		last = err
+	}
+	return nil, fmt.Errorf("reading %s: %w", k.Ref(), last)
+}
+
+// isNoKind tells a version the cluster does not serve from a missing object.
+func isNoKind(err error) bool {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) && st.Status().Details != nil {
+		return st.Status().Details.Name == ""
+	}
+	return true
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(unnamed)"
+	}
+	return s
+}

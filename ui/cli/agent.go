@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/agent"
+	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/demo"
+	"github.com/driftdeck/driftdeck/backend/fleet"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/policy"
+	"github.com/driftdeck/driftdeck/backend/stackops"
+)
+
+type agentOpts struct {
+	metricsAddr, probeAddr string
+	leaderElect            bool
+	leaseNamespace         string
+	leaseName              string
+	leaseDuration          time.Duration
+	interval               time.Duration
+	unitNames              bool
+}
+
+func newAgentCmd(g *globals) *cobra.Command {
+	o := &agentOpts{}
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Run headless: Prometheus metrics, pauses that end on time, opt-in remediation",
+		Long: `Run driftdeck without a terminal, on the same live model and write path.
+
+Every replica serves /metrics (driftdeck_* series: units per state, the age
+of the oldest stuck or failed unit, pauses and their expiry, the watches'
+health) and /healthz, /readyz (ready once the first lists arrived). The
+replica that holds the Lease (--leader-elect) writes: it resumes each pause
+whose expiry has passed, restoring exactly what the pause recorded, audited
+and announced under its own identity with the pause's reason quoted, and it
+runs the remediation policies of the config file's policies: section (none
+unless configured). Outside a cluster it uses the kubeconfig as every other
+command; inside, its ServiceAccount.`,
+		Example: `  kubectl create namespace driftdeck-system
+  driftdeck agent --metrics-bind-address :8080
+  driftdeck agent --demo --metrics-bind-address 127.0.0.1:8080 --leader-elect=false`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAgent(cmd.Context(), g, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "where /metrics is served; 0 serves none")
+	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "where /healthz and /readyz are served; 0 serves none")
+	f.BoolVar(&o.leaderElect, "leader-elect", true, "write only while holding the Lease, so that one replica of many writes (false: write without one; status then cannot tell that an agent runs)")
+	f.StringVar(&o.leaseNamespace, "leader-election-namespace", agent.DefaultLeaseNamespace, "namespace of the Lease")
+	f.StringVar(&o.leaseName, "leader-election-id", agent.DefaultLeaseName, "name of the Lease")
+	f.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a Lease not renewed stays held: the longest a handover takes")
+	f.DurationVar(&o.interval, "interval", 10*time.Second, "how often the leader looks for expired pauses and runs the policies")
+	f.BoolVar(&o.unitNames, "metrics-unit-names", false, "add per-unit series (a unit label) for stuck and failed ages and pause expiries")
+	return cmd
+}
+
+func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
+	cfg, err := config.Load(config.DefaultPath())
+	if err != nil {
+		return usageError(err)
+	}
+	rules, err := policy.FromConfig(cfg.Policies)
+	if err != nil {
+		return usageError(err)
+	}
+	clusters, err := agentClusters(ctx, g)
+	if err != nil {
+		return err
+	}
+	f := fleet.New(fleet.Options{Thresholds: cfg.StuckThresholds()})
+	var names []string
+	for _, c := range clusters {
+		names = append(names, c.Context)
+		f.AddRetrying(ctx, c, g.namespace())
+	}
+	path, err := audit.DefaultPath()
+	if err != nil {
+		return err
+	}
+	log, err := audit.Open(path)
+	if err != nil {
+		return fmt.Errorf("%w (set XDG_STATE_HOME to a writable directory)", err)
+	}
+	exec := newAgentExecutor(g, f, log)
+	ops := &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun}
+	a := &agent.Agent{
+		Store: f.Store, Exec: exec, Contexts: names, Interval: o.interval,
+		MetricsAddr: o.metricsAddr, ProbeAddr: o.probeAddr, UnitNames: o.unitNames, Log: g.errOut,
+	}
+	if len(rules) > 0 {
+		a.Policies = &policy.Engine{Rules: rules, Exec: exec, Ops: ops, Log: g.errOut,
+			DryExec: &actions.Executor{Cluster: f.Cluster, Audit: log, ReadOnly: g.readOnly, DryRun: true},
+			DryOps:  &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: true}}
+	}
+	if o.leaderElect {
+		a.Election = &agent.Election{Client: clusters[0].Kube, Namespace: o.leaseNamespace, Name: o.leaseName,
+			Identity: replicaIdentity(), LeaseDuration: o.leaseDuration}
+	}
+	done, err := a.Run(ctx)
+	if err != nil {
+		return usageError(err)
+	}
+	fmt.Fprintf(g.errOut, "driftdeck agent: metrics on %s, probes on %s, %d polic(ies), contexts %s\n",
+		addrOr(a, "metrics"), addrOr(a, "probes"), len(rules), strings.Join(names, ", "))
+	<-done
+	return nil
+}
+
+func addrOr(a *agent.Agent, which string) string {
+	if ad := a.Addr(which); ad != nil {
+		return ad.String()
+	}
+	return "(off)"
+}
+
+// newAgentExecutor is the one write path, as every command has it.
+func newAgentExecutor(g *globals, f *fleet.Fleet, log *audit.Log) *actions.Executor {
+	return &actions.Executor{Cluster: f.Cluster, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun}
+}
+
+// agentClusters are the selected kubeconfig contexts (or the demo); in a
+// pod without a kubeconfig, its ServiceAccount.
+func agentClusters(ctx context.Context, g *globals) ([]*kube.Cluster, error) {
+	if g.demo {
+		c, err := demo.Start(ctx, demo.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("starting the demo control plane: %w", err)
+		}
+		return []*kube.Cluster{c}, nil
+	}
+	names, err := contextNames(g)
+	if errors.Is(err, errNoKubeconfig) {
+		cfg, ierr := rest.InClusterConfig()
+		if ierr != nil {
+			return nil, err
+		}
+		c, err := kube.NewCluster("in-cluster", cfg, "")
+		if err != nil {
+			return nil, err
+		}
+		return []*kube.Cluster{c}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*kube.Cluster
+	for _, n := range names {
+		c, err := connectContext(g, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// replicaIdentity names this replica in the Lease: the pod's name in a
+// cluster (the Deployment sets POD_NAME), else host and process.
+func replicaIdentity() string {
+	if n := os.Getenv("POD_NAME"); n != "" {
+		return n
+	}
+	h, _ := os.Hostname()
+	return fmt.Sprintf("%s_%d", h, os.Getpid())
+}

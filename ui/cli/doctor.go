@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/doctor"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/safetext"
+)
+
+// errNeedsHuman makes doctor exit 1 without an error line, as diff does
+// when it found differences: the report said it.
+var errNeedsHuman = &exitError{code: exitFailed, err: fmt.Errorf("units need a human: %w", errDifferences)}
+
+func newDoctorCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "List every unit that needs a human, with the cause and the command that fixes it",
+		Long: `Read the live model once and list every unit that is stuck, failed, paused
+past its expiry or unreadable: the cause, the rule that says so, and the one
+driftdeck command that fixes it (or what to do when no command can). Exits
+0 when nothing needs a human, 1 otherwise.`,
+		Example: `  driftdeck doctor -A
+  driftdeck doctor -n team-payments -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDoctor(cmd.Context(), g) },
+	}
+	cmd.Flags().StringVarP(&g.output, "output", "o", "table", "output format: table or json")
+	return cmd
+}
+
+func runDoctor(ctx context.Context, g *globals) error {
+	if g.output != "table" && g.output != "json" {
+		return usageError(fmt.Errorf("--output %q: want table or json", g.output))
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.requestTimeout(60*time.Second))
+	defer cancel()
+	cfg, err := config.Load(config.DefaultPath())
+	if err != nil {
+		return usageError(err)
+	}
+	f, err := connect(ctx, g, cfg.StuckThresholds(), false)
+	if err != nil {
+		return err
+	}
+	if err := f.WaitSynced(ctx); err != nil {
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+			return fmt.Errorf("forbidden: %w", err)
+		}
+		return &exitError{code: exitUnreachable, err: fmt.Errorf("cluster did not answer in time: %w", err)}
+	}
+	f.Store.Tick()
+	findings := doctor.Examine(f.Store.Snapshot(), time.Now())
+	doctor.CheckAccess(ctx, findings, f.Cluster)
+	ref := func(k model.Key) string {
+		if len(f.Contexts()) > 1 {
+			return k.String()
+		}
+		return k.Ref()
+	}
+	if g.output == "json" {
+		err = printDoctorJSON(g, findings, ref)
+	} else {
+		printDoctor(g, findings, ref)
+	}
+	if err != nil {
+		return err
+	}
+	if len(findings) > 0 {
+		return errNeedsHuman
+	}
+	return nil
+}
+
+func printDoctor(g *globals, fs []doctor.Finding, ref func(model.Key) string) {
+	if len(fs) == 0 {
+		fmt.Fprintln(g.out, "nothing needs a human")
+		return
+	}
+	for _, f := range fs {
+		fmt.Fprintf(g.out, "%s  %s\n", safetext.Visible(ref(f.Key)), f.State)
+		fmt.Fprintf(g.out, "  cause: %s\n", safetext.Visible(f.Cause))
+		if f.Rule != "" {
+			fmt.Fprintf(g.out, "  rule:  %s\n", safetext.Visible(f.Rule))
+		}
+		if c := f.Command(ref(f.Key)); c != "" {
+			fmt.Fprintf(g.out, "  fix:   %s\n", safetext.Visible(c))
+		} else {
+			fmt.Fprintf(g.out, "  fix:   (no driftdeck command) %s\n", safetext.Visible(f.Hint))
+		}
+		if f.Forbidden != "" {
+			fmt.Fprintf(g.out, "  note:  %s\n", safetext.Visible(f.Forbidden))
+		}
+	}
+	fmt.Fprintf(g.out, "%d unit(s) need a human\n", len(fs))
+}
+
+type findingJSON struct {
+	Unit      string `json:"unit"`
+	Context   string `json:"context"`
+	State     string `json:"state"`
+	Cause     string `json:"cause"`
+	Rule      string `json:"rule,omitempty"`
+	Command   string `json:"command,omitempty"`
+	Hint      string `json:"hint,omitempty"`
+	Forbidden string `json:"forbidden,omitempty"`
+}
+
+func printDoctorJSON(g *globals, fs []doctor.Finding, ref func(model.Key) string) error {
+	out := make([]findingJSON, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, findingJSON{Unit: ref(f.Key), Context: f.Key.Context, State: f.State, Cause: f.Cause, Rule: f.Rule,
+			Command: f.Command(ref(f.Key)), Hint: f.Hint, Forbidden: f.Forbidden})
+	}
+	enc := json.NewEncoder(g.out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/agent"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+)
+
+// pauseEnds says, per unit with an expiring pause, who will end it: the agent
+// of its context (whose Lease is held and renewed) or nobody. The Lease is
+// read once per context, and only when some pause has an expiry.
+func pauseEnds(ctx context.Context, cluster func(string) (*kube.Cluster, bool), units []*model.Unit, now time.Time) map[model.Key]string {
+	out := map[model.Key]string{}
+	presence := map[string]agent.Presence{}
+	for _, u := range units {
+		if u.Pause == nil || u.Pause.Until.IsZero() {
+			continue
+		}
+		p, ok := presence[u.Key.Context]
+		if !ok {
+			if c, connected := cluster(u.Key.Context); connected && c.Kube != nil {
+				p = agent.Running(ctx, c.Kube, agent.DefaultLeaseNamespace, agent.DefaultLeaseName, now)
+			} else {
+				p = agent.Presence{Unknown: "not connected to context " + u.Key.Context}
+			}
+			presence[u.Key.Context] = p
+		}
+		out[u.Key] = agent.WhoEnds(u.Pause, p, now)
+	}
+	return out
+}
