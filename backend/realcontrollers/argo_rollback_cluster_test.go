@@ -59,11 +59,14 @@ func TestClusterRealArgoRollbackAppliesTheHistoryEntrysRevision(t *testing.T) {
 	if got := e.configValue("rolled"); got != "v1" {
 		t.Errorf("after the rollback the live value is %q, want the history entry's v1", got)
 	}
+	// The branch still points at v2: once the controller compares again
+	// after the operation, the app is behind its target.
+	e.waitFor("the app compared OutOfSync against the branch's v2", func() (bool, string) {
+		o := e.get("rolled")
+		s, r := str(o, "status", "sync", "status"), str(o, "status", "sync", "revision")
+		return s == "OutOfSync" && r == v2, s + " at " + r
+	})
 	o := e.get("rolled")
-	// The branch still points at v2: the app is behind its target now.
-	if s, r := str(o, "status", "sync", "status"), str(o, "status", "sync", "revision"); s != "OutOfSync" || r != v2 {
-		t.Errorf("after the rollback the app is %s at %s, want OutOfSync at the branch's %s", s, r, v2)
-	}
 	if got := str(o, "status", "operationState", "operation", "initiatedBy", "username"); got != e.actor {
 		t.Errorf("rollback initiated by %q, want %q", got, e.actor)
 	}
