@@ -28,6 +28,11 @@ const Namespace = "argocd"
 // ArgoCD is a running application controller, repo-server and redis.
 type ArgoCD struct {
 	procs *procgroup.Group
+	// What the API server shares with the controller (StartServer).
+	bins                            binaries
+	cfg                             *rest.Config
+	kubeconfig, redisAddr, repoAddr string
+	server                          serverOnce
 }
 
 // Start runs the three components against c until Stop. It returns
@@ -42,7 +47,7 @@ func Start(c *testcluster.Cluster) (*ArgoCD, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &ArgoCD{procs: procs}
+	a := &ArgoCD{procs: procs, bins: bins, cfg: c.Config()}
 	if err := a.start(c, bins); err != nil {
 		return nil, errors.Join(err, a.Stop())
 	}
@@ -69,12 +74,13 @@ func (a *ArgoCD) start(c *testcluster.Cluster, bins binaries) error {
 	if err := seed(cfg); err != nil {
 		return fmt.Errorf("creating what the controller needs in %s: %w", Namespace, err)
 	}
-	ports, err := procgroup.FreePorts(6)
+	ports, err := procgroup.FreePorts(4)
 	if err != nil {
 		return err
 	}
 	redisAddr := "127.0.0.1:" + ports[0]
 	repoAddr := "127.0.0.1:" + ports[1]
+	a.kubeconfig, a.redisAddr, a.repoAddr = kubeconfig, redisAddr, repoAddr
 	tmp := filepath.Join(dir, "tmp")
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return err
