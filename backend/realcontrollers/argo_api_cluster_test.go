@@ -152,3 +152,24 @@ func objectDiff(r *diff.Report, kind, name string) *diff.ObjectDiff {
 	}
 	return nil
 }
+
+func TestClusterRealArgoServerRefusalsTellTheUserWhatToDo(t *testing.T) {
+	e := realArgo(t)
+	srv, server := loginAsAUser(t, e)
+	ctx := context.Background()
+	nowhere := map[string]any{"metadata": map[string]any{"name": "no-such-app", "namespace": testargocd.Namespace}}
+
+	// Argo CD answers "permission denied" for an app that does not exist, so
+	// as not to tell who may not see it whether it exists.
+	_, err := (&argodiff.APISource{Server: server}).Diff(ctx, nowhere, e.cluster)
+	if err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "it also answers this for apps that do not exist") {
+		t.Errorf("the diff of an app that does not exist: %v, want the 403 explained", err)
+	}
+
+	forged := argodiff.NewServerConfig(srv.Addr, "not-a-token-this-server-issued")
+	forged.PlainText = true
+	_, err = (&argodiff.APISource{Server: forged}).Diff(ctx, nowhere, e.cluster)
+	if err == nil || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), "argocd login "+srv.Addr) {
+		t.Errorf("the diff with a token the server did not issue: %v, want a 401 that says to log in again", err)
+	}
+}
