@@ -2,6 +2,7 @@ package realcontrollers
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,8 +126,11 @@ var conformanceScenarios = []conformanceScenario{{
 		v1 := s.create(manual, true)
 		until(t, s, "the first comparison", comparedAt(v1))
 		s.do(actions.Request{Kind: actions.Sync, Key: s.key(), Reason: "conformance"})
+		// The real controller first says "one or more tasks are running",
+		// then names the hook it waits for: wait for the hook to be named.
 		until(t, s, "the sync to wait on its hook", func(o map[string]any) bool {
-			return str(o, "status", "operationState", "phase") == "Running" && str(o, "status", "operationState", "message") != ""
+			return str(o, "status", "operationState", "phase") == "Running" &&
+				strings.HasPrefix(str(o, "status", "operationState", "message"), "waiting for completion of hook")
 		})
 		return map[string]string{"v1": v1}
 	},
