@@ -27,6 +27,9 @@ func TestLocalSourceRefusesBeforeFetching(t *testing.T) {
 		want string
 	}{
 		{"helm chart", base(func(s map[string]any) { s["source"].(map[string]any)["chart"] = "guestbook" }), "Helm"},
+		{"kustomize overrides", base(func(s map[string]any) {
+			s["source"].(map[string]any)["kustomize"] = map[string]any{"images": []any{"nginx:1.27"}, "namePrefix": "p-"}
+		}), "spec.source.kustomize (images, namePrefix)"},
 		{"plugin", base(func(s map[string]any) { s["source"].(map[string]any)["plugin"] = map[string]any{"name": "cdk8s"} }), "plugin"},
 		{"multi-source", base(func(s map[string]any) { s["sources"] = []any{map[string]any{"repoURL": "x"}} }), "multi-source"},
 		{"another cluster", base(func(s map[string]any) {
