@@ -104,20 +104,24 @@ func TestClusterAnExpiredPauseIsResumedExactlyAndAudited(t *testing.T) {
 	if !reflect.DeepEqual(normalize(t, after), normalize(t, before)) {
 		t.Errorf("the sync policy after the resume differs from before the pause:\nbefore %s\nafter  %s", jsonOf(t, before), jsonOf(t, after))
 	}
-	var resumes []string
-	for _, e := range w.auditLines() {
-		if e.Action == "resume" {
-			resumes = append(resumes, e.Outcome+" "+e.Reason)
+	// The audit line and the Event follow the write: wait for them too.
+	var resumes, msgs []string
+	eventually(t, 20*time.Second, "the resume's audit line and Event", func() bool {
+		resumes, msgs = nil, nil
+		for _, e := range w.auditLines() {
+			if e.Action == "resume" {
+				resumes = append(resumes, e.Outcome+" "+e.Reason)
+			}
 		}
-	}
+		for _, e := range w.events("web") {
+			if e.Reason == "DriftdeckResume" {
+				msgs = append(msgs, e.Message)
+			}
+		}
+		return len(resumes) > 0 && len(msgs) > 0
+	})
 	if want := []string{"done expired pause: INC-7: hotfix in place"}; !reflect.DeepEqual(resumes, want) {
 		t.Errorf("audit lines of the resume: %q, want %q", resumes, want)
-	}
-	var msgs []string
-	for _, e := range w.events("web") {
-		if e.Reason == "DriftdeckResume" {
-			msgs = append(msgs, e.Message)
-		}
 	}
 	if len(msgs) != 1 || !strings.Contains(msgs[0], "expired pause: INC-7: hotfix in place") {
 		t.Errorf("Events of the resume: %q", msgs)

@@ -14,6 +14,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/diff"
+	"github.com/driftdeck/driftdeck/backend/localrender/localrendertest"
 	"github.com/driftdeck/driftdeck/backend/testargocd"
 )
 
@@ -51,6 +52,7 @@ func loginAsAUser(t *testing.T, e *env) (*testargocd.Server, *argodiff.ServerCon
 }
 
 func TestClusterRealArgoServerDiffFromTheArgocdLoginConfigAgreesWithTheController(t *testing.T) {
+	localrendertest.Use(t) // the local diff it is compared with renders in the helper
 	e := realArgo(t)
 	_, server := loginAsAUser(t, e)
 
