@@ -334,4 +334,8 @@ func (e *estate) terraforms() {
 		d.spec["writeOutputsToSecret"] = map[string]any{"name": d.name + "-outputs"}
 		e.fluxObject(tofu.Terraforms[0], "Terraform", fluxNS, d.name, d.generation, nil, d.spec, d.status)
 	}
+	// The units with a pending plan have it stored in readable form.
+	for name, text := range map[string]string{tfAwaiting: eksPlan, tfStale: vpcPlan, tfPlanOnly: dnsPlan} {
+		e.readablePlan(fluxNS, name, planID(head), text)
+	}
 }
