@@ -9,6 +9,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/store"
 )
 
 // Each Flux and Terraform action has its own key: it opens the action's
@@ -166,5 +167,23 @@ func TestDriftdeckPauseAndForeignSuspendReadApart(t *testing.T) {
 	press(a, "u")
 	if !strings.Contains(flat(a), "suspended by somebody else, left so") {
 		t.Errorf("resume of a foreign suspend must say it leaves it:\n%s", plain(a))
+	}
+}
+
+// In the demo, d on a Kustomization says why there is no diff, whole,
+// instead of the clone error of a repository that exists only in name.
+func TestDemoKustomizationDiffSaysWhyNot(t *testing.T) {
+	be := &fakeBackend{}
+	units := append(fixtureUnits(), fluxFixtureUnits(t)...)
+	a := New(Options{Backend: be, Theme: "dark", Demo: true, Initial: store.Batch{Units: units}, Now: func() time.Time { return fixedNow }})
+	a.Update(teaSize(100, 30))
+	selectUnit(t, a, "web-frontend")
+	press(a, "d")
+	screen := flat(a)
+	if !topIs[*diffScreen](a) || !strings.Contains(screen, "no diff in the demo") || !strings.Contains(screen, "(terraform/flux-system/eks-cluster).") {
+		t.Fatalf("d on a demo Kustomization must say, whole, why there is no diff:\n%s", plain(a))
+	}
+	if strings.Contains(screen, "no diff source in this test") {
+		t.Errorf("the backend was asked for a diff it cannot make:\n%s", plain(a))
 	}
 }
