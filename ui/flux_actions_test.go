@@ -52,7 +52,7 @@ func TestFluxAndTerraformKeysStartTheirActions(t *testing.T) {
 }
 
 // The footer offers the keys of what the cursor row can do now; the
-// actions menu lists every action of the engine, with why not.
+// actions menu lists every action of the engine with its key, and why not.
 func TestFluxAndTerraformActionsInFooterAndMenu(t *testing.T) {
 	a, _ := newFluxTestAppWith(t, 140, 40)
 	// Moving the cursor asks what the row can do, as j and k do.
@@ -68,7 +68,7 @@ func TestFluxAndTerraformActionsInFooterAndMenu(t *testing.T) {
 	selectUnit(t, a, "eks-cluster")
 	press(a, "a")
 	menu := flat(a)
-	for _, want := range []string{"approve", "refresh", "replan", "pause", "resume — not paused by driftdeck", "force-unlock — no state lock is held"} {
+	for _, want := range []string{"approve (A)", "refresh (r)", "replan (P)", "pause (p)", "resume (u) — not paused by driftdeck", "force-unlock (K) — no state lock is held"} {
 		if !strings.Contains(menu, want) {
 			t.Errorf("the actions menu of a pending Terraform lacks %q:\n%s", want, plain(a))
 		}
