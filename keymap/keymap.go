@@ -21,7 +21,8 @@ type Keymap struct {
 	Retry, Rollback, ConfirmPrune, Diff     key.Binding
 	Freeze, Thaw, Yaml                      key.Binding
 	NextObject, PrevObject, SideBySide      key.Binding
-	Unlock                                  key.Binding
+	Unlock, Force, Reset, Replan            key.Binding
+	ForceUnlock                             key.Binding
 	Confirm, Cancel                         key.Binding
 }
 
@@ -69,6 +70,10 @@ func Default() *Keymap {
 		PrevObject:   b("previous object", "N"),
 		SideBySide:   b("side by side", "v"),
 		Unlock:       b("unlock", "L"),
+		Force:        b("force", "f"),
+		Reset:        b("reset", "X"),
+		Replan:       b("replan", "P"),
+		ForceUnlock:  b("force unlock", "K"),
 		Confirm:      b("yes", "y"),
 		Cancel:       b("no", "n", "esc"),
 	}
@@ -86,6 +91,7 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"retry": &k.Retry, "rollback": &k.Rollback, "confirmprune": &k.ConfirmPrune, "diff": &k.Diff,
 		"freeze": &k.Freeze, "thaw": &k.Thaw, "yaml": &k.Yaml, "confirm": &k.Confirm, "cancel": &k.Cancel,
 		"nextobject": &k.NextObject, "prevobject": &k.PrevObject, "sidebyside": &k.SideBySide, "unlock": &k.Unlock,
+		"force": &k.Force, "reset": &k.Reset, "replan": &k.Replan, "forceunlock": &k.ForceUnlock,
 	}
 }
 

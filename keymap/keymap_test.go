@@ -6,6 +6,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
 )
 
 func TestOverride(t *testing.T) {
@@ -38,5 +40,32 @@ func TestBindingByTableName(t *testing.T) {
 	}
 	if _, ok := k.Binding("snyc"); ok {
 		t.Error("an unknown name must not find a binding")
+	}
+}
+
+// Every action the table names a key for has one, and no two bindings
+// outside the confirmation dialog (y/n) share a key: a key must not do two
+// things on one screen.
+func TestEveryActionHasItsOwnKey(t *testing.T) {
+	k := Default()
+	for _, s := range actions.Specs() {
+		if s.Key == "" {
+			continue
+		}
+		if b, ok := k.Binding(s.Key); !ok || len(b.Keys()) == 0 {
+			t.Errorf("%s: the table names binding %q, the keymap has none", s.Kind, s.Key)
+		}
+	}
+	owner := map[string]string{}
+	for name, b := range k.bindings() {
+		if name == "confirm" || name == "cancel" {
+			continue
+		}
+		for _, key := range b.Keys() {
+			if other, taken := owner[key]; taken {
+				t.Errorf("key %q is bound to both %s and %s", key, other, name)
+			}
+			owner[key] = name
+		}
 	}
 }

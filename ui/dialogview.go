@@ -30,6 +30,9 @@ func (d *dialog) view(a *App, now time.Time) string {
 		}
 		for i, av := range d.avail {
 			line := string(av.Kind)
+			if b, ok := a.binding(specOf(av.Kind)); ok {
+				line += " (" + b.Help().Key + ")" // the key that does it from the list
+			}
 			if !av.Enabled {
 				line += " — " + av.WhyNot
 			}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -25,7 +26,17 @@ type diffScreen struct {
 	revision string
 	inflight bool
 	stale    bool
+	// unavailable says why no diff can be computed; no backend call is made.
+	unavailable string
 }
+
+// demoKustomizationDiff: the demo's GitRepositories name repositories that
+// exist only in name, so a build would end in a clone error that explains
+// nothing.
+const demoKustomizationDiff = "no diff in the demo: its Kustomizations read GitRepositories that exist only in name " +
+	"(github.com/acme/…), and a Kustomization's diff is built from a checkout of its source at the attempted revision, " +
+	"then dry-run against the cluster, as flux diff kustomization does. In the demo, d shows the Argo CD apps' diffs " +
+	"and the readable plans of the Terraforms waiting for approval (terraform/flux-system/eks-cluster)."
 
 // openDiff shows the diff of u.
 func (a *App) openDiff(u *model.Unit) tea.Cmd {
@@ -38,6 +49,9 @@ func (a *App) openDiff(u *model.Unit) tea.Cmd {
 		return nil
 	}
 	s := &diffScreen{unitKey: u.Key, v: diffview.New(a.theme), compared: mark}
+	if a.opts.Demo && u.Key.Engine == model.EngineKustomization {
+		s.unavailable = demoKustomizationDiff
+	}
 	a.push(s)
 	return s.diffCmd(a)
 }
@@ -62,6 +76,10 @@ func (s *diffScreen) setTheme(t *themes.Theme)        { s.v.SetTheme(t) }
 func (s *diffScreen) view(_ *App, _ time.Time) string { return s.v.View() }
 
 func (s *diffScreen) diffCmd(a *App) tea.Cmd {
+	if s.unavailable != "" {
+		s.v.SetError(errors.New(s.unavailable))
+		return nil
+	}
 	if s.inflight {
 		s.stale = true
 		return nil

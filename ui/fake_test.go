@@ -47,10 +47,21 @@ type fakeBackend struct {
 	settled   []*actions.Result
 }
 
-func (f *fakeBackend) Available(_ context.Context, u *model.Unit) []actions.Availability {
+// Available answers Flux and Terraform units with the backend's own rules,
+// Argo CD and Pulumi ones with a few of them; whyNot overrides both.
+func (f *fakeBackend) Available(ctx context.Context, u *model.Unit) []actions.Availability {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.available++
+	if answersLikeTheBackend(u.Key.Engine) {
+		out := fluxAvailability(ctx, u)
+		for i, a := range out {
+			if why := f.whyNot[a.Kind]; why != "" {
+				out[i].Enabled, out[i].WhyNot = false, why
+			}
+		}
+		return out
+	}
 	var out []actions.Availability
 	for _, s := range specs() {
 		if !s.Knows(u.Key.Engine) {

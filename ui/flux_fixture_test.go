@@ -92,10 +92,21 @@ func fluxFixtureUnits(t *testing.T) []*model.Unit {
 // Argo CD and Pulumi ones.
 func newFluxTestApp(t *testing.T, w, h int) *App {
 	t.Helper()
-	batch := store.Batch{Units: append(fixtureUnits(), fluxFixtureUnits(t)...), Status: []store.ContextStatus{{
+	a, _ := newFluxTestAppWith(t, w, h)
+	return a
+}
+
+// newFluxTestAppWith is newFluxTestApp with its backend and, when given,
+// more units.
+func newFluxTestAppWith(t *testing.T, w, h int, more ...*model.Unit) (*App, *fakeBackend) {
+	t.Helper()
+	allowingExecutor() // made before a key waits for its answer
+	be := &fakeBackend{}
+	units := append(append(fixtureUnits(), fluxFixtureUnits(t)...), more...)
+	batch := store.Batch{Units: units, Status: []store.ContextStatus{{
 		Context: "prod-eu-1", Identity: "oncall@example.com", Connected: true, Synced: true, LastEvent: fixedNow,
 	}}}
-	a := New(Options{Backend: &fakeBackend{}, Theme: "dark", Initial: batch, Now: func() time.Time { return fixedNow }})
+	a := New(Options{Backend: be, Theme: "dark", Initial: batch, Now: func() time.Time { return fixedNow }})
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	return a
+	return a, be
 }

@@ -47,6 +47,7 @@ var resources = []inmem.Resource{
 	{GVR: helmRepositories, Kind: "HelmRepository", Namespaced: true, ShortNames: []string{"helmrepo"}, Status: true},
 	{GVR: crdGVR, Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"}, Status: true},
 	{GVR: eventsGVR, Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}},
+	{GVR: configMaps, Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"}},
 }
 
 // answerAccess makes the clientset answer SelfSubjectReview with the demo

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/driftdeck/driftdeck/backend/flux"
+	"github.com/driftdeck/driftdeck/backend/pause"
 	"github.com/driftdeck/driftdeck/backend/tofu"
 )
 
@@ -27,6 +28,7 @@ const (
 	ksDependency   = "web-backend"     // team-web: waits for web-frontend
 	ksSourceFailed = "web-config"      // team-web: its GitRepository cannot be fetched
 	ksSuspended    = "monitoring-crds" // flux-system: spec.suspend
+	hrPaused       = "grafana"         // monitoring: suspended by a driftdeck pause, with the record
 	hrExhausted    = "kube-prometheus-stack"
 	hrRetrying     = "loki"
 	hrHistory      = "cert-manager"
@@ -194,6 +196,7 @@ type hrDef struct {
 	conditions                   []any
 	status                       map[string]any // more status fields
 	drift                        string         // spec.driftDetection.mode
+	paused                       bool           // suspended by a driftdeck pause
 }
 
 func (e *estate) release(version int64, status, chart, chartVersion, appVersion string, ago time.Duration) map[string]any {
@@ -220,9 +223,9 @@ func (e *estate) helmReleases() {
 				e.release(1, "superseded", "cert-manager", "v1.14.4", "v1.14.4", 200*24*time.Hour),
 			},
 			conditions: released("cert-manager/cert-manager.v3 with chart cert-manager@v1.16.1", 12*24*time.Hour), drift: "enabled"},
-		{namespace: monitoringNS, name: "grafana", chart: "grafana", repo: "grafana", attempted: "8.5.2",
+		{namespace: monitoringNS, name: hrPaused, chart: "grafana", repo: "grafana", attempted: "8.5.2",
 			history:    []any{e.release(7, "deployed", "grafana", "8.5.2", "11.2.2", 5*24*time.Hour)},
-			conditions: released("monitoring/grafana.v7 with chart grafana@8.5.2", 5*24*time.Hour), drift: "warn"},
+			conditions: released("monitoring/grafana.v7 with chart grafana@8.5.2", 5*24*time.Hour), drift: "warn", paused: true},
 		{namespace: monitoringNS, name: hrExhausted, chart: "kube-prometheus-stack", repo: "prometheus-community", attempted: "65.1.0",
 			history: []any{
 				e.release(9, "failed", "kube-prometheus-stack", "65.1.0", "v0.77.1", 48*time.Minute),
@@ -262,7 +265,25 @@ func (e *estate) helmReleases() {
 		for k, v := range d.status {
 			status[k] = v
 		}
-		e.fluxObject(flux.HelmReleases[0], "HelmRelease", d.namespace, d.name, 4, nil, spec, status)
+		var ann map[string]any
+		if d.paused {
+			spec["suspend"] = true
+			ann = e.fluxPause()
+		}
+		e.fluxObject(flux.HelmReleases[0], "HelmRelease", d.namespace, d.name, 4, ann, spec, status)
+	}
+}
+
+// fluxPause is the record driftdeck's pause of a Flux object writes beside
+// spec.suspend: true (which was unset before it).
+func (e *estate) fluxPause() map[string]any {
+	return map[string]any{
+		pause.AnnotationBy:       "sre-lead@example.com",
+		pause.AnnotationReason:   "INC-4413: dashboards overload Prometheus, upgrades held until the fix ships",
+		pause.AnnotationAt:       e.ago(25 * time.Minute),
+		pause.AnnotationUntil:    ts(e.now.Add(95 * time.Minute)),
+		pause.AnnotationMode:     pause.ModeSuspend,
+		pause.AnnotationPrevious: "null",
 	}
 }
 
@@ -333,5 +354,9 @@ func (e *estate) terraforms() {
 		d.spec["storeReadablePlan"] = "human"
 		d.spec["writeOutputsToSecret"] = map[string]any{"name": d.name + "-outputs"}
 		e.fluxObject(tofu.Terraforms[0], "Terraform", fluxNS, d.name, d.generation, nil, d.spec, d.status)
+	}
+	// The units with a pending plan have it stored in readable form.
+	for name, text := range map[string]string{tfAwaiting: eksPlan, tfStale: vpcPlan, tfPlanOnly: dnsPlan} {
+		e.readablePlan(fluxNS, name, planID(head), text)
 	}
 }

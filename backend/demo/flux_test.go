@@ -57,6 +57,9 @@ func TestDemoShowsEveryFluxAndTerraformState(t *testing.T) {
 		"helmrelease/monitoring/kube-prometheus-stack": {model.Stuck, "RetriesExceeded", "upgrade retries exhausted (upgrade failure 3 of 3 allowed retries)", func(u *model.Unit) bool {
 			return u.Flux.Helm.RetriesExhausted && u.Flux.Helm.History[0].Status == "failed"
 		}},
+		"helmrelease/monitoring/grafana": {model.Idle, "suspended", "", func(u *model.Unit) bool {
+			return u.Automation == model.Paused && u.Pause != nil && u.Pause.By == "sre-lead@example.com" && !u.Pause.Until.IsZero()
+		}},
 		"helmrelease/monitoring/loki":        {model.Failed, "(upgrade failure 1 of 3 allowed retries)", "", nil},
 		"terraform/flux-system/eks-cluster":  {model.AwaitingApproval, "waits for approval", "set to the full id plan-main-", func(u *model.Unit) bool { return !u.Tofu.PlanStale }},
 		"terraform/flux-system/vpc-network":  {model.AwaitingApproval, "it is stale (planned at generation 5, the spec is at 6)", "", func(u *model.Unit) bool { return u.Tofu.PlanStale }},

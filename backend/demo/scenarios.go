@@ -44,6 +44,7 @@ var Scenarios = []Scenario{
 	{"kustomization/" + webNS + "/" + ksSourceFailed, "its GitRepository cannot be fetched (authentication failed)"},
 	{"kustomization/" + fluxNS + "/" + ksSuspended, "suspended"},
 	{"helmrelease/" + fluxNS + "/" + hrHistory, "three releases in its history"},
+	{"helmrelease/" + monitoringNS + "/" + hrPaused, "suspended by a driftdeck pause during an incident: paused, with who, why and until when (monitoring-crds is suspended by somebody else)"},
 	{"helmrelease/" + monitoringNS + "/" + hrExhausted, "upgrade retries exhausted: helm-controller waits for a spec change or a reset"},
 	{"helmrelease/" + monitoringNS + "/" + hrRetrying, "an upgrade failed, retries left"},
 	{"terraform/" + fluxNS + "/" + tfAwaiting, "a plan waits for approval by its full id; approving it applies it"},
@@ -82,6 +83,8 @@ func (e *estate) events() {
 	add("Stack", "pulumi.com/v1", ReadOnlyNamespace, stackStalled, "Warning", "StackUpdateFailure", operator,
 		"Failed to update stack: "+costReportsFailure, 17*time.Minute)
 	add("Kustomization", "kustomize.toolkit.fluxcd.io/v1", webNS, ksFailing, "Warning", "BuildFailed", "kustomize-controller", frontendBuildFail, 90*time.Second)
+	add("HelmRelease", "helm.toolkit.fluxcd.io/v2", monitoringNS, hrPaused, "Normal", "DriftdeckPause", "driftdeck",
+		"sre-lead@example.com suspended helmrelease/"+monitoringNS+"/"+hrPaused+": INC-4413: dashboards overload Prometheus, upgrades held until the fix ships", 25*time.Minute)
 	add("HelmRelease", "helm.toolkit.fluxcd.io/v2", monitoringNS, hrExhausted, "Warning", "UpgradeFailed", "helm-controller",
 		"Helm upgrade failed for release monitoring/kube-prometheus-stack with chart kube-prometheus-stack@65.1.0: spec.selector: Invalid value: field is immutable", 31*time.Minute)
 	add("Terraform", "infra.contrib.fluxcd.io/v1alpha2", fluxNS, tfAwaiting, "Normal", "TerraformPlannedWithChanges", "tofu-controller",

@@ -179,11 +179,14 @@ func ClassifyRun(u *model.Unit, f *model.FluxFacts, stalledRule string) {
 	}
 }
 
-// ReadAutomation says what the controller does on its own: suspended, or
+// ReadAutomation says what the controller does on its own: paused (a
+// suspend driftdeck made and recorded), suspended (by somebody else), or
 // every interval (Flux re-applies what it manages at each interval, so live
 // drift is corrected when selfHeal is true).
 func ReadAutomation(u *model.Unit, f *model.FluxFacts, selfHeal bool) {
 	switch {
+	case PausedByDriftdeck(u, f):
+		u.Automation, u.AutomationNative = model.Paused, PausedNative
 	case f.Suspended:
 		u.Automation, u.AutomationNative = model.Suspended, "suspend: true"
 	case selfHeal:
@@ -191,6 +194,16 @@ func ReadAutomation(u *model.Unit, f *model.FluxFacts, selfHeal bool) {
 	default:
 		u.Automation, u.AutomationNative = model.Auto, "every "+orUnset(f.Interval)
 	}
+}
+
+// PausedNative is the controller's own word for a driftdeck pause.
+const PausedNative = "suspend: true (paused by driftdeck)"
+
+// PausedByDriftdeck: the unit is suspended and carries driftdeck's pause
+// record. A record on a unit somebody resumed is no longer in force (the
+// screens call it reverted); a suspend without one is somebody else's.
+func PausedByDriftdeck(u *model.Unit, f *model.FluxFacts) bool {
+	return f.Suspended && u.Pause != nil
 }
 
 func orUnset(s string) string {

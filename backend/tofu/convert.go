@@ -97,6 +97,8 @@ func readAutomation(u *model.Unit, f *model.TofuFacts) {
 		words += ", drift detection off"
 	}
 	switch {
+	case flux.PausedByDriftdeck(u, &f.FluxFacts):
+		u.Automation, u.AutomationNative = model.Paused, flux.PausedNative
 	case f.Suspended:
 		u.Automation, u.AutomationNative = model.Suspended, "suspend: true ("+words+")"
 	case (f.ApprovePlan == ApproveAuto || f.Force) && !f.PlanOnly && f.DriftDetection:

@@ -171,3 +171,32 @@ func TestPlanWithoutPlannedGenerationIsNotCalledStale(t *testing.T) {
 		t.Fatal("a plan of generation 7 at generation 9 is not stale")
 	}
 }
+
+// A Terraform driftdeck suspended reads paused, whatever its approval
+// mode; one suspended by somebody else reads suspended with its mode.
+func TestDriftdeckPauseOfATerraformReadsPaused(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		record bool
+		want   model.Automation
+		native string
+	}{
+		{"paused by driftdeck", true, model.Paused, "suspend: true (paused by driftdeck)"},
+		{"suspended by somebody else", false, model.Suspended, "suspend: true (manual approval)"},
+	} {
+		obj := load(t)
+		set(obj, true, "spec", "suspend")
+		if c.record {
+			set(obj, "oncall@example.com", "metadata", "annotations", "driftdeck.io/paused-by")
+			set(obj, "INC-8", "metadata", "annotations", "driftdeck.io/paused-reason")
+			set(obj, "null", "metadata", "annotations", "driftdeck.io/paused-previous")
+		}
+		u := Convert("prod", obj)
+		if u.Automation != c.want || u.AutomationNative != c.native {
+			t.Errorf("%s: automation %v %q, want %v %q", c.name, u.Automation, u.AutomationNative, c.want, c.native)
+		}
+		if c.record && (u.Pause == nil || u.Pause.By != "oncall@example.com") {
+			t.Errorf("%s: the pause record is not read: %+v", c.name, u.Pause)
+		}
+	}
+}

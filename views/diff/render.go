@@ -22,7 +22,10 @@ func (m *Model) View() string {
 	lines = append(lines, m.fit(m.header()))
 	switch {
 	case m.err != "":
-		lines = append(lines, m.fit(m.theme.Bad.Render("cannot compute the diff: "+sanitize(m.err))))
+		// Wrapped whole: an error's end often says what to do.
+		for _, l := range strings.Split(ansi.Wrap("cannot compute the diff: "+sanitize(m.err), max(m.width, 1), ""), "\n") {
+			lines = append(lines, m.fit(m.theme.Bad.Render(l)))
+		}
 	case m.report == nil:
 		lines = append(lines, m.fit(m.theme.Dim.Render("computing the diff…")))
 	case len(m.objs) == 0 && len(m.warnings) == 0:

@@ -1,0 +1,189 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/flux"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/store"
+)
+
+// Each Flux and Terraform action has its own key: it opens the action's
+// confirmation on a unit that can do it, and says why not on one that
+// cannot, before any form.
+func TestFluxAndTerraformKeysStartTheirActions(t *testing.T) {
+	for _, c := range []struct {
+		unit, key string
+		kind      actions.Kind
+		whyNot    string // "" when the confirmation opens
+	}{
+		{"kube-prometheus-stack", "f", actions.Force, ""},
+		{"kube-prometheus-stack", "X", actions.Reset, ""},
+		{"eks-cluster", "P", actions.Replan, ""},
+		{"rds-postgres", "K", actions.ForceUnlock, ""},
+		{"eks-cluster", "K", actions.ForceUnlock, "force-unlock terraform/flux-system/eks-cluster: no state lock is held"},
+		{"rds-postgres", "P", actions.Replan, "replan terraform/flux-system/rds-postgres: no plan is pending"},
+		{"iam-roles", "f", actions.Force, "force is not an action of terraform units"},
+	} {
+		a, be := newFluxTestAppWith(t, 120, 40)
+		selectUnit(t, a, c.unit)
+		press(a, c.key)
+		d, isDialog := a.top().(*dialog)
+		if c.whyNot != "" {
+			if isDialog || !strings.Contains(flat(a), c.whyNot) {
+				t.Errorf("%s on %s: want the refusal %q at once:\n%s", c.key, c.unit, c.whyNot, plain(a))
+			}
+			continue
+		}
+		if !isDialog || d.kind != dlgConfirm || d.action != c.kind {
+			t.Errorf("%s on %s must open the %s confirmation:\n%s", c.key, c.unit, c.kind, plain(a))
+			continue
+		}
+		typeText(a, "INC-9")
+		press(a, "enter", "y")
+		if len(be.executed) != 1 || be.executed[0].Kind != c.kind || be.executed[0].Key.Name != c.unit {
+			t.Errorf("%s on %s executed %+v, want one %s", c.key, c.unit, be.executed, c.kind)
+		}
+	}
+}
+
+// The footer offers the keys of what the cursor row can do now; the
+// actions menu lists every action of the engine with its key, and why not.
+func TestFluxAndTerraformActionsInFooterAndMenu(t *testing.T) {
+	a, _ := newFluxTestAppWith(t, 140, 40)
+	// Moving the cursor asks what the row can do, as j and k do.
+	askAvailability(t, a, "rds-postgres")
+	footer := lastLine(plain(a))
+	if !strings.Contains(footer, "r p K act") {
+		t.Errorf("a Terraform with a held lock must offer refresh, force-unlock and pause in the footer: %q", footer)
+	}
+	askAvailability(t, a, "kube-prometheus-stack")
+	if footer := lastLine(plain(a)); !strings.Contains(footer, "r f X p act") {
+		t.Errorf("a HelmRelease with failures must offer refresh, force, reset and pause: %q", footer)
+	}
+	selectUnit(t, a, "eks-cluster")
+	press(a, "a")
+	menu := flat(a)
+	for _, want := range []string{"approve (A)", "refresh (r)", "replan (P)", "pause (p)", "resume (u) — not paused by driftdeck", "force-unlock (K) — no state lock is held"} {
+		if !strings.Contains(menu, want) {
+			t.Errorf("the actions menu of a pending Terraform lacks %q:\n%s", want, plain(a))
+		}
+	}
+	if strings.Contains(menu, "manual sync policy") {
+		t.Errorf("a Terraform is paused by suspending it, whatever its approval mode:\n%s", plain(a))
+	}
+}
+
+// askAvailability moves the cursor to the unit and waits for what it can
+// do, as moving there with j and k asks.
+func askAvailability(t *testing.T, a *App, name string) {
+	t.Helper()
+	if cmd := a.prefetch(selectUnit(t, a, name)); cmd != nil {
+		a.Update(cmd())
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// suspendedKustomization is a suspended Kustomization, with the
+// annotations driftdeck's pause writes when paused is set.
+func suspendedKustomization(t *testing.T, name string, paused bool) *model.Unit {
+	t.Helper()
+	ann := map[string]string{}
+	if paused {
+		ann = map[string]string{
+			"driftdeck.io/paused-by": "oncall@example.com", "driftdeck.io/paused-reason": "INC-4411 bad image in prod",
+			"driftdeck.io/paused-at": fixedNow.Add(-20 * time.Minute).UTC().Format(time.RFC3339), "driftdeck.io/paused-until": fixedNow.Add(2 * time.Hour).UTC().Format(time.RFC3339),
+			"driftdeck.io/paused-mode": "suspend", "driftdeck.io/paused-previous": "null",
+		}
+	}
+	obj := map[string]any{
+		"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+		"metadata": map[string]any{"namespace": "team-web", "name": name, "generation": json.Number("2"), "annotations": ann},
+		"spec":     map[string]any{"interval": "10m", "suspend": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "web"}},
+		"status":   map[string]any{"observedGeneration": json.Number("2")},
+	}
+	raw, _ := json.Marshal(obj)
+	var o map[string]any
+	if err := json.Unmarshal(raw, &o); err != nil {
+		t.Fatal(err)
+	}
+	u := flux.ConvertKustomization("prod-eu-1", o)
+	if len(u.ReadErrors) > 0 {
+		t.Fatalf("fixture: %v", u.ReadErrors)
+	}
+	model.Derive(u, fixedNow, model.DefaultThresholds)
+	return u
+}
+
+// A Flux unit driftdeck paused reads "paused", with who, why and until,
+// and resume is offered; one somebody else suspended reads "suspended",
+// and resume says it leaves it so.
+func TestDriftdeckPauseAndForeignSuspendReadApart(t *testing.T) {
+	a, _ := newFluxTestAppWith(t, 140, 50,
+		suspendedKustomization(t, "web-paused", true), suspendedKustomization(t, "web-suspended", false))
+	press(a, ":")
+	typeText(a, "ks")
+	press(a, "enter")
+	rows := map[string]string{}
+	for _, l := range strings.Split(plain(a), "\n") {
+		for _, n := range []string{"web-paused", "web-suspended"} {
+			if strings.Contains(l, "team-web/"+n) {
+				rows[n] = l
+			}
+		}
+	}
+	if r := rows["web-paused"]; !strings.Contains(r, "paused") || strings.Contains(r, "reverted") {
+		t.Errorf("the unit driftdeck paused must read paused: %q", r)
+	}
+	if r := rows["web-suspended"]; !strings.Contains(r, "suspended") || strings.Contains(r, "paused") {
+		t.Errorf("the unit somebody else suspended must read suspended: %q", r)
+	}
+
+	askAvailability(t, a, "web-paused")
+	if footer := lastLine(plain(a)); !strings.Contains(footer, "u act") {
+		t.Errorf("resume must be offered for a driftdeck pause: %q", footer)
+	}
+	press(a, "enter")
+	detail := flat(a)
+	for _, want := range []string{"Automation paused (suspend: true (paused by driftdeck))", "Paused by driftdeck", "by oncall@example.com", "why INC-4411 bad image in prod", "(in 120m)"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("the detail of a driftdeck pause lacks %q:\n%s", want, plain(a))
+		}
+	}
+	if strings.Contains(detail, "no longer in force") {
+		t.Errorf("a pause still in force is called reverted:\n%s", plain(a))
+	}
+
+	press(a, "esc")
+	selectUnit(t, a, "web-suspended")
+	press(a, "u")
+	if !strings.Contains(flat(a), "suspended by somebody else, left so") {
+		t.Errorf("resume of a foreign suspend must say it leaves it:\n%s", plain(a))
+	}
+}
+
+// In the demo, d on a Kustomization says why there is no diff, whole,
+// instead of the clone error of a repository that exists only in name.
+func TestDemoKustomizationDiffSaysWhyNot(t *testing.T) {
+	be := &fakeBackend{}
+	units := append(fixtureUnits(), fluxFixtureUnits(t)...)
+	a := New(Options{Backend: be, Theme: "dark", Demo: true, Initial: store.Batch{Units: units}, Now: func() time.Time { return fixedNow }})
+	a.Update(teaSize(100, 30))
+	selectUnit(t, a, "web-frontend")
+	press(a, "d")
+	screen := flat(a)
+	if !topIs[*diffScreen](a) || !strings.Contains(screen, "no diff in the demo") || !strings.Contains(screen, "(terraform/flux-system/eks-cluster).") {
+		t.Fatalf("d on a demo Kustomization must say, whole, why there is no diff:\n%s", plain(a))
+	}
+	if strings.Contains(screen, "no diff source in this test") {
+		t.Errorf("the backend was asked for a diff it cannot make:\n%s", plain(a))
+	}
+}
