@@ -1,7 +1,8 @@
 # make test   the test command: builds the real test control plane (kube-apiserver,
-#             etcd), the pulumi CLI, Argo CD's controller and OpenTofu once into the user
-#             cache (20-30 min cold, seconds warm; installs Debian's redis-server
-#             when missing), then runs every test with the race detector, the
+#             etcd), the pulumi CLI, Argo CD's controller, Flux's source- and
+#             kustomize-controller and OpenTofu once into the user cache (20-30
+#             min cold, seconds warm; installs Debian's redis-server when
+#             missing), then runs every test with the race detector, the
 #             real-cluster ones (TestCluster...) included. The timeout is go test's
 #             per package: a cold cache on a busy 2-core machine needs more than
 #             its default 10 minutes for the slowest packages.
@@ -32,6 +33,7 @@ test:
 	export DRIFTDECK_PULUMI=$$(sed -n 's/^DRIFTDECK_PULUMI=//p' <<<"$$tools"); \
 	export DRIFTDECK_ARGOCD=$$(sed -n 's/^DRIFTDECK_ARGOCD=//p' <<<"$$tools"); \
 	export DRIFTDECK_REDIS=$$(sed -n 's/^DRIFTDECK_REDIS=//p' <<<"$$tools"); \
+	export DRIFTDECK_FLUX_DIR=$$(sed -n 's/^DRIFTDECK_FLUX_DIR=//p' <<<"$$tools"); \
 	export DRIFTDECK_TOFU=$$(sed -n 's/^DRIFTDECK_TOFU=//p' <<<"$$tools"); \
 	export DRIFTDECK_REQUIRE_CLUSTER=1; \
 	echo "$(strip go test -race -timeout 30m $(GOTESTFLAGS) $(PKGS))"; \
