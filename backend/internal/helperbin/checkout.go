@@ -37,9 +37,6 @@ func (h Helper) fromCheckout(self, workDir, cacheDir string) (path string, ok bo
 	if _, err := exec.LookPath("go"); err != nil {
 		return "", false, nil
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		return "", false, nil
-	}
 	root, found := moduleRoot(workDir)
 	if !found {
 		return "", false, nil
