@@ -46,7 +46,8 @@ vet:
 	$(GO) vet $(PKGS)
 
 # make build  the release binaries ./driftdeck and its helpers ./driftdeck-state
-#             (state buckets) and ./driftdeck-pulumi (Pulumi runs): stripped, and without kustomize's Go
+#             (state buckets), ./driftdeck-pulumi (Pulumi runs) and ./driftdeck-render
+#             (git checkouts and kustomize for local diffs): stripped, and without kustomize's Go
 #             plugin loader (driftdeck renders kustomizations, never loads plugins;
 #             linking Go's plugin package keeps every exported symbol and costs
 #             about 40 MB of resident memory).
@@ -59,6 +60,7 @@ build:
 	$(GO) build $(BUILD_FLAGS) -o driftdeck .
 	$(GO) build $(BUILD_FLAGS) -o driftdeck-state ./cmd/driftdeck-state
 	$(GO) build $(BUILD_FLAGS) -o driftdeck-pulumi ./cmd/driftdeck-pulumi
+	$(GO) build $(BUILD_FLAGS) -o driftdeck-render ./cmd/driftdeck-render
 
 # make bench  the fleet-scale benchmark (DESIGN.md section 6): a real control plane
 #             seeded with 5,000 Applications and 1,000 Stacks; one table of start-up,

@@ -14,6 +14,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/diff"
+	"github.com/driftdeck/driftdeck/backend/localrender/localrendertest"
 	"github.com/driftdeck/driftdeck/backend/testargocd"
 )
 
@@ -109,6 +110,7 @@ func TestClusterRealArgoLocalDiffAgreesWithTheControllersComparison(t *testing.T
 	})
 
 	app := e.get("compared")
+	localrendertest.Use(t)
 	t0 := time.Now()
 	res, err := (&argodiff.LocalSource{CacheDir: t.TempDir()}).Diff(ctx, app, e.cluster)
 	if err != nil {
