@@ -1,7 +1,8 @@
 # make test   the test command: builds the real test control plane (kube-apiserver,
-#             etcd), the pulumi CLI, Argo CD's controller and OpenTofu once into the user
-#             cache (20-30 min cold, seconds warm; installs Debian's redis-server
-#             when missing), then runs every test with the race detector, the
+#             etcd), the pulumi CLI, Argo CD's controller, Flux's source- and
+#             kustomize-controller and OpenTofu once into the user cache (20-30
+#             min cold, seconds warm; installs Debian's redis-server when
+#             missing), then runs every test with the race detector, the
 #             real-cluster ones (TestCluster...) included. The timeout is go test's
 #             per package: a cold cache on a busy 2-core machine needs more than
 #             its default 10 minutes for the slowest packages.
@@ -32,6 +33,7 @@ test:
 	export DRIFTDECK_PULUMI=$$(sed -n 's/^DRIFTDECK_PULUMI=//p' <<<"$$tools"); \
 	export DRIFTDECK_ARGOCD=$$(sed -n 's/^DRIFTDECK_ARGOCD=//p' <<<"$$tools"); \
 	export DRIFTDECK_REDIS=$$(sed -n 's/^DRIFTDECK_REDIS=//p' <<<"$$tools"); \
+	export DRIFTDECK_FLUX_DIR=$$(sed -n 's/^DRIFTDECK_FLUX_DIR=//p' <<<"$$tools"); \
 	export DRIFTDECK_TOFU=$$(sed -n 's/^DRIFTDECK_TOFU=//p' <<<"$$tools"); \
 	export DRIFTDECK_REQUIRE_CLUSTER=1; \
 	echo "$(strip go test -race -timeout 30m $(GOTESTFLAGS) $(PKGS))"; \
@@ -44,7 +46,8 @@ vet:
 	$(GO) vet $(PKGS)
 
 # make build  the release binaries ./driftdeck and its helpers ./driftdeck-state
-#             (state buckets) and ./driftdeck-pulumi (Pulumi runs): stripped, and without kustomize's Go
+#             (state buckets), ./driftdeck-pulumi (Pulumi runs) and ./driftdeck-render
+#             (git checkouts and kustomize for local diffs): stripped, and without kustomize's Go
 #             plugin loader (driftdeck renders kustomizations, never loads plugins;
 #             linking Go's plugin package keeps every exported symbol and costs
 #             about 40 MB of resident memory).
@@ -57,6 +60,7 @@ build:
 	$(GO) build $(BUILD_FLAGS) -o driftdeck .
 	$(GO) build $(BUILD_FLAGS) -o driftdeck-state ./cmd/driftdeck-state
 	$(GO) build $(BUILD_FLAGS) -o driftdeck-pulumi ./cmd/driftdeck-pulumi
+	$(GO) build $(BUILD_FLAGS) -o driftdeck-render ./cmd/driftdeck-render
 
 # make bench  the fleet-scale benchmark (DESIGN.md section 6): a real control plane
 #             seeded with 5,000 Applications and 1,000 Stacks; one table of start-up,

@@ -9,13 +9,15 @@ import (
 )
 
 // The helpers hold these so that driftdeck does not load them at every
-// start (ADR 0006, ADR 0008): linking one again costs every user tens of
+// start (ADR 0006, ADR 0008, ADR 0012): linking one again costs every user
 // megabytes of resident memory.
 var helperOnly = []string{
 	"github.com/pulumi/pulumi/sdk/v3/",
 	"gocloud.dev/blob/s3blob",
 	"gocloud.dev/blob/gcsblob",
 	"gocloud.dev/blob/azureblob",
+	"github.com/go-git/",
+	"sigs.k8s.io/kustomize/",
 }
 
 func TestDriftdeckLinksNoSDKThatAHelperHolds(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 )
@@ -27,7 +26,7 @@ func (e *Executor) Available(ctx context.Context, u *model.Unit) []Availability 
 		rbac = "read-only mode"
 	} else if c, ok := e.Cluster(u.Key.Context); !ok {
 		rbac = "not connected to context " + u.Key.Context
-	} else if gvr, ok := engines.Resource(u.Key.Engine); ok {
+	} else if gvr, ok := resourceOf(c, u.Key.Engine); ok {
 		v, err := c.Access.Can(ctx, "patch", gvr, u.Key.Namespace, "")
 		switch {
 		case err != nil:
@@ -53,6 +52,10 @@ func stateWhyNot(u *model.Unit, k Kind) string {
 		return argoWhyNot(u, k)
 	case u.Stack != nil:
 		return stackWhyNot(u, k)
+	case u.Tofu != nil:
+		return tofuWhyNot(u, k)
+	case u.Flux != nil:
+		return fluxWhyNot(u, u.Flux, k)
 	}
 	return "no actions for this engine"
 }

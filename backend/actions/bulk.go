@@ -16,6 +16,8 @@ type BulkRequest struct {
 	Reason string
 	Until  time.Time
 	Prune  bool
+	// WithSource: a Flux or Terraform refresh requests each unit's source first.
+	WithSource bool
 }
 
 // Outcome is what became of one unit of a bulk action.
@@ -53,7 +55,7 @@ func (e *Executor) Bulk(ctx context.Context, r BulkRequest) []BulkOutcome {
 		case !spec.Knows(k.Engine):
 			o.Why = fmt.Sprintf("%s is not possible for %s units", r.Kind, k.Engine)
 		default:
-			o.Result, o.Err = e.Execute(ctx, Request{Kind: r.Kind, Key: k, Reason: r.Reason, Until: r.Until, Prune: r.Prune})
+			o.Result, o.Err = e.Execute(ctx, Request{Kind: r.Kind, Key: k, Reason: r.Reason, Until: r.Until, Prune: r.Prune, WithSource: r.WithSource})
 			var ref *Refusal
 			switch {
 			case o.Err == nil:

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
@@ -105,6 +106,10 @@ func plannerFor(engine model.Engine, k Kind) (planner, error) {
 		case ConfirmPrune:
 			return planArgoConfirmPrune, nil
 		}
+	case model.EngineKustomization, model.EngineHelmRelease, model.EngineTerraform:
+		if pl := fluxPlanner(engine, k); pl != nil {
+			return pl, nil
+		}
 	case model.EnginePulumi:
 		switch k {
 		case Retry:
@@ -157,8 +162,20 @@ func (e *Executor) prepare(ctx context.Context, req Request) (*planEnv, map[stri
 	return env, obj, err
 }
 
+// resourceOf is the resource a unit is read and written through: the newest
+// version of its engine the cluster serves, when discovery ran, else the
+// newest driftdeck knows.
+func resourceOf(c *kube.Cluster, e model.Engine) (schema.GroupVersionResource, bool) {
+	for _, v := range engines.Versions(e) {
+		if c.Has(v) {
+			return v, true
+		}
+	}
+	return engines.Resource(e)
+}
+
 func (e *Executor) get(ctx context.Context, c *kube.Cluster, k model.Key) (map[string]any, error) {
-	gvr, ok := engines.Resource(k.Engine)
+	gvr, ok := resourceOf(c, k.Engine)
 	if !ok {
 		return nil, refusef("driftdeck has no actions for %s units yet", k.Engine)
 	}
@@ -180,6 +197,9 @@ func (e *Executor) plan(env *planEnv, obj map[string]any, req Request) (*Plan, e
 	p, err := pl(env, obj, req)
 	if err != nil {
 		return nil, err
+	}
+	if p.gvr.Resource == "" {
+		p.gvr, _ = resourceOf(env.cluster, req.Key.Engine)
 	}
 	p.Request = req
 	p.ResourceVersion = lookupString(obj, "metadata", "resourceVersion")
@@ -248,9 +268,12 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 		return nil, err
 	}
 	w.Entry.Patch = body
-	opts := metav1.PatchOptions{FieldManager: "driftdeck"}
+	opts := metav1.PatchOptions{FieldManager: orWord(p.fieldManager, "driftdeck")}
 	if w.DryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	if err := writeBefore(ctx, c, p, opts); err != nil {
+		return nil, err
 	}
 	out, err := c.Dynamic.Resource(p.gvr).Namespace(req.Key.Namespace).Patch(ctx, req.Key.Name, types.JSONPatchType, body, opts, subresources(p)...)
 	switch {
@@ -271,6 +294,9 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 	res := &Result{Plan: p, Actor: w.Actor, DryRun: w.DryRun, ResourceVersion: lookupString(after, "metadata", "resourceVersion")}
 	w.Entry.ResourceVersion = res.ResourceVersion
 	res.Token = annotationsOf(after)[pulumiop.AnnotationReconcileRequest]
+	if p.token != "" {
+		res.Token = p.token
+	}
 	e.verify(c, req, p, after, res)
 	w.Event = &writeguard.Event{Reason: p.eventReason, Verb: p.eventVerb, Until: req.Until, Object: corev1.ObjectReference{
 		APIVersion:      lookupString(after, "apiVersion"),
@@ -279,6 +305,28 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 		ResourceVersion: res.ResourceVersion,
 	}}
 	return res, nil
+}
+
+// writeBefore writes a plan's requests to other objects (a unit's sources),
+// each a JSON patch with its own preconditions, in order.
+func writeBefore(ctx context.Context, c *kube.Cluster, p *Plan, opts metav1.PatchOptions) error {
+	for _, sw := range p.before {
+		body, err := patch(sw.patch).bytes()
+		if err != nil {
+			return err
+		}
+		_, err = c.Dynamic.Resource(sw.gvr).Namespace(sw.namespace).Patch(ctx, sw.name, types.JSONPatchType, body, opts)
+		ref := model.Ref{Kind: sw.gvr.Resource, Namespace: sw.namespace, Name: sw.name}.String()
+		switch {
+		case err != nil && preconditionFailed(err):
+			return &Refusal{Reason: ref + " changed while driftdeck wrote to it: nothing written to the unit; look again and retry"}
+		case apierrors.IsForbidden(err):
+			return &Refusal{Reason: "the cluster refused the request to " + ref + ": " + err.Error(), Permission: true}
+		case err != nil:
+			return fmt.Errorf("requesting %s: %w", ref, err)
+		}
+	}
+	return nil
 }
 
 func subresources(p *Plan) []string {

@@ -34,6 +34,14 @@ const (
 	// forgets its pending operations). It writes the state backend, not the
 	// Stack: stackops plans and executes it.
 	Unlock Kind = "unlock"
+	// Force and Reset are a HelmRelease's one-off upgrade and failure
+	// count reset (reconcile.fluxcd.io/forceAt and resetAt).
+	Force Kind = "force"
+	Reset Kind = "reset"
+	// Replan discards a Terraform's pending plan so that a new one is made.
+	Replan Kind = "replan"
+	// ForceUnlock has tofu-controller break the held state lock it names.
+	ForceUnlock Kind = "force-unlock"
 )
 
 // Spec describes one action kind, once, for the backend, the menus, the key
@@ -55,25 +63,33 @@ type Spec struct {
 }
 
 var (
-	argo   = []model.Engine{model.EngineArgoCD}
-	pulumi = []model.Engine{model.EnginePulumi}
-	both   = []model.Engine{model.EngineArgoCD, model.EnginePulumi}
+	argo      = []model.Engine{model.EngineArgoCD}
+	pulumi    = []model.Engine{model.EnginePulumi}
+	helm      = []model.Engine{model.EngineHelmRelease}
+	terraform = []model.Engine{model.EngineTerraform}
+	approvers = []model.Engine{model.EngineArgoCD, model.EnginePulumi, model.EngineTerraform}
+	refresher = []model.Engine{model.EngineArgoCD, model.EngineKustomization, model.EngineHelmRelease, model.EngineTerraform}
+	every     = model.Engines
 )
 
 // specs is in menu order.
 var specs = []Spec{
 	{Kind: Sync, Engines: argo, Destructive: true, Bulkable: true, Key: "sync", Help: "sync the app to its target revision now"},
 	{Kind: Retry, Engines: pulumi, Destructive: true, Bulkable: true, Key: "retry", Help: "request a new run of the Stack"},
-	{Kind: Approve, Engines: both, Destructive: true, EditsSpec: true, Key: "approve", Help: "approve the pending change (the reviewed revision or commit)"},
-	{Kind: Refresh, Engines: argo, Bulkable: true, Key: "refresh", Help: "compare the app with its source again"},
+	{Kind: Approve, Engines: approvers, Destructive: true, EditsSpec: true, Key: "approve", Help: "approve the pending change (the reviewed revision, commit or full Terraform plan id)"},
+	{Kind: Refresh, Engines: refresher, Bulkable: true, Key: "refresh", Help: "Argo CD: compare the app with its source again; Flux and Terraform: reconcile now (requestedAt)"},
 	{Kind: HardRefresh, Engines: argo, Bulkable: true, Key: "hardrefresh", Help: "refresh, regenerating the manifests (no cache)"},
 	{Kind: Terminate, Engines: argo, Destructive: true, Key: "terminate", Help: "stop the running sync operation"},
-	{Kind: Pause, Engines: both, Destructive: true, Bulkable: true, EditsSpec: true, Key: "pause", Help: "pause automation (Argo CD: auto-sync off; Stack: preview only), recording what it was"},
+	{Kind: Force, Engines: helm, Destructive: true, Key: "force", Help: "a one-off install or upgrade of the HelmRelease now, even without changes (forceAt)"},
+	{Kind: Reset, Engines: helm, Destructive: true, Bulkable: true, Key: "reset", Help: "reset the HelmRelease's failure counts, so remediation retries again (resetAt)"},
+	{Kind: Replan, Engines: terraform, Destructive: true, EditsSpec: true, Key: "replan", Help: "discard the pending Terraform plan and plan again"},
+	{Kind: Pause, Engines: every, Destructive: true, Bulkable: true, EditsSpec: true, Key: "pause", Help: "pause automation (Argo CD: auto-sync off; Stack: preview only; Flux and Terraform: suspend), recording what it was"},
 	{Kind: PauseSelfHeal, Engines: argo, Destructive: true, EditsSpec: true, Help: "turn self-heal off, keeping auto-sync"},
-	{Kind: Resume, Engines: both, Destructive: true, Bulkable: true, EditsSpec: true, Key: "resume", Help: "restore the automation a driftdeck pause recorded"},
+	{Kind: Resume, Engines: every, Destructive: true, Bulkable: true, EditsSpec: true, Key: "resume", Help: "restore the automation a driftdeck pause recorded"},
 	{Kind: Rollback, Engines: argo, Destructive: true, Key: "rollback", Help: "sync to an earlier history entry (auto-sync must be paused)"},
 	{Kind: ConfirmPrune, Engines: argo, Destructive: true, Key: "confirmprune", Help: "confirm the prune a Prune=confirm sync waits for"},
 	{Kind: Unlock, Engines: pulumi, Destructive: true, Key: "unlock", Help: "break the lock a dead run left on the Stack's state"},
+	{Kind: ForceUnlock, Engines: terraform, Destructive: true, EditsSpec: true, Key: "forceunlock", Help: "have tofu-controller break the held Terraform state lock it names (its holder must be dead)"},
 }
 
 // Specs lists every action kind, in menu order.
@@ -139,7 +155,14 @@ type Request struct {
 	Resources []Resource
 	// Revision binds a sync or approval to the revision the user reviewed:
 	// the write is refused when the app now compares against another one.
+	// For a Terraform it is the plan id reviewed, which must be the full
+	// pending id (a prefix is refused, never written).
 	Revision string
+	// WithSource has a Flux or Terraform refresh request the unit's source
+	// (GitRepository, OCIRepository, HelmChart ...) first.
+	WithSource bool
+	// LockID binds a force-unlock to the state lock the user saw.
+	LockID string
 	// HistoryID picks the Argo CD history entry to roll back to.
 	HistoryID int64
 	// ResourceVersion is the version of the object the confirmed plan was

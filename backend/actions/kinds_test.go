@@ -47,9 +47,9 @@ func TestBulkSkipsWhatTheKindCannotDo(t *testing.T) {
 	stack := model.Key{Context: "c", Engine: model.EnginePulumi, Namespace: "ns", Name: "net"}
 	app := model.Key{Context: "c", Engine: model.EngineArgoCD, Namespace: "ns", Name: "web"}
 
-	out := ex.Bulk(context.Background(), BulkRequest{Kind: Refresh, Keys: []model.Key{flux, stack, app}, Reason: "x"})
-	if out[0].Outcome != OutcomeSkipped || out[0].Why != "refresh is not possible for kustomization units" ||
-		out[1].Outcome != OutcomeSkipped || out[1].Why != "refresh is not possible for pulumi units" {
+	out := ex.Bulk(context.Background(), BulkRequest{Kind: HardRefresh, Keys: []model.Key{flux, stack, app}, Reason: "x"})
+	if out[0].Outcome != OutcomeSkipped || out[0].Why != "hard-refresh is not possible for kustomization units" ||
+		out[1].Outcome != OutcomeSkipped || out[1].Why != "hard-refresh is not possible for pulumi units" {
 		t.Errorf("outcomes %+v", out)
 	}
 	if out[2].Outcome != OutcomeFailed || out[2].Err == nil || !strings.Contains(out[2].Why, "unknown context") {

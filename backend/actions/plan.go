@@ -33,6 +33,20 @@ type Plan struct {
 	verify      func(obj map[string]any) error
 	eventReason string
 	eventVerb   string // "paused auto-sync of", "requested a sync of", ...
+	// fieldManager is the patch's field manager; "" is driftdeck's own.
+	fieldManager string
+	// token is the reconcile request written, handed back in Result.Token.
+	token string
+	// before are requests to other objects (a unit's sources) written
+	// ahead of the patch.
+	before []sideWrite
+}
+
+// sideWrite is a JSON patch on another object than the unit.
+type sideWrite struct {
+	gvr             schema.GroupVersionResource
+	namespace, name string
+	patch           []Op
 }
 
 // Result is what an executed action did.
@@ -47,7 +61,8 @@ type Result struct {
 	// ResourceVersion after the write.
 	ResourceVersion string
 	// Token is the value written for requests that are handled later (Pulumi
-	// reconciliation requests), so callers can wait for it to be handled.
+	// reconciliation requests; Flux and Terraform requestedAt, handled when
+	// status.lastHandledReconcileAt shows it), so callers can wait for it.
 	Token  string
 	DryRun bool
 	// MayRevert names the owner (ApplicationSet, parent app) that may revert

@@ -16,6 +16,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/localrender/localrendertest"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
@@ -184,6 +185,7 @@ func changeSummary(r *diff.Report) map[string]string {
 
 func diffApp(t *testing.T, c *kube.Cluster, app map[string]any) *Result {
 	t.Helper()
+	localrendertest.Use(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	t0 := time.Now()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/localrender"
 )
 
 // LocalSource renders the Application's source itself and dry-runs it
@@ -54,25 +54,13 @@ func (s *LocalSource) Diff(ctx context.Context, app map[string]any, cluster *kub
 	if err := checkDestination(spec, cluster); err != nil {
 		return nil, err
 	}
-	cacheDir := s.CacheDir
-	if cacheDir == "" {
-		if cacheDir, err = defaultCacheDir(); err != nil {
-			return nil, err
-		}
-	}
-	checkout, err := os.MkdirTemp("", "driftdeck-render-")
+	rendered, err := localrender.Argo(ctx, s.CacheDir, spec.source.repoURL, spec.revision, localrender.ArgoSource{
+		Path: spec.source.path, Recurse: spec.source.recurse, Include: spec.source.include, Exclude: spec.source.exclude,
+	})
 	if err != nil {
-		return nil, err
+		return nil, localRenderError(spec.source.repoURL, err)
 	}
-	defer os.RemoveAll(checkout)
-	commit, err := repoCache{dir: cacheDir}.checkout(ctx, spec.source.repoURL, spec.revision, checkout)
-	if err != nil {
-		return nil, err
-	}
-	objs, err := render(checkout, spec.source)
-	if err != nil {
-		return nil, fmt.Errorf("%s@%s: %w", redactRepo(spec.source.repoURL), shortHash(commit), err)
-	}
+	commit, objs := rendered.Commit, rendered.Objects
 	p := &predictor{
 		dyn:    cluster.Dynamic,
 		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cluster.Kube.Discovery())),
@@ -94,9 +82,24 @@ func (s *LocalSource) Diff(ctx context.Context, app map[string]any, cluster *kub
 		Report:       report,
 		Revision:     commit,
 		SyncRevision: spec.syncRevision,
-		Source:       fmt.Sprintf("local render of %s@%s", redactRepo(spec.source.repoURL), shortHash(commit)),
+		Source:       fmt.Sprintf("local render of %s@%s", localrender.RedactURL(spec.source.repoURL), shortHash(commit)),
 		Warnings:     warnings,
 	}, nil
+}
+
+// localRenderError says which commit failed to render, and turns what the
+// local render cannot reproduce into the advice to use the API server.
+func localRenderError(repoURL string, err error) error {
+	cause := err
+	var unsupported *localrender.UnsupportedError
+	if errors.As(err, &unsupported) {
+		cause = notLocal("%s", unsupported.What)
+	}
+	var renderErr *localrender.RenderError
+	if errors.As(err, &renderErr) {
+		return fmt.Errorf("%s@%s: %w", localrender.RedactURL(repoURL), shortHash(renderErr.Commit), cause)
+	}
+	return cause
 }
 
 // checkDestination refuses apps deployed to another cluster than the one

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/localrender/localrendertest"
 )
 
 func TestLocalSourceRefusesBeforeFetching(t *testing.T) {
@@ -27,6 +28,9 @@ func TestLocalSourceRefusesBeforeFetching(t *testing.T) {
 		want string
 	}{
 		{"helm chart", base(func(s map[string]any) { s["source"].(map[string]any)["chart"] = "guestbook" }), "Helm"},
+		{"kustomize overrides", base(func(s map[string]any) {
+			s["source"].(map[string]any)["kustomize"] = map[string]any{"images": []any{"nginx:1.27"}, "namePrefix": "p-"}
+		}), "spec.source.kustomize (images, namePrefix)"},
 		{"plugin", base(func(s map[string]any) { s["source"].(map[string]any)["plugin"] = map[string]any{"name": "cdk8s"} }), "plugin"},
 		{"multi-source", base(func(s map[string]any) { s["sources"] = []any{map[string]any{"repoURL": "x"}} }), "multi-source"},
 		{"another cluster", base(func(s map[string]any) {
@@ -40,6 +44,24 @@ func TestLocalSourceRefusesBeforeFetching(t *testing.T) {
 				t.Errorf("got %v, want a not-local error naming %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestLocalSourceSaysWhichCommitHoldsAChartItCannotRender(t *testing.T) {
+	localrendertest.Use(t)
+	repo := newTestRepo(t)
+	repo.write(map[string]string{"guestbook/Chart.yaml": "apiVersion: v2\nname: guestbook\nversion: 0.1.0\n"})
+	commit := repo.commit("a chart")
+	app := guestbookApp(commit)
+	app["spec"].(map[string]any)["source"].(map[string]any)["repoURL"] = repo.dir
+	_, err := (&LocalSource{CacheDir: t.TempDir()}).Diff(context.Background(), app, &kube.Cluster{Context: "test"})
+	if !errors.Is(err, errNotLocal) {
+		t.Fatalf("got %v, want a not-local error", err)
+	}
+	for _, w := range []string{repo.dir + "@" + commit[:12], "a Helm chart (guestbook/Chart.yaml) is not supported locally", "ARGOCD_SERVER"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
 	}
 }
 

@@ -16,10 +16,12 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"sigs.k8s.io/yaml"
 
+	"github.com/driftdeck/driftdeck/backend/agent"
 	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/objread"
+	"github.com/driftdeck/driftdeck/backend/pause"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 )
 
@@ -33,6 +35,10 @@ type Detail struct {
 	SyncResult []Resource // resources of the last operation
 	Updates    []pulumiop.Update
 	Outputs    []string // Stack output names (values are not shown: they may be secrets)
+	// Agent says whether an agent runs in the unit's context, read from its
+	// Lease; nil unless the unit's pause has an expiry (then it says who
+	// ends the pause: agent.WhoEnds).
+	Agent *agent.Presence
 	// Problems lists what could not be read (Events forbidden, ...).
 	Problems []string
 	Fetched  time.Time
@@ -106,6 +112,10 @@ func (d *Describer) Describe(ctx context.Context, k model.Key) (*Detail, error) 
 		if d.Updates != nil {
 			det.Updates = d.Updates.ForStack(k.Context, k.Namespace, k.Name)
 		}
+	}
+	if p, _ := pause.Read(obj.GetAnnotations()); p != nil && !p.Until.IsZero() {
+		presence := agent.Running(ctx, c.Kube, agent.DefaultLeaseNamespace, agent.DefaultLeaseName, det.Fetched)
+		det.Agent = &presence
 	}
 	events, err := c.Kube.CoreV1().Events(k.Namespace).List(ctx, metav1.ListOptions{
 		FieldSelector: fields.AndSelectors(

@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,6 +59,14 @@ func TestEveryStuckDemoUnitHasAFixThatWorks(t *testing.T) {
 			continue
 		}
 		delete(stuck, ref)
+		if fd.InSource {
+			// Nothing on the cluster fixes a source that does not build:
+			// doctor must say where the cause is and what picks the fix up.
+			if !strings.Contains(fd.Hint, "driftdeck refresh "+ref) || !strings.Contains(fd.Hint, "the cause is in ") {
+				t.Errorf("%s: the cause is in its source, but the hint does not say where and what picks the fix up: %q", ref, fd.Hint)
+			}
+			continue
+		}
 		if fd.Command(ref) == "" {
 			t.Errorf("%s is stuck and doctor names no command (hint %q)", ref, fd.Hint)
 			continue
@@ -108,6 +117,8 @@ func apply(ctx context.Context, c *kube.Cluster, exec *actions.Executor, ops *st
 			if plan, err = ops.PlanUnstick(ctx, fd.Key, false, false); err == nil {
 				_, err = ops.Apply(ctx, plan, FixReason)
 			}
+		case actions.ForceUnlock:
+			_, err = exec.Execute(ctx, actions.Request{Kind: k, Key: fd.Key, Reason: FixReason, LockID: fd.FixFlags[1]})
 		default:
 			_, err = exec.Execute(ctx, actions.Request{Kind: k, Key: fd.Key, Reason: FixReason})
 		}

@@ -27,6 +27,11 @@ type Finding struct {
 	// Stack that stalled on a lock needs the lock broken, then a new run);
 	// "" when no driftdeck command can.
 	Fix, Then actions.Kind
+	// FixFlags are the fix's own flags (a force-unlock's --lock id).
+	FixFlags []string
+	// InSource: the cause is in the unit's source (it does not build or
+	// validate): no command fixes it, the hint says where to.
+	InSource bool
 	// StatusPatch, for a fix no driftdeck command makes, is the JSON patch
 	// of the object's status that does (printed as a kubectl command).
 	StatusPatch string
@@ -44,9 +49,9 @@ const FixReason = "fix from driftdeck doctor"
 func (f Finding) Command(ref string) string {
 	switch {
 	case f.Fix != "" && f.Then != "":
-		return "driftdeck " + strings.Join(Args(f.Fix, ref), " ") + " && driftdeck " + strings.Join(Args(f.Then, ref), " ")
+		return "driftdeck " + strings.Join(f.Args(ref), " ") + " && driftdeck " + strings.Join(Args(f.Then, ref), " ")
 	case f.Fix != "":
-		return "driftdeck " + strings.Join(Args(f.Fix, ref), " ")
+		return "driftdeck " + strings.Join(f.Args(ref), " ")
 	case f.StatusPatch != "":
 		gvr, _ := engines.Resource(f.Key.Engine)
 		return fmt.Sprintf("kubectl patch %s.%s %s -n %s --subresource=status --type=json -p '%s'", gvr.Resource, gvr.Group, f.Key.Name, f.Key.Namespace, f.StatusPatch)
@@ -59,6 +64,9 @@ func (f Finding) Command(ref string) string {
 func Args(k actions.Kind, ref string) []string {
 	return []string{string(k), ref, "--reason", `"` + FixReason + `"`}
 }
+
+// Args are the fix's command arguments, its own flags included.
+func (f Finding) Args(ref string) []string { return append(Args(f.Fix, ref), f.FixFlags...) }
 
 // Examine lists the units that need a human, in the order given.
 func Examine(units []*model.Unit, now time.Time) []Finding {
@@ -77,6 +85,9 @@ func examine(u *model.Unit, now time.Time) (Finding, bool) {
 	case u.Run == model.Stuck:
 		f.State = "stuck"
 		f.Fix, f.Hint = stuckFix(u)
+		if u.Flux != nil || u.Tofu != nil {
+			f.Fix, f.FixFlags, f.Hint, f.InSource = fluxStuckFix(u)
+		}
 		if f.Fix == actions.Unlock && stalled(u) {
 			f.Then = actions.Retry // the operator stopped retrying on its own
 		}
@@ -126,8 +137,6 @@ func stuckFix(u *model.Unit) (actions.Kind, string) {
 		return actions.Unlock, "" // the operator retries once the lock is gone
 	case u.Stack != nil:
 		return actions.Retry, ""
-	case u.Tofu != nil && u.Tofu.LockPending != "":
-		return "", "the state lock " + u.Tofu.LockPending + " blocks the run: set spec.tfstate.forceUnlock to yes"
 	}
 	return "", "see the controller's conditions and logs"
 }

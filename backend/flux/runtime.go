@@ -6,6 +6,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/objread"
+	"github.com/driftdeck/driftdeck/backend/pause"
 )
 
 // NewUnit reads what every Flux-runtime object shares: metadata, suspend,
@@ -28,6 +29,8 @@ func NewUnit(context string, engine model.Engine, kind string, r *objread.Reader
 		Labels:          r.StringMap("metadata", "labels"),
 	}
 	ann := r.StringMap("metadata", "annotations")
+	// A driftdeck pause (a suspend it made) says who, why and what resume restores.
+	u.Pause, u.ReadErrors = pause.Read(ann)
 	spec, st := r.At("spec"), r.At("status")
 	f := &model.FluxFacts{
 		RequestedAt:   ann[AnnotationRequestedAt],
@@ -73,7 +76,7 @@ func ReadConditions(st *objread.Reader) []model.Condition {
 
 // Finish records what could not be read.
 func Finish(u *model.Unit, r *objread.Reader) {
-	u.ReadErrors = r.Errors()
+	u.ReadErrors = append(u.ReadErrors, r.Errors()...)
 	if u.Key.Name == "" {
 		u.ReadErrors = append(u.ReadErrors, "metadata.name: missing")
 	}

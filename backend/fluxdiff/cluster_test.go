@@ -19,6 +19,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/localrender/localrendertest"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
@@ -141,6 +142,7 @@ func TestClusterKustomizationDiff(t *testing.T) {
 		}},
 	})
 
+	localrendertest.Use(t)
 	d := &Differ{Cluster: func(string) (*kube.Cluster, bool) { return c, true }, CacheDir: t.TempDir()}
 	res, err := d.Diff(ctx, model.Key{Context: "test", Engine: model.EngineKustomization, Namespace: ns, Name: "apps"})
 	if err != nil {

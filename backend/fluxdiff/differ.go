@@ -3,9 +3,8 @@ package fluxdiff
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +21,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/localrender"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/objread"
 )
@@ -85,20 +85,16 @@ func (d *Differ) Diff(ctx context.Context, k model.Key) (*argodiff.Result, error
 		warnings = append(warnings, fmt.Sprintf("the source has a newer revision %s than the one built (%s, the last attempted): the next reconcile applies that one", artifact, attempted))
 	}
 
-	tmp, err := os.MkdirTemp("", "driftdeck-flux-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	commit, err := argodiff.Checkout(ctx, d.CacheDir, url, commitOf(rev), filepath.Join(tmp, "src"))
-	if err != nil {
-		return nil, err
-	}
 	spec, _ := ks["spec"].(map[string]any)
-	objs, err := build(tmp, spec)
-	if err != nil {
-		return nil, fmt.Errorf("%s@%s: %w", argodiff.RedactURL(url), short(commit), err)
+	rendered, err := localrender.Flux(ctx, d.CacheDir, url, commitOf(rev), spec)
+	var renderErr *localrender.RenderError
+	if errors.As(err, &renderErr) {
+		return nil, fmt.Errorf("%s@%s: %w", localrender.RedactURL(url), short(renderErr.Commit), err)
 	}
+	if err != nil {
+		return nil, err
+	}
+	commit, objs := rendered.Commit, rendered.Objects
 	if vars := r.StringMap("spec", "postBuild", "substitute"); len(vars) > 0 {
 		for _, o := range objs {
 			if objread.New(o).StringMap("metadata", "annotations")[annotationSubstDisp] != "disabled" {
@@ -128,7 +124,7 @@ func (d *Differ) Diff(ctx context.Context, k model.Key) (*argodiff.Result, error
 		Report:       report,
 		Revision:     commit,
 		SyncRevision: attempted,
-		Source:       fmt.Sprintf("local build of %s@%s path %s", argodiff.RedactURL(url), short(commit), orRoot(r.Str("spec", "path"))),
+		Source:       fmt.Sprintf("local build of %s@%s path %s", localrender.RedactURL(url), short(commit), orRoot(r.Str("spec", "path"))),
 		Warnings:     warnings,
 	}, nil
 }

@@ -8,5 +8,7 @@
 // The build is made from a local checkout of the GitRepository's URL at the
 // revision the controller last attempted (the source's artifact revision
 // when none yet), not from source-controller's artifact, which is rarely
-// reachable from outside the cluster. Only GitRepository sources are built.
+// reachable from outside the cluster. Only GitRepository sources are built;
+// the checkout and the build run in the driftdeck-render helper
+// (backend/localrender).
 package fluxdiff

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -36,17 +35,17 @@ var ErrNoKubeconfig = errors.New("no kubeconfig found")
 
 // ContextNames resolves the contexts to use: the comma-separated --context
 // value, or the current context.
-func ContextNames(flags *genericclioptions.ConfigFlags) ([]string, error) {
-	raw, err := flags.ToRawKubeConfigLoader().RawConfig()
+func ContextNames(flags *Flags) ([]string, error) {
+	raw, err := flags.loader().RawConfig()
 	if err != nil {
 		return nil, fmt.Errorf("reading kubeconfig: %w", err)
 	}
-	if len(raw.Contexts) == 0 && (flags.APIServer == nil || *flags.APIServer == "") {
+	if len(raw.Contexts) == 0 && flags.APIServer == "" {
 		return nil, ErrNoKubeconfig
 	}
 	var names []string
-	if flags.Context != nil && *flags.Context != "" {
-		for _, n := range strings.Split(*flags.Context, ",") {
+	if flags.Context != "" {
+		for _, n := range strings.Split(flags.Context, ",") {
 			n = strings.TrimSpace(n)
 			if n == "" {
 				continue
@@ -64,9 +63,10 @@ func ContextNames(flags *genericclioptions.ConfigFlags) ([]string, error) {
 // Connect builds the clients of one context, with the command line's overrides
 // (--as, --request-timeout, ...). QPS and burst are raised: driftdeck starts a
 // handful of watches at once and must not queue behind client-side throttling.
-func Connect(flags *genericclioptions.ConfigFlags, context string) (*Cluster, error) {
-	f := perContext(flags, context)
-	loader := f.ToRawKubeConfigLoader()
+func Connect(flags *Flags, context string) (*Cluster, error) {
+	f := *flags
+	f.Context = context
+	loader := f.loader()
 	cfg, err := loader.ClientConfig()
 	if err != nil {
 		if clientcmd.IsEmptyConfig(err) {
@@ -104,18 +104,6 @@ func NewClusterFromClients(context string, cfg *rest.Config, dyn dynamic.Interfa
 	c := &Cluster{Context: context, Config: cfg, Dynamic: dyn, Kube: kc, Namespace: namespace}
 	c.Access = newAccess(kc)
 	return c
-}
-
-func perContext(flags *genericclioptions.ConfigFlags, context string) *genericclioptions.ConfigFlags {
-	f := genericclioptions.NewConfigFlags(false)
-	f.KubeConfig, f.ClusterName, f.AuthInfoName = flags.KubeConfig, flags.ClusterName, flags.AuthInfoName
-	f.Namespace, f.APIServer, f.TLSServerName = flags.Namespace, flags.APIServer, flags.TLSServerName
-	f.Insecure, f.CertFile, f.KeyFile, f.CAFile = flags.Insecure, flags.CertFile, flags.KeyFile, flags.CAFile
-	f.BearerToken, f.Impersonate, f.ImpersonateUID, f.ImpersonateGroup = flags.BearerToken, flags.Impersonate, flags.ImpersonateUID, flags.ImpersonateGroup
-	f.Username, f.Password, f.Timeout = flags.Username, flags.Password, flags.Timeout
-	f.DisableCompression = flags.DisableCompression
-	f.Context = &context
-	return f
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -9,10 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	git "github.com/go-git/go-git/v6"
-	"github.com/go-git/go-git/v6/plumbing"
-	"github.com/go-git/go-git/v6/plumbing/client"
-	"github.com/go-git/go-git/v6/plumbing/transport/http"
+	"github.com/driftdeck/driftdeck/backend/localrender"
 )
 
 // Source is where an operator Stack's program lives (spec.projectRepo,
@@ -46,30 +43,8 @@ func Checkout(ctx context.Context, src Source) (dir string, cleanup func(), err 
 		}
 	}()
 
-	opts := &git.CloneOptions{URL: src.Repo, RemoteName: "origin"}
-	if src.Token != "" {
-		opts.ClientOptions = []client.Option{client.WithHTTPAuth(&http.BasicAuth{Username: "git", Password: src.Token})}
-	}
-	if src.Commit == "" {
-		opts.Depth, opts.SingleBranch, opts.Tags = 1, true, git.NoTags
-		if src.Branch != "" {
-			opts.ReferenceName = plumbing.NewBranchReferenceName(strings.TrimPrefix(src.Branch, "refs/heads/"))
-		}
-	} else {
-		opts.NoCheckout = true
-	}
-	repo, err := git.PlainCloneContext(ctx, clone, opts)
-	if err != nil {
-		return "", nil, fmt.Errorf("clone %s: %w", src.Repo, err)
-	}
-	if src.Commit != "" {
-		wt, err := repo.Worktree()
-		if err != nil {
-			return "", nil, err
-		}
-		if err := wt.Checkout(&git.CheckoutOptions{Hash: plumbing.NewHash(src.Commit), Force: true}); err != nil {
-			return "", nil, fmt.Errorf("check out %s: %w", src.Commit, err)
-		}
+	if err := localrender.Clone(ctx, localrender.CloneSource{Repo: src.Repo, Commit: src.Commit, Branch: src.Branch, Dest: clone, Token: src.Token}); err != nil {
+		return "", nil, err
 	}
 
 	dir = filepath.Join(clone, filepath.FromSlash(src.Dir))

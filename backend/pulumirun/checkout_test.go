@@ -10,6 +10,8 @@ import (
 
 	git "github.com/go-git/go-git/v6"
 	"github.com/go-git/go-git/v6/plumbing/object"
+
+	"github.com/driftdeck/driftdeck/backend/localrender/localrendertest"
 )
 
 // programRepo makes a repository with two commits of infra/Pulumi.yaml and
@@ -56,6 +58,7 @@ func description(t *testing.T, dir string) string {
 }
 
 func TestCheckout(t *testing.T) {
+	localrendertest.Use(t)
 	repo, first, _ := programRepo(t)
 	ctx := context.Background()
 
@@ -82,6 +85,7 @@ func TestCheckout(t *testing.T) {
 }
 
 func TestCheckoutRefuses(t *testing.T) {
+	localrendertest.Use(t)
 	repo, first, _ := programRepo(t)
 	for name, src := range map[string]Source{
 		"abbreviated commit": {Repo: repo, Commit: first[:12], Dir: "infra"},

@@ -1,16 +1,11 @@
 package pulumirun
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/driftdeck/driftdeck/backend/internal/helperbin"
 )
@@ -68,70 +63,25 @@ func run(ctx context.Context, req Request, onEvent func(Event)) (Result, error) 
 		return Result{}, err
 	}
 	req.Protocol = ProtocolVersion
-	cmd := exec.Command(path, "run")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return Result{}, err
-	}
-	// A pipe of our own: StdoutPipe's end is closed by Wait, which could
-	// lose the last lines of a helper that exits at once.
-	stdout, w, err := os.Pipe()
-	if err != nil {
-		return Result{}, err
-	}
-	defer stdout.Close()
-	cmd.Stdout = w
-	stderr := helperbin.NewTail(4 << 10)
-	cmd.Stderr = stderr
-	err = cmd.Start()
-	w.Close()
-	if err != nil {
-		return Result{}, fmt.Errorf("starting %s: %w", path, err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = stdin.Close() // the helper cancels the run
-		case <-exited:
-		}
-	}()
-	if err := json.NewEncoder(stdin).Encode(req); err != nil {
-		_ = cmd.Process.Kill()
-	}
-	out, readErr := receive(bufio.NewReader(stdout), onEvent)
-	_ = stdin.Close()
-	_ = cmd.Wait()
-	close(exited)
-	if readErr != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = readErr.Error()
-		}
-		err := fmt.Errorf("%s stopped: %s", HelperName, msg)
-		if ctx.Err() != nil {
-			err = errors.Join(ctx.Err(), err)
-		}
-		return Result{}, err
-	}
-	return out.Result, out.err(ctx)
-}
-
-// receive reads replies until Done.
-func receive(r io.Reader, onEvent func(Event)) (*Outcome, error) {
-	dec := json.NewDecoder(r)
-	for {
+	var out *Outcome
+	err = runHelper.Call(ctx, path, []string{"run"}, req, func(dec *json.Decoder) (bool, error) {
 		var rep Reply
 		if err := dec.Decode(&rep); err != nil {
-			return nil, err
+			return false, err
 		}
 		switch {
 		case rep.Done != nil:
-			return rep.Done, nil
+			out = rep.Done
+			return true, nil
 		case rep.Event != nil && onEvent != nil:
 			onEvent(*rep.Event)
 		}
+		return false, nil
+	})
+	if err != nil {
+		return Result{}, err
 	}
+	return out.Result, out.err(ctx)
 }
 
 // err rebuilds the run's error on this side of the pipe.

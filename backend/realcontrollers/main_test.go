@@ -30,13 +30,15 @@ func TestMain(m *testing.M) { testcluster.Main(m, testcluster.Options{}) }
 
 // env is one test's view of the real Argo CD: its own destination namespace.
 type env struct {
-	t     *testing.T
-	argo  *testargocd.ArgoCD
-	dyn   dynamic.Interface
-	kube  kubernetes.Interface
-	exec  *actions.Executor
-	actor string
-	dest  string
+	t    *testing.T
+	argo *testargocd.ArgoCD
+	dyn  dynamic.Interface
+	kube kubernetes.Interface
+	exec *actions.Executor
+	// cluster is driftdeck's connection to the test control plane.
+	cluster *kube.Cluster
+	actor   string
+	dest    string
 }
 
 func realArgo(t *testing.T) *env {
@@ -58,7 +60,7 @@ func realArgo(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, argo: real.argo, dyn: kc.Dynamic, kube: kc.Kube, actor: actor, dest: c.Namespace(t),
+	return &env{t: t, argo: real.argo, dyn: kc.Dynamic, kube: kc.Kube, cluster: kc, actor: actor, dest: c.Namespace(t),
 		exec: &actions.Executor{Cluster: func(string) (*kube.Cluster, bool) { return kc, true }}}
 }
 
@@ -147,4 +149,13 @@ func (e *env) holds(what string, d time.Duration, cond func() (bool, string)) {
 func str(obj map[string]any, path ...string) string {
 	v, _, _ := unstructured.NestedString(obj, path...)
 	return v
+}
+
+// try runs an action that may be refused; the error is returned, not fatal.
+func (e *env) try(req actions.Request) error {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := e.exec.Execute(ctx, req)
+	return err
 }

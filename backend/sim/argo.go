@@ -20,7 +20,10 @@ import (
 type AppBehavior struct {
 	// FailWith makes every sync fail with this message; empty: syncs succeed.
 	FailWith string
-	// Hang makes syncs start and never finish (terminate still ends them).
+	// Hang makes syncs start and never finish (terminate still ends them):
+	// they wait on a PreSync hook Job named <app>-presync, as a sync whose
+	// hook never completes does, unless a seeded message already says what
+	// the sync waits for.
 	Hang bool
 }
 
@@ -69,6 +72,7 @@ const (
 	msgSucceeded       = "successfully synced (all tasks run)"
 	msgTerminated      = "Operation terminated"
 	msgBlockedByWindow = "Sync operation blocked by sync window"
+	msgWaitingPrefix   = "waiting for "
 	argoManager        = "argocd-application-controller"
 )
 

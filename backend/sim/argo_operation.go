@@ -13,7 +13,8 @@ import (
 )
 
 // startOperation picks up a requested operation: a fresh operationState in
-// phase Running replaces whatever completed state was there.
+// phase Running replaces whatever completed state was there. Like the real
+// controller it records the revision being synced in syncResult at once.
 func (a *Argo) startOperation(ctx context.Context, app *app, now time.Time) (time.Duration, error) {
 	state := map[string]any{
 		"operation":  runtime.DeepCopyJSON(app.operation),
@@ -21,7 +22,7 @@ func (a *Argo) startOperation(ctx context.Context, app *app, now time.Time) (tim
 		"message":    msgRunning,
 		"startedAt":  timestamp(now),
 		"finishedAt": nil,
-		"syncResult": nil,
+		"syncResult": a.syncTarget(app, objread.New(app.operation)),
 		"retryCount": nil,
 	}
 	if _, err := mergePatch(ctx, a.client(app.key.namespace), app.key.name, argoManager,
@@ -61,7 +62,10 @@ func (a *Argo) progress(ctx context.Context, app *app, now time.Time) (time.Dura
 		}
 	}
 	if a.behavior(app.key).Hang {
-		return 0, nil
+		if strings.HasPrefix(app.message, msgWaitingPrefix) {
+			return 0, nil
+		}
+		return 0, a.setMessage(ctx, app, msgWaitingPrefix+"completion of hook batch/Job/"+app.key.name+"-presync")
 	}
 	if pending := app.unconfirmedPrunes(); len(pending) > 0 && !app.deletionConfirmed() {
 		return 0, a.setMessage(ctx, app, pruneMessage(pending))
@@ -154,14 +158,8 @@ func (a *Argo) finish(ctx context.Context, app *app, phase, message string, now 
 	revs := a.operationRevisions(app, op)
 	state := runtime.DeepCopyJSON(app.opState)
 	state["phase"], state["message"], state["finishedAt"] = phase, message, timestamp(now)
-	result := map[string]any{"resources": a.syncResultResources(app, phase, message)}
-	if app.multiSource {
-		result["revisions"] = toAny(revs)
-		result["sources"] = sourcesRaw(app)
-	} else {
-		result["revision"] = revs[0]
-		result["source"] = app.sources[0].raw
-	}
+	result := a.syncTarget(app, op)
+	result["resources"] = a.syncResultResources(app, phase, message)
 	state["syncResult"] = result
 	status := map[string]any{"operationState": state}
 	if phase == "Succeeded" {
@@ -245,6 +243,16 @@ func (a *Argo) recordSuccess(app *app, status map[string]any, op *objread.Reader
 		history = history[len(history)-limit:]
 	}
 	status["history"] = history
+}
+
+// syncTarget is the start of a syncResult: the revisions and sources the
+// operation syncs.
+func (a *Argo) syncTarget(app *app, op *objread.Reader) map[string]any {
+	revs := a.operationRevisions(app, op)
+	if app.multiSource {
+		return map[string]any{"revisions": toAny(revs), "sources": sourcesRaw(app)}
+	}
+	return map[string]any{"revision": revs[0], "source": app.sources[0].raw}
 }
 
 func isDryRun(op *objread.Reader) bool {

@@ -29,8 +29,10 @@ type FluxOptions struct {
 // status.lastHandledReconcileAt, also while suspended (and then nothing is
 // applied); a Terraform whose spec.approvePlan names its pending plan (the
 // id or, as upstream accepts, a prefix of it) and was planned from the
-// current generation has that plan applied, unless suspended or plan-only.
-// Builds, dependencies and Helm actions are not simulated: the estate's
+// current generation has that plan applied, unless suspended or plan-only;
+// a held state lock is broken on spec.tfstate.forceUnlock, and a
+// HelmRelease's forceAt and resetAt are handled (flux_remedies.go). Builds,
+// dependencies and other Helm actions are not simulated: the estate's
 // objects keep the states they were seeded with.
 type Flux struct {
 	dyn   dynamic.Interface
@@ -77,8 +79,13 @@ func (x *Flux) reconcile(ctx context.Context, gvr schema.GroupVersionResource, k
 		status["lastHandledReconcileAt"] = requested
 	}
 	suspended, _, _ := unstructured.NestedBool(obj.Object, "spec", "suspend")
-	if gvr.Resource == tofu.Terraforms[0].Resource && !suspended {
+	switch {
+	case suspended:
+	case gvr.Resource == tofu.Terraforms[0].Resource:
+		x.forceUnlock(ctx, obj, status)
 		x.applyApproved(ctx, obj, status)
+	case gvr.Resource == flux.HelmReleases[0].Resource:
+		x.helmRemedies(ctx, obj, status)
 	}
 	if len(status) == 0 {
 		return 0, nil

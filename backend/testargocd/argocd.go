@@ -4,13 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/internal/procgroup"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
@@ -31,15 +27,12 @@ const Namespace = "argocd"
 
 // ArgoCD is a running application controller, repo-server and redis.
 type ArgoCD struct {
-	dir   string
-	procs []*process
-}
-
-type process struct {
-	name string
-	cmd  *exec.Cmd
-	log  string
-	done chan struct{}
+	procs *procgroup.Group
+	// What the API server shares with the controller (StartServer).
+	bins                            binaries
+	cfg                             *rest.Config
+	kubeconfig, redisAddr, repoAddr string
+	server                          serverOnce
 }
 
 // Start runs the three components against c until Stop. It returns
@@ -50,11 +43,11 @@ func Start(c *testcluster.Cluster) (*ArgoCD, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "driftdeck-argocd-")
+	procs, err := procgroup.New("driftdeck-argocd-")
 	if err != nil {
 		return nil, err
 	}
-	a := &ArgoCD{dir: dir}
+	a := &ArgoCD{procs: procs, bins: bins, cfg: c.Config()}
 	if err := a.start(c, bins); err != nil {
 		return nil, errors.Join(err, a.Stop())
 	}
@@ -73,114 +66,63 @@ func Skip(t testing.TB, err error) {
 
 func (a *ArgoCD) start(c *testcluster.Cluster, bins binaries) error {
 	cfg := c.Config()
-	kubeconfig := filepath.Join(a.dir, "kubeconfig")
+	dir := a.procs.Dir
+	kubeconfig := filepath.Join(dir, "kubeconfig")
 	if err := testcluster.WriteKubeconfig(cfg, "test", kubeconfig); err != nil {
 		return err
 	}
 	if err := seed(cfg); err != nil {
 		return fmt.Errorf("creating what the controller needs in %s: %w", Namespace, err)
 	}
-	ports, err := freePorts(6)
+	ports, err := procgroup.FreePorts(4)
 	if err != nil {
 		return err
 	}
 	redisAddr := "127.0.0.1:" + ports[0]
 	repoAddr := "127.0.0.1:" + ports[1]
-	tmp := filepath.Join(a.dir, "tmp")
+	a.kubeconfig, a.redisAddr, a.repoAddr = kubeconfig, redisAddr, repoAddr
+	tmp := filepath.Join(dir, "tmp")
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return err
 	}
-	if err := a.run("redis", bins.redis, nil, "--port", ports[0], "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"); err != nil {
+	if err := a.procs.Run("redis", bins.redis, nil, "--port", ports[0], "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"); err != nil {
 		return err
 	}
-	if err := waitListening(redisAddr, 30*time.Second); err != nil {
-		return a.failed("redis", err)
+	if err := procgroup.WaitListening(redisAddr, 30*time.Second); err != nil {
+		return a.procs.Failed("redis", err)
 	}
 	// The repo-server shares a socket and GnuPG home by default: keep both
 	// in this run's directory.
 	repoEnv := []string{"ARGOCD_BINARY_NAME=argocd-repo-server", "ARGOCD_GPG_ENABLED=false",
-		"ARGOCD_ASK_PASS_SOCK=" + filepath.Join(a.dir, "askpass.sock"), "TMPDIR=" + tmp, "HOME=" + a.dir}
-	if err := a.run("repo-server", bins.argocd, repoEnv, "--address", "127.0.0.1", "--port", ports[1],
+		"ARGOCD_ASK_PASS_SOCK=" + filepath.Join(dir, "askpass.sock"), "TMPDIR=" + tmp, "HOME=" + dir}
+	if err := a.procs.Run("repo-server", bins.argocd, repoEnv, "--address", "127.0.0.1", "--port", ports[1],
 		"--metrics-port", ports[2], "--disable-tls", "--redis", redisAddr, "--loglevel", "info"); err != nil {
 		return err
 	}
-	if err := waitListening(repoAddr, 60*time.Second); err != nil {
-		return a.failed("repo-server", err)
+	if err := procgroup.WaitListening(repoAddr, 60*time.Second); err != nil {
+		return a.procs.Failed("repo-server", err)
 	}
 	// The fake in-cluster flag maps https://kubernetes.default.svc to the
 	// kubeconfig's server.
 	ctrlEnv := []string{"ARGOCD_BINARY_NAME=argocd-application-controller", "ARGOCD_FAKE_IN_CLUSTER=true",
-		"KUBECONFIG=" + kubeconfig, "TMPDIR=" + tmp, "HOME=" + a.dir}
-	if err := a.run("application-controller", bins.argocd, ctrlEnv, "--kubeconfig", kubeconfig,
+		"KUBECONFIG=" + kubeconfig, "TMPDIR=" + tmp, "HOME=" + dir}
+	if err := a.procs.Run("application-controller", bins.argocd, ctrlEnv, "--kubeconfig", kubeconfig,
 		"--namespace", Namespace, "--redis", redisAddr, "--repo-server", repoAddr, "--repo-server-plaintext",
 		"--metrics-port", ports[3], "--loglevel", "info"); err != nil {
 		return err
 	}
-	if err := waitListening("127.0.0.1:"+ports[3], 60*time.Second); err != nil {
-		return a.failed("application-controller", err)
+	if err := procgroup.WaitListening("127.0.0.1:"+ports[3], 60*time.Second); err != nil {
+		return a.procs.Failed("application-controller", err)
 	}
 	return nil
-}
-
-func (a *ArgoCD) run(name, bin string, env []string, args ...string) error {
-	logPath := filepath.Join(a.dir, name+".log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return err
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Dir = a.dir
-	// The components die with the test process, even when it is killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return fmt.Errorf("starting %s: %w", name, err)
-	}
-	p := &process{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		logFile.Close()
-		close(p.done)
-	}()
-	a.procs = append(a.procs, p)
-	return nil
-}
-
-func (a *ArgoCD) failed(name string, err error) error {
-	return fmt.Errorf("%s did not come up: %w\n%s", name, err, a.Log(name))
 }
 
 // Log is the tail of a component's output ("application-controller",
 // "repo-server", "redis"), for a failing test's message.
-func (a *ArgoCD) Log(name string) string {
-	b, err := os.ReadFile(filepath.Join(a.dir, name+".log"))
-	if err != nil {
-		return err.Error()
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > 40 {
-		lines = lines[len(lines)-40:]
-	}
-	return strings.Join(lines, "\n")
-}
+func (a *ArgoCD) Log(name string) string { return a.procs.Log(name) }
 
 // Stop ends every component and removes their files.
-func (a *ArgoCD) Stop() error {
-	for i := len(a.procs) - 1; i >= 0; i-- {
-		p := a.procs[i]
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
-	}
-	a.procs = nil
-	return os.RemoveAll(a.dir)
-}
+func (a *ArgoCD) Stop() error { return a.procs.Stop() }
 
 // seed creates the namespace, the ConfigMaps and Secret the controller reads,
 // and the default AppProject (argocd-server would create it; nothing syncs
@@ -232,38 +174,4 @@ func seed(cfg *rest.Config) error {
 		}
 	}
 	return nil
-}
-
-func freePorts(n int) ([]string, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var out []string
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		out = append(out, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
-	}
-	return out, nil
-}
-
-func waitListening(addr string, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			conn.Close()
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("nothing listens on %s after %v: %w", addr, within, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }

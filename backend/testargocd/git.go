@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-// Repo is a local git repository that Argo CD reads as file://.
+// Repo is a local git repository: Argo CD reads it as file://, Flux over
+// HTTP (testflux.ServeGit).
 type Repo struct {
 	t   testing.TB
 	dir string
@@ -22,6 +23,9 @@ func NewRepo(t testing.TB) *Repo {
 	r.git("init", "-q", "-b", "main")
 	return r
 }
+
+// Dir is the repository's working tree; its .git is the repository.
+func (r *Repo) Dir() string { return r.dir }
 
 // URL is the repoURL an Application names.
 func (r *Repo) URL() string { return "file://" + r.dir }
@@ -59,4 +63,18 @@ func (r *Repo) git(args ...string) string {
 // ConfigMap is a manifest of one ConfigMap with one key, for sources.
 func ConfigMap(name, value string) string {
 	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  value: %q\n", name, value)
+}
+
+// Remove deletes files and commits that; returns the commit.
+func (r *Repo) Remove(message string, paths ...string) string {
+	r.t.Helper()
+	r.git(append([]string{"rm", "-q", "--"}, paths...)...)
+	r.git("commit", "-q", "-m", message)
+	return r.Head()
+}
+
+// Head is the commit the branch points at.
+func (r *Repo) Head() string {
+	r.t.Helper()
+	return strings.TrimSpace(r.git("rev-parse", "HEAD"))
 }

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/klog/v2"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
@@ -123,8 +122,8 @@ func runChild(o childOpts) error {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	flags := genericclioptions.NewConfigFlags(false)
-	flags.KubeConfig = &o.kubeconfig
+	flags := kube.NewFlags()
+	flags.KubeConfig = o.kubeconfig
 	names, err := kube.ContextNames(flags)
 	if err != nil {
 		return err

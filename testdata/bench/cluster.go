@@ -28,7 +28,9 @@ type controlPlane struct {
 	APIServerPID string
 }
 
-// crdDirs picks the upstream Argo CD 3.5.1 and Pulumi operator 2.9.0 CRDs
+// crdDirs picks the upstream Argo CD 3.5.1, Pulumi operator 2.9.0, Flux
+// (kustomize-controller 1.9.4, helm-controller 1.6.3) and tofu-controller
+// 0.16.5 CRDs
 // when ../shared/crds has them (the exact schemas users run), else the
 // project's own testdata/crds.
 func crdDirs(root, which string) (dirs []string, name string, err error) {
@@ -36,7 +38,8 @@ func crdDirs(root, which string) (dirs []string, name string, err error) {
 	if d := os.Getenv("DRIFTDECK_SHARED_CRDS"); d != "" {
 		shared = d
 	}
-	upstream := []string{filepath.Join(shared, "argocd-v3.5.1"), filepath.Join(shared, "pulumi-operator-v2.9.0")}
+	upstream := []string{filepath.Join(shared, "argocd-v3.5.1"), filepath.Join(shared, "pulumi-operator-v2.9.0"),
+		filepath.Join(shared, "flux"), filepath.Join(shared, "tofu-controller-v0.16.5")}
 	haveUpstream := true
 	for _, d := range upstream {
 		if _, err := os.Stat(d); err != nil {
@@ -45,9 +48,9 @@ func crdDirs(root, which string) (dirs []string, name string, err error) {
 	}
 	switch {
 	case which == "upstream" && !haveUpstream:
-		return nil, "", fmt.Errorf("-crds upstream: %s lacks argocd-v3.5.1 or pulumi-operator-v2.9.0", shared)
+		return nil, "", fmt.Errorf("-crds upstream: %s lacks argocd-v3.5.1, pulumi-operator-v2.9.0, flux or tofu-controller-v0.16.5", shared)
 	case which == "upstream" || (which == "auto" && haveUpstream):
-		return upstream, "upstream Argo CD v3.5.1 + Pulumi operator v2.9.0", nil
+		return upstream, "upstream Argo CD v3.5.1 + Pulumi operator v2.9.0 + kustomize-controller v1.9.4 + helm-controller v1.6.3 + tofu-controller v0.16.5", nil
 	case which == "own" || which == "auto":
 		return []string{filepath.Join(root, "testdata", "crds")}, "driftdeck testdata/crds", nil
 	}

@@ -14,24 +14,54 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// The collections driftdeck lists at start.
+// The collections driftdeck lists at start, through the version it watches.
 const (
-	appsPath    = "/apis/argoproj.io/v1alpha1/applications"
-	stacksPath  = "/apis/pulumi.com/v1/stacks"
-	updatesPath = "/apis/auto.pulumi.com/v1alpha1/updates"
+	appsPath           = "/apis/argoproj.io/v1alpha1/applications"
+	stacksPath         = "/apis/pulumi.com/v1/stacks"
+	updatesPath        = "/apis/auto.pulumi.com/v1alpha1/updates"
+	kustomizationsPath = "/apis/kustomize.toolkit.fluxcd.io/v1/kustomizations"
+	helmReleasesPath   = "/apis/helm.toolkit.fluxcd.io/v2/helmreleases"
+	terraformsPath     = "/apis/infra.contrib.fluxcd.io/v1alpha2/terraforms"
 )
+
+// collection is one LIST of the floor: what it holds and how many.
+type collection struct {
+	Kind, Path string
+	Objects    int
+}
+
+// collections are the LISTs of a fleet of that size; an empty kind is not
+// seeded, and driftdeck's LIST of it returns nothing, so it is left out.
+func collections(size fleetSize) []collection {
+	var out []collection
+	for _, c := range []collection{
+		{"Applications", appsPath, size.apps}, {"Stacks", stacksPath, size.stacks}, {"Updates", updatesPath, size.stacks},
+		{"Kustomizations", kustomizationsPath, size.kustomizations}, {"HelmReleases", helmReleasesPath, size.helmReleases},
+		{"Terraforms", terraformsPath, size.terraforms},
+	} {
+		if c.Objects > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // floorRuns is how often each bare LIST is repeated; the median is kept.
 const floorRuns = 3
 
+// listTime is one collection's bare LIST alone.
+type listTime struct {
+	collection
+	Took  time.Duration
+	Bytes int
+}
+
 // floorResult is the bare transfer of the objects driftdeck needs.
 type floorResult struct {
-	Apps, Stacks, Updates time.Duration // each LIST alone
-	AppBytes, StackBytes  int
-	UpdateBytes           int
-	// All are the three LISTs at once, as driftdeck's watches start, one
-	// sample before each measured start: the floor the start is compared
-	// with. AllServerCPU is the CPU the API server spent serving them.
+	Lists []listTime // each LIST alone
+	// All are every LIST at once, as driftdeck's watches start, one sample
+	// before each measured start: the floor the start is compared with.
+	// AllServerCPU is the CPU the API server spent serving them.
 	All, AllServerCPU []time.Duration
 	// KubectlRaw is `kubectl get --raw` of the Applications; KubectlJSON is
 	// `kubectl get applications -A -o json`; zero when kubectl is missing.
@@ -52,7 +82,7 @@ func medianOf(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-func measureFloor(ctx context.Context, cfg *rest.Config, kubeconfig, kubectl string) (floorResult, error) {
+func measureFloor(ctx context.Context, cfg *rest.Config, kubeconfig, kubectl string, size fleetSize) (floorResult, error) {
 	var res floorResult
 	rc, err := newFastClient(cfg)
 	if err != nil {
@@ -69,14 +99,12 @@ func measureFloor(ctx context.Context, cfg *rest.Config, kubeconfig, kubectl str
 		}
 		return medianOf(ds), nil
 	}
-	if res.Apps, err = one(appsPath, &res.AppBytes); err != nil {
-		return res, err
-	}
-	if res.Stacks, err = one(stacksPath, &res.StackBytes); err != nil {
-		return res, err
-	}
-	if res.Updates, err = one(updatesPath, &res.UpdateBytes); err != nil {
-		return res, err
+	for _, c := range collections(size) {
+		l := listTime{collection: c}
+		if l.Took, err = one(c.Path, &l.Bytes); err != nil {
+			return res, err
+		}
+		res.Lists = append(res.Lists, l)
 	}
 	if kubectl == "" {
 		return res, nil
@@ -102,9 +130,9 @@ func measureFloor(ctx context.Context, cfg *rest.Config, kubeconfig, kubectl str
 	return res, nil
 }
 
-// listAll is the three bare LISTs at once, timed, with the CPU the API
-// server spent on them.
-func listAll(ctx context.Context, cfg *rest.Config, apiserver string) (wall, server time.Duration, err error) {
+// listAll is every bare LIST at once, timed, with the CPU the API server
+// spent on them.
+func listAll(ctx context.Context, cfg *rest.Config, apiserver string, size fleetSize) (wall, server time.Duration, err error) {
 	rc, err := newFastClient(cfg)
 	if err != nil {
 		return 0, 0, err
@@ -112,9 +140,10 @@ func listAll(ctx context.Context, cfg *rest.Config, apiserver string) (wall, ser
 	cpu0, _ := cpuTime(apiserver)
 	start := time.Now()
 	var wg sync.WaitGroup
-	errs := make([]error, 3)
-	for i, p := range []string{appsPath, stacksPath, updatesPath} {
-		wg.Go(func() { _, _, errs[i] = rawList(ctx, rc, p) })
+	cs := collections(size)
+	errs := make([]error, len(cs))
+	for i, c := range cs {
+		wg.Go(func() { _, _, errs[i] = rawList(ctx, rc, c.Path) })
 	}
 	wg.Wait()
 	wall = time.Since(start)

@@ -1,7 +1,7 @@
 // Command bench measures driftdeck at fleet scale on a real control plane
 // (DESIGN.md section 6): it starts kube-apiserver and etcd with the GitOps
-// CRDs, seeds 5,000 Applications and 1,000 Stacks, times the bare LIST of
-// them (the floor), then driftdeck from exec to a complete model and a full
+// CRDs, seeds 5,000 Applications, 1,000 Stacks, 700 Kustomizations, 300
+// HelmReleases and 200 Terraforms, times the bare LIST of them (the floor), then driftdeck from exec to a complete model and a full
 // screen, its memory, keystrokes under a stream of status changes, idle CPU,
 // filtering and sorting, and prints one table. It exits non-zero only when it
 // could not run, never because a figure missed its target.
@@ -33,20 +33,20 @@ import (
 )
 
 type options struct {
-	apps, stacks int
-	out          string
-	driftdeck    string
-	kubectl      string
-	crds         string
-	keys         int
-	keyRate      float64
-	churn        int
-	idle         time.Duration
-	binaryIdle   time.Duration
-	noBinary     bool
-	profileDir   string
-	serve        bool
-	starts       int
+	fleetSize
+	out        string
+	driftdeck  string
+	kubectl    string
+	crds       string
+	keys       int
+	keyRate    float64
+	churn      int
+	idle       time.Duration
+	binaryIdle time.Duration
+	noBinary   bool
+	profileDir string
+	serve      bool
+	starts     int
 
 	child      bool
 	startOnly  bool
@@ -57,6 +57,9 @@ func main() {
 	var o options
 	flag.IntVar(&o.apps, "apps", 5000, "Argo CD Applications to create")
 	flag.IntVar(&o.stacks, "stacks", 1000, "Pulumi Stacks to create (each with an Update)")
+	flag.IntVar(&o.kustomizations, "kustomizations", 700, "Flux Kustomizations to create (0 with -helmreleases 0 -terraforms 0: the fleet before Flux and Terraform)")
+	flag.IntVar(&o.helmReleases, "helmreleases", 300, "Flux HelmReleases to create")
+	flag.IntVar(&o.terraforms, "terraforms", 200, "tofu-controller Terraforms to create")
 	flag.StringVar(&o.out, "out", "", "also write the table (Markdown) to this file")
 	flag.StringVar(&o.driftdeck, "driftdeck", "", "the driftdeck binary to measure (default: go build the repository)")
 	flag.StringVar(&o.kubectl, "kubectl", "kubectl", "kubectl for the kubectl rows (skipped when not found)")
@@ -76,7 +79,7 @@ func main() {
 	flag.Parse()
 
 	if o.child {
-		err := runChild(childOpts{startOnly: o.startOnly, kubeconfig: o.kubeconfig, units: o.apps + o.stacks, keys: o.keys,
+		err := runChild(childOpts{startOnly: o.startOnly, kubeconfig: o.kubeconfig, units: o.units(), keys: o.keys,
 			keyRate: o.keyRate, idle: o.idle, profileDir: o.profileDir})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench (measured process):", err)
@@ -101,7 +104,7 @@ func run(ctx context.Context, o options) (err error) {
 	// Requests cut short at the end of a phase would log errors through
 	// klog, which writes those to stderr whatever its output.
 	klog.SetLogger(logr.Discard())
-	r := &report{Apps: o.apps, Stacks: o.stacks}
+	r := &report{Size: o.fleetSize}
 	r.Machine.NProc = runtime.NumCPU()
 	_, r.Machine.CPU, r.Machine.LoadStart = machine()
 	r.Machine.Go = runtime.Version()
@@ -135,8 +138,9 @@ func run(ctx context.Context, o options) (err error) {
 	r.ControlPlaneStart, r.CRDs = time.Since(t), cp.CRDs
 	logf("control plane up in %v (%s)", r.ControlPlaneStart.Round(time.Millisecond), cp.CRDs)
 
-	logf("seeding %d Applications and %d Stacks", o.apps, o.stacks)
-	if r.Seed, err = seed(ctx, cp.Config(), o.apps, o.stacks, time.Now()); err != nil {
+	logf("seeding %d Applications, %d Stacks, %d Kustomizations, %d HelmReleases and %d Terraforms",
+		o.apps, o.stacks, o.kustomizations, o.helmReleases, o.terraforms)
+	if r.Seed, err = seed(ctx, cp.Config(), o.fleetSize, time.Now()); err != nil {
 		return fmt.Errorf("seeding: %w", err)
 	}
 	logf("seeded in %v (%d requests)", r.Seed.Duration.Round(time.Millisecond), r.Seed.Requests)
@@ -148,13 +152,13 @@ func run(ctx context.Context, o options) (err error) {
 	}
 
 	logf("measuring the bare LISTs and kubectl")
-	if r.Floor, err = measureFloor(ctx, cp.Config(), cp.Kubeconfig, o.kubectl); err != nil {
+	if r.Floor, err = measureFloor(ctx, cp.Config(), cp.Kubeconfig, o.kubectl, o.fleetSize); err != nil {
 		return err
 	}
 	// The machine's load moves: each start-up is timed right after a bare
 	// LIST of the same objects, and the medians are compared.
 	for i := range max(o.starts, 1) {
-		wall, server, err := listAll(ctx, cp.Config(), cp.APIServerPID)
+		wall, server, err := listAll(ctx, cp.Config(), cp.APIServerPID, o.fleetSize)
 		if err != nil {
 			return err
 		}
@@ -181,7 +185,7 @@ func run(ctx context.Context, o options) (err error) {
 			}
 			return func() float64 { _, _, rate := ch.stop(); return rate }, nil
 		}
-		b, err := runBinary(o.driftdeck, cp.Kubeconfig, o.apps+o.stacks, max(o.starts, 1), o.binaryIdle, load)
+		b, err := runBinary(o.driftdeck, cp.Kubeconfig, o.units(), max(o.starts, 1), o.binaryIdle, load)
 		if err != nil {
 			r.BinaryError = err.Error()
 			logf("binary run failed: %v", err)
@@ -214,6 +218,7 @@ func runMeasured(ctx context.Context, o options, cp *controlPlane, r *report, st
 		return res, 0, err
 	}
 	args := []string{"-child", "-child-kubeconfig", cp.Kubeconfig, "-apps", strconv.Itoa(o.apps), "-stacks", strconv.Itoa(o.stacks),
+		"-kustomizations", strconv.Itoa(o.kustomizations), "-helmreleases", strconv.Itoa(o.helmReleases), "-terraforms", strconv.Itoa(o.terraforms),
 		"-keys", strconv.Itoa(o.keys), "-key-rate", fmt.Sprint(o.keyRate), "-idle", o.idle.String()}
 	if startOnly {
 		args = append(args, "-start-only")

@@ -43,8 +43,9 @@ func newFastClient(cfg *rest.Config) (rest.Interface, error) {
 }
 
 // seed creates the fleet: namespaces, then Applications, Stacks (and their
-// status) and Updates (and their status), many at a time.
-func seed(ctx context.Context, cfg *rest.Config, apps, stacks int, now time.Time) (seedResult, error) {
+// status) and Updates (and their status), Kustomizations, HelmReleases and
+// Terraforms (and their status), many at a time.
+func seed(ctx context.Context, cfg *rest.Config, size fleetSize, now time.Time) (seedResult, error) {
 	start := time.Now()
 	rc, err := newFastClient(cfg)
 	if err != nil {
@@ -54,7 +55,7 @@ func seed(ctx context.Context, cfg *rest.Config, apps, stacks int, now time.Time
 	if err != nil {
 		return seedResult{}, err
 	}
-	for _, ns := range append([]string{fleetgen.AppNamespace}, fleetgen.TeamNamespaces()...) {
+	for _, ns := range append([]string{fleetgen.AppNamespace, fleetgen.FluxNamespace}, fleetgen.TeamNamespaces()...) {
 		_, err := kc.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return seedResult{}, fmt.Errorf("namespace %s: %w", ns, err)
@@ -78,6 +79,29 @@ func seed(ctx context.Context, cfg *rest.Config, apps, stacks int, now time.Time
 		requests.Add(1)
 		return rc.Patch(types.MergePatchType).AbsPath(path, name, "status").Body(body).Do(ctx).Error()
 	}
+	// createWithStatus creates obj, then writes its status subresource with
+	// a PUT of the object the create returned, as UpdateStatus does.
+	createWithStatus := func(path string, obj, status map[string]any) error {
+		body, err := json.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		requests.Add(1)
+		created, err := rc.Post().AbsPath(path).SetHeader("Content-Type", "application/json").Body(body).DoRaw(ctx)
+		if err != nil {
+			return err
+		}
+		var got map[string]any
+		if err := json.Unmarshal(created, &got); err != nil {
+			return err
+		}
+		got["status"] = status
+		if body, err = json.Marshal(got); err != nil {
+			return err
+		}
+		requests.Add(1)
+		return rc.Put().AbsPath(path, name(got), "status").SetHeader("Content-Type", "application/json").Body(body).Do(ctx).Error()
+	}
 	jobs := make(chan func() error, seedWorkers)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -97,7 +121,8 @@ func seed(ctx context.Context, cfg *rest.Config, apps, stacks int, now time.Time
 	}
 	// Interleave the kinds so every watch cache grows together, as in a
 	// live cluster.
-	for i := range max(apps, stacks) {
+	apps, stacks := size.apps, size.stacks
+	for i := range size.largest() {
 		if ctx.Err() != nil {
 			break
 		}
@@ -127,6 +152,36 @@ func seed(ctx context.Context, cfg *rest.Config, apps, stacks int, now time.Time
 					if err := step(); err != nil {
 						return fmt.Errorf("stack %d: %w", i, err)
 					}
+				}
+				return nil
+			}
+		}
+		if i < size.kustomizations {
+			jobs <- func() error {
+				obj, status := fleetgen.Kustomization(i, now)
+				path := "/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/" + fleetgen.FluxNamespaceOf(i) + "/kustomizations"
+				if err := createWithStatus(path, obj, status); err != nil {
+					return fmt.Errorf("kustomization %d: %w", i, err)
+				}
+				return nil
+			}
+		}
+		if i < size.helmReleases {
+			jobs <- func() error {
+				obj, status := fleetgen.HelmRelease(i, now)
+				path := "/apis/helm.toolkit.fluxcd.io/v2/namespaces/" + fleetgen.FluxNamespaceOf(i) + "/helmreleases"
+				if err := createWithStatus(path, obj, status); err != nil {
+					return fmt.Errorf("helmrelease %d: %w", i, err)
+				}
+				return nil
+			}
+		}
+		if i < size.terraforms {
+			jobs <- func() error {
+				obj, status := fleetgen.Terraform(i, now)
+				path := "/apis/infra.contrib.fluxcd.io/v1alpha2/namespaces/" + fleetgen.TerraformNamespaceOf(i) + "/terraforms"
+				if err := createWithStatus(path, obj, status); err != nil {
+					return fmt.Errorf("terraform %d: %w", i, err)
 				}
 				return nil
 			}

@@ -10,7 +10,7 @@ import (
 
 // report is every figure of one run.
 type report struct {
-	Apps, Stacks      int
+	Size              fleetSize
 	CRDs              string
 	ControlPlaneStart time.Duration
 	Seed              seedResult
@@ -41,6 +41,9 @@ type startSample struct {
 }
 
 type row struct{ figure, value, unit, ratio, target string }
+
+// meanSizeTarget is the size each generated kind is shaped to.
+var meanSizeTarget = map[string]string{"Applications": "~14"}
 
 // spread is the median of samples and, when there are several, their range.
 func spread(ds []time.Duration) (median time.Duration, note string) {
@@ -75,7 +78,7 @@ func ratio(d, floor time.Duration) string {
 
 func (r *report) rows() []row {
 	c, fl := r.Child, r.Floor
-	units := r.Apps + r.Stacks
+	units := r.Size.units()
 	floor, floorNote := spread(fl.All)
 	floorCPU, floorCPUNote := spread(fl.AllServerCPU)
 	model, modelNote := spread(r.starts(func(s startSample) time.Duration { return s.ModelComplete }))
@@ -89,16 +92,22 @@ func (r *report) rows() []row {
 	}
 	rows := []row{
 		{"control plane start (kube-apiserver + etcd, CRDs installed)", secs(r.ControlPlaneStart), "s", "", ""},
-		{fmt.Sprintf("seeding %d Applications + %d Stacks + %d Updates (%d requests, %d at a time)", r.Apps, r.Stacks, r.Stacks, r.Seed.Requests, seedWorkers),
+		{fmt.Sprintf("seeding %s (%d requests, %d at a time)", r.Size.objects(), r.Seed.Requests, seedWorkers),
 			secs(r.Seed.Duration), "s", "", ""},
 		{"seeding rate", fmt.Sprintf("%.0f", float64(r.Seed.Requests)/r.Seed.Duration.Seconds()), "requests/s", "", ""},
-		{"mean Application size in the LIST", fmt.Sprintf("%.1f", float64(fl.AppBytes)/float64(max(r.Apps, 1))/1024), "KB", "", "~14"},
-		{fmt.Sprintf("floor: bare LIST Applications, client-go raw JSON (%.0f MB, median of %d)", float64(fl.AppBytes)/(1<<20), floorRuns), secs(fl.Apps), "s", ratio(fl.Apps, floor), ""},
-		{fmt.Sprintf("floor: bare LIST Stacks (%.1f MB)", float64(fl.StackBytes)/(1<<20)), secs(fl.Stacks), "s", ratio(fl.Stacks, floor), ""},
-		{fmt.Sprintf("floor: bare LIST Updates (%.1f MB)", float64(fl.UpdateBytes)/(1<<20)), secs(fl.Updates), "s", ratio(fl.Updates, floor), ""},
-		{"FLOOR: the three bare LISTs at once, before each start" + floorNote, secs(floor), "s", "1.00x", ""},
-		{"API server CPU serving the three bare LISTs" + floorCPUNote, secs(floorCPU), "s", "", ""},
 	}
+	for _, l := range fl.Lists {
+		rows = append(rows, row{fmt.Sprintf("mean size of one of the %s in the LIST", l.Kind),
+			fmt.Sprintf("%.1f", float64(l.Bytes)/float64(max(l.Objects, 1))/1024), "KB", "", meanSizeTarget[l.Kind]})
+	}
+	for _, l := range fl.Lists {
+		rows = append(rows, row{fmt.Sprintf("floor: bare LIST %s alone, client-go raw JSON (%.1f MB, median of %d)", l.Kind, float64(l.Bytes)/(1<<20), floorRuns),
+			secs(l.Took), "s", ratio(l.Took, floor), ""})
+	}
+	rows = append(rows,
+		row{fmt.Sprintf("FLOOR: the %d bare LISTs at once, before each start", len(fl.Lists)) + floorNote, secs(floor), "s", "1.00x", ""},
+		row{fmt.Sprintf("API server CPU serving the %d bare LISTs", len(fl.Lists)) + floorCPUNote, secs(floorCPU), "s", "", ""},
+	)
 	if fl.Kubectl != "" {
 		rows = append(rows,
 			row{"kubectl get --raw " + appsPath, secs(fl.KubectlRaw), "s", ratio(fl.KubectlRaw, floor), ""},
@@ -172,7 +181,7 @@ func (r *report) rows() []row {
 func (r *report) markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# driftdeck fleet benchmark\n\n")
-	fmt.Fprintf(&b, "%d Argo CD Applications + %d Pulumi Stacks (each with an Update), CRDs: %s.\n", r.Apps, r.Stacks, r.CRDs)
+	fmt.Fprintf(&b, "%s (%d units), CRDs: %s.\n", r.Size.objects(), r.Size.units(), r.CRDs)
 	fmt.Fprintf(&b, "[in-process]: driftdeck's own code (fleet.New + Add + WaitSynced, ui.New + Update/View at %dx%d, the binary's pump, clock and collector setting) in a child process, timed from its exec; "+
 		"start-up figures are medians of %d start-ups, each right after one floor sample, the rest come from one full run. "+
 		"Resident memory is driftdeck's in the [binary] rows; the [in-process] child is the bench binary, whose harness (the control plane's client libraries) adds its own mapped pages. "+

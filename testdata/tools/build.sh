@@ -3,7 +3,7 @@
 # the Go module proxy into a cache directory outside the repository, keyed by version
 # and by the tools module's go.sum. Warm runs only check that the binaries exist.
 #
-# Usage: build.sh [--cached] [all|controlplane|pulumi|argocd|opentofu]
+# Usage: build.sh [--cached] [all|controlplane|pulumi|argocd|flux|opentofu]
 #   all        every tool set, built concurrently when missing
 #   --cached   never build: print what is cached; exit 3 when something is not
 #
@@ -12,6 +12,7 @@
 #   DRIFTDECK_PULUMI=<path of the pulumi binary>
 #   DRIFTDECK_ARGOCD=<path of the argocd multi-call binary (controller, repo-server)>
 #   DRIFTDECK_REDIS=<path of redis-server, which the Argo CD components need>
+#   DRIFTDECK_FLUX_DIR=<dir with Flux's source-controller, kustomize-controller and crds/>
 #   DRIFTDECK_TOFU=<path of the tofu binary (OpenTofu), for real Terraform plans>
 set -euo pipefail
 
@@ -22,6 +23,8 @@ pulumi_version=v3.274.1
 # 3.3 is the newest Argo CD whose module builds from the proxy (later ones need an
 # unpublished gitops-engine module).
 argocd_version=v3.3.0
+# 1.9.6 is the newest Flux whose controllers build with Go 1.26.
+flux_version=v1.9.6
 tofu_version=v1.10.10
 
 cached_only=false
@@ -38,6 +41,7 @@ sum_key() { sha256sum "$1/go.sum" | cut -c1-12; }
 control_plane_dir() { echo "$cache_root/controlplane-$k8s_version-$(sum_key "$here/testcontrolplane")"; }
 pulumi_dir() { echo "$cache_root/pulumi-$pulumi_version-$(sum_key "$here/pulumicli")"; }
 argocd_dir() { echo "$cache_root/argocd-$argocd_version-$(sum_key "$here/argocd")"; }
+flux_dir() { echo "$cache_root/flux-$flux_version-$(sum_key "$here/flux")"; }
 tofu_dir() { echo "$cache_root/opentofu-$tofu_version-$(sum_key "$here/opentofu")"; }
 
 # with_lock DIR CMD...: runs CMD holding DIR.lock, so two builds of one tool (two
@@ -97,6 +101,28 @@ compile_pulumi() {
 compile_argocd() {
 	local tmp=$1
 	(cd "$here/argocd" && go build -trimpath -ldflags "-s -w" -o "$tmp/argocd" github.com/argoproj/argo-cd/v3/cmd)
+}
+
+# compile_flux builds both controllers from the tools module. -mod=mod: its go.sum
+# was tidied with -e, since a test-only dependency of source-controller is not served.
+compile_flux() {
+	local tmp=$1 start=$SECONDS
+	(cd "$here/flux" && GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w" -o "$tmp/source-controller" github.com/fluxcd/source-controller) &&
+		log "source-controller built in $((SECONDS - start)) s; building kustomize-controller" &&
+		(cd "$here/flux" && GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w" -o "$tmp/kustomize-controller" github.com/fluxcd/kustomize-controller) &&
+		flux_crds "$tmp"
+}
+
+# flux_crds copies the CRDs of both controllers' modules beside the binaries:
+# the tests install exactly the definitions these controllers were built with.
+flux_crds() {
+	local out=$1/crds mod dir
+	mkdir -p "$out"
+	for mod in github.com/fluxcd/source-controller github.com/fluxcd/kustomize-controller; do
+		dir=$(cd "$here/flux" && GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' "$mod") || return
+		cp "$dir"/config/crd/bases/*.yaml "$out"/ || return
+	done
+	chmod 644 "$out"/*.yaml
 }
 
 # build NAME DIR COMPILE: runs COMPILE into DIR.partial and renames it to DIR
@@ -192,6 +218,28 @@ pulumi() {
 	echo "DRIFTDECK_PULUMI=$out/pulumi"
 }
 
+build_flux() {
+	local out=$1
+	if [[ -x $out/source-controller && -x $out/kustomize-controller && -d $out/crds ]]; then
+		log "flux $flux_version cached in $out"
+		return
+	fi
+	log "building flux source-controller and kustomize-controller $flux_version (cold: a few minutes each)"
+	build "the flux controllers" "$out" compile_flux
+}
+
+flux() {
+	local out
+	out=$(flux_dir)
+	if $cached_only; then
+		[[ -x $out/source-controller && -x $out/kustomize-controller && -d $out/crds ]] ||
+			{ log "flux $flux_version not built yet (expected in $out)"; return 3; }
+	else
+		with_lock "$out" build_flux "$out"
+	fi
+	echo "DRIFTDECK_FLUX_DIR=$out"
+}
+
 # OpenTofu's go.mod replaces hcl/v2 with opentofu's fork, so `go install` refuses it:
 # the tools module repeats that replace. version.dev=no drops the "-dev" suffix.
 compile_opentofu() {
@@ -230,11 +278,12 @@ every() {
 		control_plane || rc=$?
 		pulumi || rc=$?
 		argocd || rc=$?
+		flux || rc=$?
 		opentofu || rc=$?
 		redis || rc=$?
 		return $rc
 	fi
-	local tmp cp_pid pu_pid ar_pid tf_pid
+	local tmp cp_pid pu_pid ar_pid fl_pid tf_pid
 	tmp=$(mktemp -d)
 	control_plane >"$tmp/controlplane" &
 	cp_pid=$!
@@ -242,14 +291,17 @@ every() {
 	pu_pid=$!
 	argocd >"$tmp/argocd" &
 	ar_pid=$!
+	flux >"$tmp/flux" &
+	fl_pid=$!
 	opentofu >"$tmp/opentofu" &
 	tf_pid=$!
 	redis >"$tmp/redis" || rc=$?
 	wait $cp_pid || rc=$?
 	wait $pu_pid || rc=$?
 	wait $ar_pid || rc=$?
+	wait $fl_pid || rc=$?
 	wait $tf_pid || rc=$?
-	cat "$tmp/controlplane" "$tmp/pulumi" "$tmp/argocd" "$tmp/opentofu" "$tmp/redis"
+	cat "$tmp/controlplane" "$tmp/pulumi" "$tmp/argocd" "$tmp/flux" "$tmp/opentofu" "$tmp/redis"
 	rm -rf "$tmp"
 	return $rc
 }
@@ -258,7 +310,8 @@ case $what in
 	controlplane) control_plane ;;
 	pulumi) pulumi ;;
 	argocd) argocd && redis ;;
+	flux) flux ;;
 	opentofu) opentofu ;;
 	all) every ;;
-	*) echo "usage: $0 [--cached] [all|controlplane|pulumi|argocd|opentofu]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--cached] [all|controlplane|pulumi|argocd|flux|opentofu]" >&2; exit 2 ;;
 esac

@@ -26,6 +26,8 @@ type actionOpts struct {
 	revision     string
 	selfHealOnly bool
 	hard         bool
+	withSource   bool
+	lockID       string
 	resources    []string
 	sel          selection
 }
@@ -120,10 +122,13 @@ func newActionCmd(g *globals, spec actions.Spec) *cobra.Command {
 		f.StringVar(&o.revision, "revision", "", "sync to this revision only if the app still compares against it")
 		f.StringSliceVar(&o.resources, "resource", nil, "sync only these resources: group/kind/namespace/name (group empty for core), repeatable")
 	case actions.Approve:
-		f.StringVar(&o.revision, "revision", "", "Argo CD: the revision you reviewed (default: the one the app compares against now)")
+		f.StringVar(&o.revision, "revision", "", "the revision you reviewed (Argo CD; default: the one the app compares against now) or the full Terraform plan id (default: the pending plan shown)")
 		f.BoolVar(&o.prune, "prune", false, "Argo CD: delete resources no longer in the source")
 	case actions.Refresh:
-		f.BoolVar(&o.hard, "hard", false, "hard refresh: regenerate manifests too")
+		f.BoolVar(&o.hard, "hard", false, "Argo CD hard refresh: regenerate manifests too")
+		f.BoolVar(&o.withSource, "with-source", false, "Flux and Terraform: request the unit's source (GitRepository, OCIRepository, HelmChart ...) first")
+	case actions.ForceUnlock:
+		f.StringVar(&o.lockID, "lock", "", "the state lock id you saw (status.lock.pending): refused when another lock is held")
 	case actions.Rollback:
 		f.BoolVar(&o.prune, "prune", false, "delete resources not in the rolled-back revision")
 	}
@@ -131,10 +136,15 @@ func newActionCmd(g *globals, spec actions.Spec) *cobra.Command {
 }
 
 func exampleUnit(s actions.Spec) string {
-	if s.Knows(model.EngineArgoCD) {
+	switch {
+	case s.Knows(model.EngineArgoCD):
 		return "argocd/argocd/guestbook"
+	case s.Knows(model.EnginePulumi):
+		return "pulumi/infra/network-prod"
+	case s.Knows(model.EngineHelmRelease):
+		return "helmrelease/team-payments/api"
 	}
-	return "pulumi/infra/network-prod"
+	return "terraform/flux-system/eks-cluster"
 }
 
 func exampleReason(s actions.Spec) string {
@@ -219,7 +229,7 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 
 // request builds the request the flags ask for (the unit comes later).
 func (o *actionOpts) request(kind actions.Kind) (actions.Request, error) {
-	req := actions.Request{Kind: kind, Reason: strings.TrimSpace(o.reason), Prune: o.prune, Revision: o.revision}
+	req := actions.Request{Kind: kind, Reason: strings.TrimSpace(o.reason), Prune: o.prune, Revision: o.revision, WithSource: o.withSource, LockID: o.lockID}
 	if req.Reason == "" && kind.Destructive() {
 		return req, usageError(fmt.Errorf("--reason is required for %s: it goes into the Event and the audit log", kind))
 	}
@@ -311,8 +321,12 @@ func printResult(g *globals, res *actions.Result, settled []string) error {
 	}
 	fmt.Fprintf(g.out, "%sdone: %s (by %s, resourceVersion %s)\n", prefix,
 		safetext.Visible(res.Plan.Summary), safetext.Visible(res.Actor), safetext.Visible(res.ResourceVersion))
-	if res.Token != "" && res.Plan.Request.Kind == actions.Retry {
+	switch k := res.Plan.Request.Key.Engine; {
+	case res.Token == "" || (k == model.EnginePulumi && res.Plan.Request.Kind != actions.Retry):
+	case k == model.EnginePulumi:
 		fmt.Fprintf(g.out, "request %s queued: handled when the Stack's status.lastUpdate.reconcileRequest shows it\n", safetext.Visible(res.Token))
+	case k != model.EngineArgoCD:
+		fmt.Fprintf(g.out, "request %s queued: handled when status.lastHandledReconcileAt shows it\n", safetext.Visible(res.Token))
 	}
 	for _, w := range append(append([]string(nil), res.Warnings...), settled...) {
 		fmt.Fprintf(g.errOut, "warning: %s\n", safetext.Visible(w))

@@ -79,8 +79,8 @@ func newBulkAlias(g *globals, name string, kind actions.Kind, short, long string
 // runBulk does one action on every named or selected unit through the
 // backend's Bulk call and reports each unit.
 func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, names []string) error {
-	if o.selfHealOnly || o.revision != "" || len(o.resources) > 0 {
-		return usageError(errors.New("--self-heal-only, --revision and --resource are for one unit: name exactly one"))
+	if o.selfHealOnly || o.revision != "" || o.lockID != "" || len(o.resources) > 0 {
+		return usageError(errors.New("--self-heal-only, --revision, --lock and --resource are for one unit: name exactly one"))
 	}
 	req, err := o.request(kind)
 	if err != nil {
@@ -120,7 +120,7 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, 
 	if err != nil {
 		return err
 	}
-	outcomes := exec.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: req.Reason, Until: req.Until, Prune: req.Prune})
+	outcomes := exec.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: req.Reason, Until: req.Until, Prune: req.Prune, WithSource: req.WithSource})
 	return reportBulk(g, outcomes, settleAll(ctx, exec, outcomes))
 }
 
@@ -187,7 +187,11 @@ func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, 
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, g.requestTimeout(60*time.Second))
 	defer cancel()
-	f, err := connect(ctx, g, cfg.StuckThresholds(), false)
+	// The watches are only for choosing the units: they end with this call
+	// (the clusters' clients stay usable for the writes).
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	f, err := connect(watchCtx, g, cfg.StuckThresholds(), false)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -18,18 +18,18 @@ var errNoKubeconfig = errors.New("no kubeconfig found (looked at --kubeconfig, $
 
 // namespace is the namespace selection: -n limits, otherwise all namespaces.
 func (g *globals) namespace() string {
-	if g.allNamespaces || g.kube.Namespace == nil {
+	if g.allNamespaces {
 		return ""
 	}
-	return *g.kube.Namespace
+	return g.kube.Namespace
 }
 
 // requestTimeout is --request-timeout, or def when unset or zero.
 func (g *globals) requestTimeout(def time.Duration) time.Duration {
-	if g.kube.Timeout == nil || *g.kube.Timeout == "" || *g.kube.Timeout == "0" {
+	if g.kube.Timeout == "" || g.kube.Timeout == "0" {
 		return def
 	}
-	d, err := time.ParseDuration(*g.kube.Timeout)
+	d, err := time.ParseDuration(g.kube.Timeout)
 	if err != nil {
 		return def
 	}

@@ -13,10 +13,10 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/klog/v2"
 
 	"github.com/driftdeck/driftdeck/backend/demo"
+	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
@@ -25,7 +25,7 @@ var Version = "dev"
 
 // globals are the flags every command shares.
 type globals struct {
-	kube          *genericclioptions.ConfigFlags
+	kube          *kube.Flags
 	allNamespaces bool
 	demo          bool
 	readOnly      bool
@@ -77,7 +77,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 }
 
 // newKubeFlags are kubectl's connection flags.
-func newKubeFlags() *genericclioptions.ConfigFlags { return genericclioptions.NewConfigFlags(false) }
+func newKubeFlags() *kube.Flags { return kube.NewFlags() }
 
 func newRoot(g *globals) *cobra.Command {
 	root := &cobra.Command{

@@ -7,6 +7,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/driftdeck/driftdeck/backend/agent"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 	"github.com/driftdeck/driftdeck/views/internal/wrapped"
@@ -126,6 +127,11 @@ func (m *Model) pause(now time.Time) []string {
 		out = append(out, m.field("  until", m.theme.Bad.Render(p.Until.Format(time.RFC3339)+" — EXPIRED "+model.HumanDuration(now.Sub(p.Until))+" ago: resume or extend")))
 	default:
 		out = append(out, m.field("  until", p.Until.Format(time.RFC3339)+" (in "+model.HumanDuration(p.Until.Sub(now))+")"))
+	}
+	if m.detail != nil && m.detail.Agent != nil {
+		if ends := agent.WhoEnds(p, *m.detail.Agent, now); ends != "" {
+			out = append(out, m.text("  ends", ends)...)
+		}
 	}
 	out = append(out, m.field("  mode", v(p.Mode)))
 	out = append(out, m.text("  previous", p.Previous)...)

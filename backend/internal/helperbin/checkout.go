@@ -25,9 +25,16 @@ type checkoutBuild struct {
 // fromCheckout builds h from the driftdeck checkout in the working directory
 // when driftdeck itself was started by `go run` (the README's first command):
 // then nothing was installed beside it, and the checkout and the go tool are
-// at hand. ok is false when driftdeck is an installed binary.
+// at hand. ok is false when driftdeck is an installed binary, or when there
+// is no go tool to build with.
 func (h Helper) fromCheckout(self, workDir, cacheDir string) (path string, ok bool, err error) {
-	if !strings.Contains(self, string(filepath.Separator)+"go-build") {
+	// `go run` links into <tmp>/go-build…/b001/exe/<name>; test binaries
+	// (b001/<pkg>.test) and installed ones are not built from here.
+	exe := filepath.Dir(self)
+	if filepath.Base(exe) != "exe" || !strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "", false, nil
+	}
+	if _, err := exec.LookPath("go"); err != nil {
 		return "", false, nil
 	}
 	root, found := moduleRoot(workDir)

@@ -53,6 +53,9 @@ func TestAnInstalledDriftdeckNeverBuildsHelpers(t *testing.T) {
 	if _, ok, _ := (Helper{Name: "tiny"}).fromCheckout("/usr/local/bin/driftdeck", root, cache); ok {
 		t.Fatal("an installed driftdeck must not build from a checkout it happens to run in")
 	}
+	if _, ok, _ := (Helper{Name: "tiny"}).fromCheckout("/tmp/go-build1/b001/driftdeck.test", root, cache); ok {
+		t.Fatal("a test binary must not build helpers: its tests decide which helper it finds")
+	}
 	if _, ok, _ := (Helper{Name: "tiny"}).fromCheckout("/tmp/go-build1/exe/driftdeck", t.TempDir(), cache); ok {
 		t.Fatal("outside a driftdeck checkout nothing can be built")
 	}

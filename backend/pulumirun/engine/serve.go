@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/driftdeck/driftdeck/backend/internal/helperbin"
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -46,17 +47,12 @@ func Main(args []string, programs map[string]pulumi.RunFunc) int {
 // Serve answers one pulumirun.Request read from in with replies on out. The
 // run is cancelled when in ends.
 func Serve(in io.Reader, out io.Writer, programs map[string]pulumi.RunFunc) error {
-	dec := json.NewDecoder(in)
 	var req pulumirun.Request
-	if err := dec.Decode(&req); err != nil {
-		return fmt.Errorf("reading the request: %w", err)
+	ctx, cancel, err := helperbin.ReadRequest(in, &req)
+	if err != nil {
+		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() {
-		_, _ = io.Copy(io.Discard, io.MultiReader(dec.Buffered(), in))
-		cancel()
-	}()
 	enc := json.NewEncoder(out)
 	var encErr error
 	emit := func(e pulumirun.Event) {

@@ -1,4 +1,4 @@
-package argodiff
+package engine
 
 import (
 	"context"
@@ -71,11 +71,5 @@ func TestRepoCacheUnknownRevision(t *testing.T) {
 	_, err := repoCache{dir: t.TempDir()}.checkout(context.Background(), "file://"+src.dir, "no-such-branch", t.TempDir())
 	if err == nil {
 		t.Fatal("an unknown branch resolved")
-	}
-}
-
-func TestRedactRepoHidesCredentials(t *testing.T) {
-	if got := redactRepo("https://user:s3cret@git.example.com/apps.git"); got != "https://user:xxxxx@git.example.com/apps.git" {
-		t.Errorf("redacted to %q", got)
 	}
 }

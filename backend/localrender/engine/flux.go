@@ -1,29 +1,25 @@
-package fluxdiff
+package engine
 
 import (
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/objread"
 )
 
-var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
-
-// build produces the objects kustomize-controller would apply from the
+// buildFlux produces the objects kustomize-controller would apply from the
 // checkout at root: the kustomization at spec.path (generated from its
 // manifests when it has none, as the controller does), with the
 // Kustomization's own namespace, name prefix and suffix, patches, images,
 // components and common metadata laid over it.
-func build(root string, raw map[string]any) ([]map[string]any, error) {
+func buildFlux(root string, raw map[string]any) ([]map[string]any, error) {
 	spec := objread.New(raw)
 	path := spec.Str("path")
 	dir := filepath.Join(root, "src", filepath.FromSlash(path))
@@ -79,11 +75,11 @@ func build(root string, raw map[string]any) ([]map[string]any, error) {
 	if err := os.WriteFile(filepath.Join(wrap, "kustomization.yaml"), data, 0o600); err != nil {
 		return nil, err
 	}
-	return argodiff.BuildKustomization(wrap)
+	return buildKustomization(wrap)
 }
 
 func hasKustomization(dir string) bool {
-	for _, n := range kustomizationFiles {
+	for _, n := range kustomizationNames {
 		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
 			return true
 		}
@@ -135,38 +131,4 @@ func generate(dir string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "kustomization.yaml"), data, 0o600)
-}
-
-// substitution is a postBuild variable: ${name}, ${name:=default} or ${name:-default}.
-var substitution = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[=-]([^}]*))?\}`)
-
-// substitute replaces postBuild variables in every string of the object, as
-// kustomize-controller does with spec.postBuild.substitute; a variable
-// without a value or default is left as written. "$${x}" stays "${x}".
-func substitute(v any, vars map[string]string) any {
-	switch x := v.(type) {
-	case string:
-		const escaped = "\x00dollar\x00"
-		s := strings.ReplaceAll(x, "$${", escaped)
-		s = substitution.ReplaceAllStringFunc(s, func(m string) string {
-			g := substitution.FindStringSubmatch(m)
-			if val, ok := vars[g[1]]; ok {
-				return val
-			}
-			if strings.Contains(m, ":=") || strings.Contains(m, ":-") {
-				return g[2]
-			}
-			return m
-		})
-		return strings.ReplaceAll(s, escaped, "${")
-	case map[string]any:
-		for k, e := range x {
-			x[k] = substitute(e, vars)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = substitute(e, vars)
-		}
-	}
-	return v
 }

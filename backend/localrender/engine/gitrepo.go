@@ -1,4 +1,4 @@
-package argodiff
+package engine
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,6 +18,8 @@ import (
 	"github.com/go-git/go-git/v6/plumbing"
 	"github.com/go-git/go-git/v6/plumbing/filemode"
 	"github.com/go-git/go-git/v6/plumbing/object"
+
+	"github.com/driftdeck/driftdeck/backend/localrender"
 )
 
 // repoCache keeps one bare clone per repository URL under dir, fetched again
@@ -56,22 +57,22 @@ func (c repoCache) checkout(ctx context.Context, repoURL, revision, dest string)
 	hash, ok := localCommit(repo, revision)
 	if !ok {
 		if err := fetch(ctx, repo); err != nil {
-			return "", fmt.Errorf("fetching %s: %w", redactRepo(repoURL), err)
+			return "", fmt.Errorf("fetching %s: %w", localrender.RedactURL(repoURL), err)
 		}
 		if hash, ok = resolve(repo, revision); !ok {
-			return "", fmt.Errorf("revision %q not found in %s (after fetching its branches and tags)", revision, redactRepo(repoURL))
+			return "", fmt.Errorf("revision %q not found in %s (after fetching its branches and tags)", revision, localrender.RedactURL(repoURL))
 		}
 	}
 	commit, err := repo.CommitObject(hash)
 	if err != nil {
-		return "", fmt.Errorf("%s at %s: %w", redactRepo(repoURL), hash, err)
+		return "", fmt.Errorf("%s at %s: %w", localrender.RedactURL(repoURL), hash, err)
 	}
 	tree, err := commit.Tree()
 	if err != nil {
 		return "", err
 	}
 	if err := writeTree(tree, dest); err != nil {
-		return "", fmt.Errorf("%s at %s: %w", redactRepo(repoURL), hash, err)
+		return "", fmt.Errorf("%s at %s: %w", localrender.RedactURL(repoURL), hash, err)
 	}
 	return hash.String(), nil
 }
@@ -213,13 +214,4 @@ func writeBlob(f *object.File, target string) error {
 func inside(root, path string) bool {
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-// redactRepo hides credentials a repository URL may carry.
-func redactRepo(repoURL string) string {
-	u, err := url.Parse(repoURL)
-	if err != nil || u.User == nil {
-		return repoURL
-	}
-	return u.Redacted()
 }

@@ -1,4 +1,4 @@
-package argodiff
+package engine
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/driftdeck/driftdeck/backend/localrender"
 )
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -52,14 +54,14 @@ func TestRenderDirectory(t *testing.T) {
 	})
 	for _, c := range []struct {
 		name string
-		src  sourceSpec
+		src  localrender.ArgoSource
 		want []string
 	}{
-		{"top level only", sourceSpec{path: "apps/web"}, []string{"ConfigMap/a", "ConfigMap/a2", "ConfigMap/b"}},
-		{"recurse", sourceSpec{path: "apps/web", recurse: true},
+		{"top level only", localrender.ArgoSource{Path: "apps/web"}, []string{"ConfigMap/a", "ConfigMap/a2", "ConfigMap/b"}},
+		{"recurse", localrender.ArgoSource{Path: "apps/web", Recurse: true},
 			[]string{"ConfigMap/a", "ConfigMap/a2", "ConfigMap/b", "ConfigMap/c", "ConfigMap/d", "ConfigMap/e"}},
-		{"include", sourceSpec{path: "apps/web", recurse: true, include: "{*.yml,sub/deeper/d.yaml}"}, []string{"ConfigMap/c", "ConfigMap/d"}},
-		{"exclude", sourceSpec{path: "apps/web", recurse: true, exclude: "sub/*"}, []string{"ConfigMap/a", "ConfigMap/a2", "ConfigMap/b"}},
+		{"include", localrender.ArgoSource{Path: "apps/web", Recurse: true, Include: "{*.yml,sub/deeper/d.yaml}"}, []string{"ConfigMap/c", "ConfigMap/d"}},
+		{"exclude", localrender.ArgoSource{Path: "apps/web", Recurse: true, Exclude: "sub/*"}, []string{"ConfigMap/a", "ConfigMap/a2", "ConfigMap/b"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			objs, err := render(root, c.src)
@@ -75,7 +77,7 @@ func TestRenderDirectory(t *testing.T) {
 
 func TestRenderDirectoryRejectsABrokenManifest(t *testing.T) {
 	root := writeFiles(t, map[string]string{"app/bad.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n"})
-	if _, err := render(root, sourceSpec{path: "app"}); err == nil || !strings.Contains(err.Error(), "app/bad.yaml") {
+	if _, err := render(root, localrender.ArgoSource{Path: "app"}); err == nil || !strings.Contains(err.Error(), "app/bad.yaml") {
 		t.Errorf("broken manifest: %v", err)
 	}
 }
@@ -103,7 +105,7 @@ replicas:
   count: 4
 `,
 	})
-	objs, err := render(root, sourceSpec{path: "overlays/prod"})
+	objs, err := render(root, localrender.ArgoSource{Path: "overlays/prod"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,48 +118,33 @@ replicas:
 	}
 }
 
-func TestRenderRefusesWhatOnlyTheServerCanRender(t *testing.T) {
+func TestRenderRefusesAChartDirectoryAndJsonnetFiles(t *testing.T) {
 	root := writeFiles(t, map[string]string{
 		"chart/Chart.yaml":    "apiVersion: v2\nname: web\nversion: 0.1.0\n",
-		"plain/cm.yaml":       configMap("a"),
 		"jsonnet/app.jsonnet": "{}",
 	})
-	for _, c := range []struct {
-		name string
-		src  sourceSpec
-		want string
-	}{
-		{"chart directory", sourceSpec{path: "chart"}, "Helm chart"},
-		{"helm settings", sourceSpec{path: "plain", helm: true}, "Helm source"},
-		{"helm repository", sourceSpec{chart: "web"}, "Helm source"},
-		{"plugin", sourceSpec{path: "plain", plugin: true}, "plugin"},
-		{"kustomize overrides", sourceSpec{path: "plain", kustomizeOverrides: []string{"images", "namePrefix"}}, "images, namePrefix"},
-		{"jsonnet file", sourceSpec{path: "jsonnet"}, "Jsonnet"},
+	for _, c := range []struct{ path, want string }{
+		{"chart", "a Helm chart (chart/Chart.yaml)"},
+		{"jsonnet", "a Jsonnet file in a directory source"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := render(root, c.src)
-			if !errors.Is(err, errNotLocal) {
-				t.Fatalf("got %v, want a not-supported-locally error", err)
-			}
-			for _, w := range []string{c.want, "not supported locally", "ARGOCD_SERVER", "argocd login"} {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
-		})
+		_, err := render(root, localrender.ArgoSource{Path: c.path})
+		var u *localrender.UnsupportedError
+		if !errors.As(err, &u) || u.What != c.want {
+			t.Errorf("%s: got %v, want %q as unsupported", c.path, err, c.want)
+		}
 	}
 }
 
 func TestRenderStaysInsideTheRepository(t *testing.T) {
 	root := writeFiles(t, map[string]string{"app/cm.yaml": configMap("a")})
-	if _, err := render(root, sourceSpec{path: "../"}); err == nil {
+	if _, err := render(root, localrender.ArgoSource{Path: "../"}); err == nil {
 		t.Error("a path above the repository was rendered")
 	}
 	outside := writeFiles(t, map[string]string{"secret.yaml": configMap("outside")})
 	if err := os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(root, "app", "link.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := render(root, sourceSpec{path: "app"}); err == nil || !strings.Contains(err.Error(), "outside") {
+	if _, err := render(root, localrender.ArgoSource{Path: "app"}); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Errorf("a symbolic link out of the repository: %v", err)
 	}
 }

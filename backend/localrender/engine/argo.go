@@ -1,4 +1,4 @@
-package argodiff
+package engine
 
 import (
 	"bytes"
@@ -14,7 +14,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/driftdeck/driftdeck/backend/diff"
+	"github.com/driftdeck/driftdeck/backend/localrender"
 )
+
+func unsupported(what string) error { return &localrender.UnsupportedError{What: what} }
 
 // kustomizationNames are the file names that make a directory a
 // kustomization, as Argo CD detects them.
@@ -28,25 +31,20 @@ const skipMarker = "+argocd:skip-file-rendering"
 
 // render produces the source's objects from a checkout at root, detecting
 // the source type as Argo CD does from the files directly in the path.
-func render(root string, s sourceSpec) ([]map[string]any, error) {
-	if err := s.checkRenderable(); err != nil {
-		return nil, err
-	}
-	appDir := filepath.Join(root, filepath.FromSlash(s.path))
+func render(root string, s localrender.ArgoSource) ([]map[string]any, error) {
+	appDir := filepath.Join(root, filepath.FromSlash(s.Path))
 	if !inside(root, appDir) {
-		return nil, fmt.Errorf("spec.source.path %q leaves the repository", s.path)
+		return nil, fmt.Errorf("spec.source.path %q leaves the repository", s.Path)
 	}
 	fi, err := os.Stat(appDir)
 	if err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("spec.source.path %q is not a directory in the repository", s.path)
+		return nil, fmt.Errorf("spec.source.path %q is not a directory in the repository", s.Path)
 	}
 	if exists(filepath.Join(appDir, "Chart.yaml")) {
-		return nil, notLocal("a Helm chart (%s/Chart.yaml)", s.path)
+		return nil, unsupported("a Helm chart (" + s.Path + "/Chart.yaml)")
 	}
-	for _, name := range kustomizationNames {
-		if exists(filepath.Join(appDir, name)) {
-			return renderKustomize(appDir)
-		}
+	if hasKustomization(appDir) {
+		return buildKustomization(appDir)
 	}
 	return renderDirectory(root, appDir, s)
 }
@@ -56,10 +54,10 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// renderKustomize builds the kustomization with kustomize's defaults, as
+// buildKustomization builds the kustomization with kustomize's defaults, as
 // `kustomize build` does (no plugins, no Helm, files only from under the
 // kustomization root except resources).
-func renderKustomize(appDir string) ([]map[string]any, error) {
+func buildKustomization(appDir string) ([]map[string]any, error) {
 	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
 	resMap, err := k.Run(filesys.MakeFsOnDisk(), appDir)
 	if err != nil {
@@ -79,12 +77,12 @@ func renderKustomize(appDir string) ([]map[string]any, error) {
 // renderDirectory reads the manifests of a directory source: .yaml, .yml and
 // .json files, in subdirectories only with recurse, filtered by the include
 // and exclude globs (matched against the path relative to the source path).
-func renderDirectory(root, appDir string, s sourceSpec) ([]map[string]any, error) {
-	include, err := compileGlob(s.include)
+func renderDirectory(root, appDir string, s localrender.ArgoSource) ([]map[string]any, error) {
+	include, err := compileGlob(s.Include)
 	if err != nil {
 		return nil, fmt.Errorf("spec.source.directory.include: %w", err)
 	}
-	exclude, err := compileGlob(s.exclude)
+	exclude, err := compileGlob(s.Exclude)
 	if err != nil {
 		return nil, fmt.Errorf("spec.source.directory.exclude: %w", err)
 	}
@@ -94,7 +92,7 @@ func renderDirectory(root, appDir string, s sourceSpec) ([]map[string]any, error
 			return err
 		}
 		if d.IsDir() {
-			if path != appDir && !s.recurse {
+			if path != appDir && !s.Recurse {
 				return filepath.SkipDir
 			}
 			return nil
@@ -138,7 +136,7 @@ func readManifestFile(root, path string) ([]map[string]any, error) {
 		return nil, fmt.Errorf("symbolic link points outside the repository")
 	}
 	if strings.HasSuffix(path, ".jsonnet") {
-		return nil, notLocal("a Jsonnet file in a directory source")
+		return nil, unsupported("a Jsonnet file in a directory source")
 	}
 	data, err := os.ReadFile(resolved)
 	if err != nil {

@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/driftdeck/driftdeck/backend/internal/helperbin"
+	"github.com/driftdeck/driftdeck/backend/localrender"
+)
+
+const usage = `usage: driftdeck-render serve
+
+driftdeck runs this helper to check out and render GitOps sources for a
+local diff: it reads one request on standard input, writes the answer on
+standard output, and stops when its input is closed. It is not meant to be
+run by hand.
+`
+
+// Main is the helper's main; it returns the exit code.
+func Main(args []string) int {
+	if len(args) != 2 || args[1] != "serve" {
+		fmt.Fprint(os.Stderr, usage)
+		return 2
+	}
+	// driftdeck stops a render by closing the input; an interrupt meant for
+	// driftdeck's terminal, or a write to a driftdeck that is gone, must not
+	// kill the helper halfway through a clone's cache.
+	signal.Ignore(os.Interrupt, syscall.SIGPIPE)
+	if err := Serve(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "driftdeck-render: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// Serve answers one localrender.Request read from in with a Reply on out.
+func Serve(in io.Reader, out io.Writer) error {
+	var req localrender.Request
+	ctx, cancel, err := helperbin.ReadRequest(in, &req)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	return json.NewEncoder(out).Encode(answer(ctx, req))
+}
+
+func answer(ctx context.Context, req localrender.Request) localrender.Reply {
+	if req.Protocol != localrender.ProtocolVersion {
+		return localrender.Reply{Error: fmt.Sprintf("driftdeck-render speaks protocol %d and this driftdeck %d: install the helper of the same release",
+			localrender.ProtocolVersion, req.Protocol)}
+	}
+	var rep localrender.Reply
+	var err error
+	switch req.Op {
+	case localrender.OpArgo, localrender.OpFlux:
+		rep.Commit, rep.Objects, err = checkoutAndRender(ctx, req)
+	case localrender.OpClone:
+		if req.Clone == nil {
+			err = errors.New("a clone request without a source")
+		} else {
+			err = clone(ctx, *req.Clone)
+		}
+	default:
+		err = fmt.Errorf("unknown operation %q", req.Op)
+	}
+	var u *localrender.UnsupportedError
+	switch {
+	case errors.As(err, &u):
+		rep.Unsupported = u.What
+	case err != nil:
+		rep.Error = err.Error()
+	}
+	return rep
+}
+
+// checkoutAndRender writes the source at the revision into a temporary
+// directory and renders it there; the commit is returned once known, even
+// when the render fails.
+func checkoutAndRender(ctx context.Context, req localrender.Request) (string, []map[string]any, error) {
+	cacheDir := req.CacheDir
+	if cacheDir == "" {
+		var err error
+		if cacheDir, err = defaultCacheDir(); err != nil {
+			return "", nil, err
+		}
+	}
+	tmp, err := os.MkdirTemp("", "driftdeck-render-")
+	if err != nil {
+		return "", nil, err
+	}
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, "src")
+	commit, err := repoCache{dir: cacheDir}.checkout(ctx, req.Repo, req.Revision, src)
+	if err != nil {
+		return "", nil, err
+	}
+	var objs []map[string]any
+	switch {
+	case req.Op == localrender.OpFlux:
+		objs, err = buildFlux(tmp, req.Flux)
+	case req.Argo == nil:
+		err = errors.New("an Argo CD render request without a source")
+	default:
+		objs, err = render(src, *req.Argo)
+	}
+	return commit, objs, err
+}

@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	git "github.com/go-git/go-git/v6"
+	"github.com/go-git/go-git/v6/plumbing"
+	"github.com/go-git/go-git/v6/plumbing/object"
+)
+
+// testRepo is a real git repository on disk, written with go-git, that tests
+// commit manifests to and Applications point at (as a plain path).
+type testRepo struct {
+	t    testing.TB
+	dir  string
+	repo *git.Repository
+}
+
+func newTestRepo(t testing.TB) *testRepo {
+	t.Helper()
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false, git.WithDefaultBranch(plumbing.NewBranchReferenceName("main")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testRepo{t: t, dir: dir, repo: repo}
+}
+
+// write sets files (path -> content); an empty content deletes the file.
+func (r *testRepo) write(files map[string]string) {
+	r.t.Helper()
+	for name, content := range files {
+		path := filepath.Join(r.dir, filepath.FromSlash(name))
+		if content == "" {
+			if err := os.Remove(path); err != nil {
+				r.t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			r.t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+}
+
+// commit stages everything and commits; it returns the commit's hash.
+func (r *testRepo) commit(msg string) string {
+	r.t.Helper()
+	wt, err := r.repo.Worktree()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		r.t.Fatal(err)
+	}
+	h, err := wt.Commit(msg, &git.CommitOptions{
+		All:    true,
+		Author: &object.Signature{Name: "Test", Email: "test@example.com", When: time.Now()},
+	})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return h.String()
+}
+
+func (r *testRepo) tag(name, hash string) {
+	r.t.Helper()
+	if _, err := r.repo.CreateTag(name, plumbing.NewHash(hash), nil); err != nil {
+		r.t.Fatal(err)
+	}
+}

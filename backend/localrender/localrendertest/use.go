@@ -1,0 +1,17 @@
+// Package localrendertest points tests at a driftdeck-render helper built
+// from this checkout.
+package localrendertest
+
+import (
+	"testing"
+
+	"github.com/driftdeck/driftdeck/backend/internal/helperbin/helperbintest"
+	"github.com/driftdeck/driftdeck/backend/localrender"
+)
+
+// Use builds the helper once per test process and makes the test's local
+// renders and clones run through it.
+func Use(t testing.TB) {
+	t.Helper()
+	t.Setenv(localrender.HelperEnv, helperbintest.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-render"))
+}

@@ -1,0 +1,30 @@
+package main
+
+import "fmt"
+
+// fleetSize is how many objects of each kind the fleet holds.
+type fleetSize struct {
+	apps, stacks                 int
+	kustomizations, helmReleases int
+	terraforms                   int
+}
+
+// units is how many units driftdeck shows for the fleet (an Update is part
+// of its Stack, not a unit).
+func (s fleetSize) units() int {
+	return s.apps + s.stacks + s.kustomizations + s.helmReleases + s.terraforms
+}
+
+func (s fleetSize) largest() int {
+	return max(s.apps, s.stacks, s.kustomizations, s.helmReleases, s.terraforms)
+}
+
+// objects names what the fleet holds, for the table.
+func (s fleetSize) objects() string {
+	out := fmt.Sprintf("%d Argo CD Applications + %d Pulumi Stacks (each with an Update)", s.apps, s.stacks)
+	if s.kustomizations+s.helmReleases+s.terraforms > 0 {
+		out += fmt.Sprintf(" + %d Flux Kustomizations + %d Flux HelmReleases + %d tofu-controller Terraforms",
+			s.kustomizations, s.helmReleases, s.terraforms)
+	}
+	return out
+}
