@@ -2,6 +2,7 @@ package pulumirun
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -16,13 +17,16 @@ func FuzzReceive(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		n := 0
-		out, err := receive(bytes.NewReader(data), func(Event) { n++ })
-		if err == nil && out == nil {
-			t.Fatal("receive returned neither an outcome nor an error")
-		}
-		if out != nil {
-			_ = out.Result.Summary.Text()
+		dec := json.NewDecoder(bytes.NewReader(data))
+		for {
+			out, err := readReply(dec, func(Event) {})
+			if err != nil {
+				return
+			}
+			if out != nil {
+				_ = out.Result.Summary.Text()
+				return
+			}
 		}
 	})
 }
