@@ -42,8 +42,8 @@ func huge(apiVersion, kind string) []byte {
 // Objects with a 10 MB status and 100,000 resources go through every
 // engine's decoder and adapter without a panic and in bounded time. The figures are logged for docs/reliability.md.
 func TestHugeObjectsThroughEveryAdapter(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds objects of tens of megabytes")
+	if testing.Short() || raceDetector {
+		t.Skip("builds objects of tens of megabytes and times them: run without -short and -race")
 	}
 	type adapter struct {
 		engine           model.Engine
