@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -60,7 +61,11 @@ func DefaultPath() (string, error) {
 func (l *Log) Path() string { return l.path }
 
 // Append writes one entry, synced to disk: an audit line that can be lost in a
-// crash is no audit line.
+// crash is no audit line. The line goes out in one write on an O_APPEND file
+// under an exclusive lock shared with other driftdeck processes; a write that
+// fails part-way (a full disk, a file size limit) is cut off again, and a line
+// torn by an earlier crash is ended before the new one, so every complete
+// line stays one JSON entry.
 func (l *Log) Append(e Entry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
@@ -68,17 +73,72 @@ func (l *Log) Append(e Entry) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	buf := append(line, '\n')
+	if endsTorn(f, st.Size()) {
+		buf = append([]byte{'\n'}, buf...)
+	}
+	if _, err := f.Write(buf); err != nil {
+		// Leave no half line behind for the next reader to choke on.
+		_ = f.Truncate(st.Size())
+		return fmt.Errorf("audit log: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	return nil
+}
+
+// endsTorn says whether the file does not end with a newline: a line cut off
+// by a crash mid-write.
+func endsTorn(f *os.File, size int64) bool {
+	if size == 0 {
+		return false
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, size-1); err != nil {
+		return false
+	}
+	return last[0] != '\n'
+}
+
+// lineRoom is what a write needs free before it is let through: more than any
+// audit line (a patch, the previous state, an error) takes.
+const lineRoom = 1 << 20
+
+// Writable says whether the next line can be written, before a write is made
+// that would have to be audited: the file opens for appending, the file
+// system has room for a line and the process's file size limit lets the file
+// grow by one. A write the log cannot record is refused instead of done
+// unaudited.
+func (l *Log) Writable() error {
 	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("audit log: %w", err)
 	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		f.Close()
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
 		return fmt.Errorf("audit log: %w", err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("audit log: %w", err)
+	var fs syscall.Statfs_t
+	if err := syscall.Fstatfs(int(f.Fd()), &fs); err == nil && uint64(fs.Bavail)*uint64(fs.Bsize) < lineRoom {
+		return fmt.Errorf("audit log %s: the file system is full (%d bytes free)", l.path, uint64(fs.Bavail)*uint64(fs.Bsize))
 	}
-	return f.Close()
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim); err == nil && uint64(st.Size())+lineRoom > lim.Cur {
+		return fmt.Errorf("audit log %s: the file size limit (%d bytes) leaves no room for another line", l.path, lim.Cur)
+	}
+	return nil
 }

@@ -95,6 +95,7 @@ func (d *Describer) Describe(ctx context.Context, k model.Key) (*Detail, error) 
 	unstructuredDrop(shown.Object, "metadata", "managedFields")
 	if k.Engine == model.EnginePulumi {
 		maskOutputs(shown.Object, det)
+		maskStackSecrets(shown.Object)
 	}
 	if y, err := yaml.Marshal(shown.Object); err == nil {
 		det.YAML = string(y)
@@ -190,7 +191,7 @@ func maskOutputs(obj map[string]any, det *Detail) {
 	outs, _ := st["outputs"].(map[string]any)
 	for name := range outs {
 		det.Outputs = append(det.Outputs, name)
-		outs[name] = "[hidden]"
+		outs[name] = hidden
 	}
 	sort.Strings(det.Outputs)
 }

@@ -65,23 +65,30 @@ func run(ctx context.Context, req Request, onEvent func(Event)) (Result, error) 
 	req.Protocol = ProtocolVersion
 	var out *Outcome
 	err = runHelper.Call(ctx, path, []string{"run"}, req, func(dec *json.Decoder) (bool, error) {
-		var rep Reply
-		if err := dec.Decode(&rep); err != nil {
-			return false, err
-		}
-		switch {
-		case rep.Done != nil:
-			out = rep.Done
-			return true, nil
-		case rep.Event != nil && onEvent != nil:
-			onEvent(*rep.Event)
-		}
-		return false, nil
+		var err error
+		out, err = readReply(dec, onEvent)
+		return out != nil, err
 	})
 	if err != nil {
 		return Result{}, err
 	}
 	return out.Result, out.err(ctx)
+}
+
+// readReply reads one reply from the helper: an event, delivered, or the
+// outcome that ends the run.
+func readReply(dec *json.Decoder, onEvent func(Event)) (*Outcome, error) {
+	var rep Reply
+	if err := dec.Decode(&rep); err != nil {
+		return nil, err
+	}
+	switch {
+	case rep.Done != nil:
+		return rep.Done, nil
+	case rep.Event != nil && onEvent != nil:
+		onEvent(*rep.Event)
+	}
+	return nil, nil
 }
 
 // err rebuilds the run's error on this side of the pipe.

@@ -124,6 +124,11 @@ func (g *Guard) check(ctx context.Context, a Attempt, w *Write) error {
 	if g.ReadOnly {
 		return ErrReadOnly
 	}
+	if g.Audit != nil {
+		if err := g.Audit.Writable(); err != nil {
+			return Refusef("not written: the audit log cannot record it (%v)", err)
+		}
+	}
 	if a.ReasonRequired && strings.TrimSpace(a.Reason) == "" {
 		return Refusef("a reason is required for %s (it goes into the Event and the audit log)", a.Action)
 	}

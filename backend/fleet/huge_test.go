@@ -1,0 +1,92 @@
+package fleet
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pulumiop"
+)
+
+// huge is an object of the engine's kind with a 10 MB condition message and
+// 100,000 entries in each list its status may carry.
+func huge(apiVersion, kind string) []byte {
+	msg := strings.Repeat("x", 10<<20)
+	entries := make([]any, 100_000)
+	for i := range entries {
+		entries[i] = map[string]any{"kind": "ConfigMap", "name": fmt.Sprintf("cm-%d", i), "namespace": "big",
+			"status": "OutOfSync", "health": map[string]any{"status": "Healthy"}, "id": fmt.Sprintf("big_cm-%d__ConfigMap", i), "v": "v1"}
+	}
+	history := make([]any, 10_000)
+	for i := range history {
+		history[i] = map[string]any{"id": i, "revision": fmt.Sprintf("%040d", i), "deployedAt": "2026-11-29T10:00:00Z"}
+	}
+	cond := []any{map[string]any{"type": "Ready", "status": "False", "reason": "Failed", "message": msg, "lastTransitionTime": "2026-11-29T10:00:00Z"}}
+	obj := map[string]any{"apiVersion": apiVersion, "kind": kind,
+		"metadata": map[string]any{"name": "big", "namespace": "big", "resourceVersion": "1", "generation": 1},
+		"spec":     map[string]any{"stack": "o/p/s", "interval": "1m", "path": "./", "sourceRef": map[string]any{"kind": "GitRepository", "name": "r"}},
+		"status": map[string]any{"conditions": cond, "resources": entries, "inventory": map[string]any{"entries": entries},
+			"operationState": map[string]any{"phase": "Failed", "message": msg, "startedAt": "2026-11-29T10:00:00Z", "operation": map[string]any{"sync": map[string]any{}}},
+			"sync":           map[string]any{"status": "OutOfSync"}, "health": map[string]any{"status": "Degraded", "message": msg},
+			"history": history, "lastHandledReconcileAt": msg[:100]},
+	}
+	b, _ := json.Marshal(obj)
+	return b
+}
+
+// Objects with a 10 MB status and 100,000 resources go through every
+// engine's decoder and adapter without a panic and in bounded time. The figures are logged for docs/reliability.md.
+func TestHugeObjectsThroughEveryAdapter(t *testing.T) {
+	if testing.Short() || raceDetector {
+		t.Skip("builds objects of tens of megabytes and times them: run without -short and -race")
+	}
+	type adapter struct {
+		engine           model.Engine
+		apiVersion, kind string
+		decode           func([]byte) (map[string]any, error)
+		convert          func(string, map[string]any) *model.Unit
+	}
+	whole := func(b []byte) (map[string]any, error) {
+		var m map[string]any
+		return m, json.Unmarshal(b, &m)
+	}
+	adapters := []adapter{
+		{model.EngineArgoCD, "argoproj.io/v1alpha1", "Application", argocd.DecodeSlim, argocd.Convert},
+		{model.EnginePulumi, "pulumi.com/v1", "Stack", whole, pulumiop.Convert},
+	}
+	for _, f := range fluxEngines {
+		kind := map[model.Engine]string{model.EngineKustomization: "Kustomization", model.EngineHelmRelease: "HelmRelease", model.EngineTerraform: "Terraform"}[f.engine]
+		adapters = append(adapters, adapter{f.engine, f.versions[0].GroupVersion().String(), kind, f.decode, f.convert})
+	}
+	for _, a := range adapters {
+		t.Run(string(a.engine), func(t *testing.T) {
+			data := huge(a.apiVersion, a.kind)
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			start := time.Now()
+			obj, err := a.decode(data)
+			if err != nil {
+				t.Fatalf("decode: %v", err)
+			}
+			u := a.convert("c", obj)
+			if u == nil {
+				t.Fatal("no unit")
+			}
+			model.Derive(u, time.Now(), model.DefaultThresholds)
+			took := time.Since(start)
+			runtime.ReadMemStats(&m1)
+			t.Logf("%s: %.1f MB object decoded and converted in %v, %.1f MB allocated; the unit's reason is %d bytes",
+				a.engine, float64(len(data))/(1<<20), took.Round(time.Millisecond), float64(m1.TotalAlloc-m0.TotalAlloc)/(1<<20), len(u.Reason()))
+			if took > 30*time.Second {
+				t.Errorf("took %v", took)
+			}
+			runtime.KeepAlive(u)
+			runtime.KeepAlive(data)
+		})
+	}
+}

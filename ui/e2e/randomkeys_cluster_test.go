@@ -1,0 +1,157 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/tofu"
+)
+
+// randomKeysFor is how long random bytes are typed: 15 s by default, as long
+// as DRIFTDECK_RANDOM_KEYS_SECONDS says for the long run.
+func randomKeysFor(t *testing.T) time.Duration {
+	if s := os.Getenv("DRIFTDECK_RANDOM_KEYS_SECONDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatalf("DRIFTDECK_RANDOM_KEYS_SECONDS=%q", s)
+		}
+		return time.Duration(n) * time.Second
+	}
+	return 15 * time.Second
+}
+
+// versions maps every object of the namespace that driftdeck could write to
+// its resourceVersion.
+func versions(t *testing.T, dyn dynamic.Interface, ns string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, gvr := range []schema.GroupVersionResource{argocd.Applications, pulumiop.Stacks, tofu.Terraforms[0], corev1.SchemeGroupVersion.WithResource("events")} {
+		l, err := dyn.Resource(gvr).Namespace(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range l.Items {
+			out[gvr.Resource+"/"+o.GetName()] = o.GetResourceVersion()
+		}
+	}
+	return out
+}
+
+func create(t *testing.T, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns, text string) {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := json.Unmarshal([]byte(text), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dyn.Resource(gvr).Namespace(ns).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Random bytes typed into the workbench on a real cluster, each run of them
+// until the program ends (a random q or ctrl+c quits it, then it is started
+// again): no panic, no race, every exit clean, and not one object written.
+func TestClusterRandomKeysWriteNothingAndExitCleanly(t *testing.T) {
+	c := testcluster.Shared(t)
+	dyn := dynamic.NewForConfigOrDie(c.Config())
+	ns := c.Namespace(t)
+	for _, name := range []string{"web", "api", "worker"} {
+		create(t, dyn, argocd.Applications, ns, `{"apiVersion":"argoproj.io/v1alpha1","kind":"Application","metadata":{"name":"`+name+`"},
+			"spec":{"project":"default","source":{"repoURL":"https://git.example.com/a.git","path":"`+name+`"},"destination":{"server":"https://kubernetes.default.svc","namespace":"web"},"syncPolicy":{"automated":{"selfHeal":true,"prune":true}}}}`)
+	}
+	create(t, dyn, pulumiop.Stacks, ns, `{"apiVersion":"pulumi.com/v1","kind":"Stack","metadata":{"name":"net"},"spec":{"stack":"org/net/prod","projectRepo":"https://git.example.com/i.git","branch":"main"}}`)
+	create(t, dyn, tofu.Terraforms[0], ns, `{"apiVersion":"infra.contrib.fluxcd.io/v1alpha2","kind":"Terraform","metadata":{"name":"vpc"},
+		"spec":{"interval":"10m","path":"./","approvePlan":"auto","sourceRef":{"kind":"GitRepository","name":"infra"}}}`)
+	before := versions(t, dyn, ns)
+	kc := testcluster.Kubeconfig(t, c.Config(), "e2e")
+
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("DRIFTDECK_RANDOM_KEYS_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	t.Logf("seed %d (DRIFTDECK_RANDOM_KEYS_SEED repeats a run)", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	end := time.Now().Add(randomKeysFor(t))
+	sent, runs := 0, 0
+	for time.Now().Before(end) {
+		runs++
+		term := start(t, 120, 36, nil, "--kubeconfig", kc, "-n", ns)
+		term.waitFor(startup, "NAMESPACE/NAME", "argocd ")
+		ended := false
+		for !ended && time.Now().Before(end) {
+			chunk := make([]byte, 1+rng.IntN(8))
+			for i := range chunk {
+				chunk[i] = byte(rng.IntN(256))
+			}
+			if _, err := term.pty.Write(chunk); err != nil {
+				break // the program ended and closed the terminal
+			}
+			sent += len(chunk)
+			time.Sleep(time.Duration(2+rng.IntN(10)) * time.Millisecond)
+			select {
+			case err := <-term.done:
+				term.done <- err
+				ended = true
+			default:
+			}
+		}
+		if !ended {
+			// Leave whatever screen the keys reached, then quit as a user
+			// would (one key at a time: ESC then q at once reads as alt+q).
+			for _, k := range []string{"\x1b", "\x1b", "\x1b", "\x1b", "q"} {
+				term.send(k)
+				time.Sleep(100 * time.Millisecond)
+			}
+			select {
+			case err := <-term.done:
+				term.done <- err
+			case <-time.After(2 * time.Second):
+				term.send("\x03")
+			}
+		}
+		code := term.exit(promptly)
+		// What the program wrote last may still be in the pseudo-terminal.
+		for deadline := time.Now().Add(2 * time.Second); term.altScreen() && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		out := term.written()
+		for _, bad := range []string{"panic:", "goroutine ", "WARNING: DATA RACE"} {
+			if i := bytes.Index(out, []byte(bad)); i >= 0 {
+				t.Fatalf("run %d (seed %d): %q after random keys: %s", runs, seed, bad, out[i:min(i+2000, len(out))])
+			}
+		}
+		if code != 0 {
+			t.Fatalf("run %d (seed %d) exited %d; screen:\n%s", runs, seed, code, term.screen())
+		}
+		if term.altScreen() {
+			t.Fatalf("run %d (seed %d) left the terminal on the alternate screen; it wrote last: %q", runs, seed, out[max(len(out)-400, 0):])
+		}
+	}
+	after := versions(t, dyn, ns)
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s was written: resourceVersion %s -> %s", k, v, after[k])
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			t.Errorf("%s was created", k)
+		}
+	}
+	t.Logf("%d random bytes in %d runs of driftdeck, each ended cleanly; %d objects unchanged", sent, runs, len(before))
+}
