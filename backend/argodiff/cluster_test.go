@@ -204,13 +204,13 @@ func TestClusterLocalDiffPlainManifests(t *testing.T) {
 	}{{"server-side apply", true}, {"client-side apply", false}} {
 		t.Run(mode.name, func(t *testing.T) {
 			c, ns := connect(t)
-			repo := newTestRepo(t)
-			repo.write(map[string]string{
+			repo := localrendertest.NewRepo(t)
+			repo.Write(map[string]string{
 				"app/deployment.yaml": deploymentV1, "app/service.yaml": serviceV1, "app/config.yaml": configV1,
 				"app/retired.yaml": retired, "app/secret.yaml": secretManifest(secretOld),
 				"README.md": "not a manifest, not in the path\n",
 			})
-			first := repo.commit("first")
+			first := repo.Commit("first")
 			syncLive(t, c, ns, mode.ssa, deploymentV1, serviceV1, configV1, retired, secretManifest(secretOld))
 			resources := []tracked{
 				{"", "v1", "ConfigMap", "retired"}, {"", "v1", "ConfigMap", "web-config"}, {"", "v1", "Secret", "web-secret"},
@@ -219,7 +219,7 @@ func TestClusterLocalDiffPlainManifests(t *testing.T) {
 
 			// What was synced diffs clean: the defaults the API server added
 			// (strategy, clusterIP, imagePullPolicy, ...) are no noise.
-			res := diffApp(t, c, localApp(repo.dir, "app", ns, first, "main", mode.ssa, resources...))
+			res := diffApp(t, c, localApp(repo.Dir, "app", ns, first, "main", mode.ssa, resources...))
 			r := res.Report
 			if r.Unchanged != 5 || r.Added+r.Removed+r.Modified != 0 {
 				var out bytes.Buffer
@@ -227,13 +227,13 @@ func TestClusterLocalDiffPlainManifests(t *testing.T) {
 				t.Fatalf("the synced revision shows changes %v:\n%s", changeSummary(r), out.String())
 			}
 
-			repo.write(map[string]string{
+			repo.Write(map[string]string{
 				"app/deployment.yaml": strings.Replace(deploymentV1, "replicas: 1", "replicas: 3", 1),
 				"app/config.yaml":     configV2, "app/retired.yaml": "", "app/added.yaml": added, "app/widget.yaml": widget,
 				"app/secret.yaml": secretManifest(secretNew),
 			})
-			second := repo.commit("second")
-			app := localApp(repo.dir, "app", ns, second, "main", mode.ssa, resources...)
+			second := repo.Commit("second")
+			app := localApp(repo.Dir, "app", ns, second, "main", mode.ssa, resources...)
 			res = diffApp(t, c, app)
 			want := map[string]string{
 				"ConfigMap/web-config": "modified: data.key modified, data.old removed",
@@ -300,28 +300,28 @@ func TestClusterLocalDiffPlainManifests(t *testing.T) {
 
 func TestClusterLocalDiffKustomizeOverlay(t *testing.T) {
 	c, ns := connect(t)
-	repo := newTestRepo(t)
+	repo := localrendertest.NewRepo(t)
 	overlay := func(replicas string) string {
 		return "resources:\n- ../../base\nnamePrefix: prod-\nlabels:\n- pairs: {tier: frontend}\nreplicas:\n- name: web\n  count: " + replicas + "\n"
 	}
-	repo.write(map[string]string{
+	repo.Write(map[string]string{
 		"base/kustomization.yaml":          "resources:\n- deployment.yaml\n- service.yaml\n",
 		"base/deployment.yaml":             deploymentV1,
 		"base/service.yaml":                serviceV1,
 		"overlays/prod/kustomization.yaml": overlay("2"),
 	})
-	repo.commit("first")
+	repo.Commit("first")
 	// The objects as the overlay renders them, synced.
 	prodDeployment := strings.NewReplacer("name: web\nspec", "name: prod-web\n  labels: {tier: frontend}\nspec", "replicas: 1", "replicas: 2").Replace(deploymentV1)
 	prodService := strings.Replace(serviceV1, "name: web\nspec", "name: prod-web\n  labels: {tier: frontend}\nspec", 1)
 	syncLive(t, c, ns, false, prodDeployment, prodService)
 
-	repo.write(map[string]string{"overlays/prod/kustomization.yaml": overlay("5")})
-	second := repo.commit("scale up")
+	repo.Write(map[string]string{"overlays/prod/kustomization.yaml": overlay("5")})
+	second := repo.Commit("scale up")
 
 	// No sync revision yet: the target revision (a branch) is rendered, and
 	// the result names the commit it resolved to.
-	app := localApp(repo.dir, "overlays/prod", ns, "", "main", false,
+	app := localApp(repo.Dir, "overlays/prod", ns, "", "main", false,
 		tracked{"apps", "v1", "Deployment", "prod-web"}, tracked{"", "v1", "Service", "prod-web"})
 	res := diffApp(t, c, app)
 	got := changeSummary(res.Report)
@@ -347,14 +347,14 @@ func TestClusterLocalDiffKustomizeOverlay(t *testing.T) {
 
 func TestClusterLocalDiffShowsARefusedDryRun(t *testing.T) {
 	c, ns := connect(t)
-	repo := newTestRepo(t)
+	repo := localrendertest.NewRepo(t)
 	// A Deployment's selector cannot change: the sync would fail, and the
 	// diff says so instead of hiding it.
 	changed := strings.ReplaceAll(deploymentV1, "{app: web}", "{app: web2}")
-	repo.write(map[string]string{"app/deployment.yaml": changed})
-	rev := repo.commit("new selector")
+	repo.Write(map[string]string{"app/deployment.yaml": changed})
+	rev := repo.Commit("new selector")
 	syncLive(t, c, ns, true, deploymentV1)
-	res := diffApp(t, c, localApp(repo.dir, "app", ns, rev, "main", true, tracked{"apps", "v1", "Deployment", "web"}))
+	res := diffApp(t, c, localApp(repo.Dir, "app", ns, rev, "main", true, tracked{"apps", "v1", "Deployment", "web"}))
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "dry run refused") || !strings.Contains(res.Warnings[0], "immutable") {
 		t.Errorf("warnings %q, want the refused dry run", res.Warnings)
 	}

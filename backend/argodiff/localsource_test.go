@@ -49,16 +49,16 @@ func TestLocalSourceRefusesBeforeFetching(t *testing.T) {
 
 func TestLocalSourceSaysWhichCommitHoldsAChartItCannotRender(t *testing.T) {
 	localrendertest.Use(t)
-	repo := newTestRepo(t)
-	repo.write(map[string]string{"guestbook/Chart.yaml": "apiVersion: v2\nname: guestbook\nversion: 0.1.0\n"})
-	commit := repo.commit("a chart")
+	repo := localrendertest.NewRepo(t)
+	repo.Write(map[string]string{"guestbook/Chart.yaml": "apiVersion: v2\nname: guestbook\nversion: 0.1.0\n"})
+	commit := repo.Commit("a chart")
 	app := guestbookApp(commit)
-	app["spec"].(map[string]any)["source"].(map[string]any)["repoURL"] = repo.dir
+	app["spec"].(map[string]any)["source"].(map[string]any)["repoURL"] = repo.Dir
 	_, err := (&LocalSource{CacheDir: t.TempDir()}).Diff(context.Background(), app, &kube.Cluster{Context: "test"})
 	if !errors.Is(err, errNotLocal) {
 		t.Fatalf("got %v, want a not-local error", err)
 	}
-	for _, w := range []string{repo.dir + "@" + commit[:12], "a Helm chart (guestbook/Chart.yaml) is not supported locally", "ARGOCD_SERVER"} {
+	for _, w := range []string{repo.Dir + "@" + commit[:12], "a Helm chart (guestbook/Chart.yaml) is not supported locally", "ARGOCD_SERVER"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q lacks %q", err, w)
 		}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/driftdeck/driftdeck/backend/localrender/localrendertest"
 )
 
 func checkoutFile(t *testing.T, c repoCache, repoURL, revision, file string) (string, string) {
@@ -22,12 +24,12 @@ func checkoutFile(t *testing.T, c repoCache, repoURL, revision, file string) (st
 }
 
 func TestRepoCacheResolvesRevisionsLikeArgoCD(t *testing.T) {
-	src := newTestRepo(t)
-	src.write(map[string]string{"app/cm.yaml": "v1\n"})
-	first := src.commit("first")
-	src.tag("v1.0.0", first)
-	src.write(map[string]string{"app/cm.yaml": "v2\n"})
-	second := src.commit("second")
+	src := localrendertest.NewRepo(t)
+	src.Write(map[string]string{"app/cm.yaml": "v1\n"})
+	first := src.Commit("first")
+	src.Tag("v1.0.0", first)
+	src.Write(map[string]string{"app/cm.yaml": "v2\n"})
+	second := src.Commit("second")
 
 	cache := repoCache{dir: t.TempDir()}
 	for _, c := range []struct{ revision, commit, content string }{
@@ -39,36 +41,36 @@ func TestRepoCacheResolvesRevisionsLikeArgoCD(t *testing.T) {
 		{first, first, "v1\n"},
 		{first[:10], first, "v1\n"},
 	} {
-		commit, content := checkoutFile(t, cache, src.dir, c.revision, "app/cm.yaml")
+		commit, content := checkoutFile(t, cache, src.Dir, c.revision, "app/cm.yaml")
 		if commit != c.commit || content != c.content {
 			t.Errorf("revision %q gave commit %s with %q, want %s with %q", c.revision, commit, content, c.commit, c.content)
 		}
 	}
 
 	// A new commit on the branch is fetched on the next ask.
-	src.write(map[string]string{"app/cm.yaml": "v3\n"})
-	third := src.commit("third")
-	if commit, content := checkoutFile(t, cache, src.dir, "main", "app/cm.yaml"); commit != third || content != "v3\n" {
+	src.Write(map[string]string{"app/cm.yaml": "v3\n"})
+	third := src.Commit("third")
+	if commit, content := checkoutFile(t, cache, src.Dir, "main", "app/cm.yaml"); commit != third || content != "v3\n" {
 		t.Errorf("after a new commit, main gave %s with %q", commit, content)
 	}
 
 	// A commit already fetched needs no remote: the cached clone serves it.
-	if err := os.RemoveAll(src.dir); err != nil {
+	if err := os.RemoveAll(src.Dir); err != nil {
 		t.Fatal(err)
 	}
-	if commit, content := checkoutFile(t, cache, src.dir, second, "app/cm.yaml"); commit != second || content != "v2\n" {
+	if commit, content := checkoutFile(t, cache, src.Dir, second, "app/cm.yaml"); commit != second || content != "v2\n" {
 		t.Errorf("cached commit gave %s with %q", commit, content)
 	}
-	if _, err := cache.checkout(context.Background(), src.dir, "main", t.TempDir()); err == nil {
+	if _, err := cache.checkout(context.Background(), src.Dir, "main", t.TempDir()); err == nil {
 		t.Error("a branch resolved although the repository is gone")
 	}
 }
 
 func TestRepoCacheUnknownRevision(t *testing.T) {
-	src := newTestRepo(t)
-	src.write(map[string]string{"a.yaml": "x: 1\n"})
-	src.commit("only")
-	_, err := repoCache{dir: t.TempDir()}.checkout(context.Background(), "file://"+src.dir, "no-such-branch", t.TempDir())
+	src := localrendertest.NewRepo(t)
+	src.Write(map[string]string{"a.yaml": "x: 1\n"})
+	src.Commit("only")
+	_, err := repoCache{dir: t.TempDir()}.checkout(context.Background(), "file://"+src.Dir, "no-such-branch", t.TempDir())
 	if err == nil {
 		t.Fatal("an unknown branch resolved")
 	}

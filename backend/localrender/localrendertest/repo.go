@@ -1,4 +1,4 @@
-package engine
+package localrendertest
 
 import (
 	"os"
@@ -11,29 +11,30 @@ import (
 	"github.com/go-git/go-git/v6/plumbing/object"
 )
 
-// testRepo is a real git repository on disk, written with go-git, that tests
-// commit manifests to and Applications point at (as a plain path).
-type testRepo struct {
+// Repo is a real git repository on disk, written with go-git, that tests
+// commit manifests to and Applications point at (as a plain path, Dir).
+type Repo struct {
 	t    testing.TB
-	dir  string
+	Dir  string
 	repo *git.Repository
 }
 
-func newTestRepo(t testing.TB) *testRepo {
+// NewRepo makes an empty repository on branch main, removed with the test.
+func NewRepo(t testing.TB) *Repo {
 	t.Helper()
 	dir := t.TempDir()
 	repo, err := git.PlainInit(dir, false, git.WithDefaultBranch(plumbing.NewBranchReferenceName("main")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testRepo{t: t, dir: dir, repo: repo}
+	return &Repo{t: t, Dir: dir, repo: repo}
 }
 
-// write sets files (path -> content); an empty content deletes the file.
-func (r *testRepo) write(files map[string]string) {
+// Write sets files (path -> content); an empty content deletes the file.
+func (r *Repo) Write(files map[string]string) {
 	r.t.Helper()
 	for name, content := range files {
-		path := filepath.Join(r.dir, filepath.FromSlash(name))
+		path := filepath.Join(r.Dir, filepath.FromSlash(name))
 		if content == "" {
 			if err := os.Remove(path); err != nil {
 				r.t.Fatal(err)
@@ -49,8 +50,8 @@ func (r *testRepo) write(files map[string]string) {
 	}
 }
 
-// commit stages everything and commits; it returns the commit's hash.
-func (r *testRepo) commit(msg string) string {
+// Commit stages everything and commits; it returns the commit's hash.
+func (r *Repo) Commit(msg string) string {
 	r.t.Helper()
 	wt, err := r.repo.Worktree()
 	if err != nil {
@@ -69,7 +70,8 @@ func (r *testRepo) commit(msg string) string {
 	return h.String()
 }
 
-func (r *testRepo) tag(name, hash string) {
+// Tag points a lightweight tag at a commit.
+func (r *Repo) Tag(name, hash string) {
 	r.t.Helper()
 	if _, err := r.repo.CreateTag(name, plumbing.NewHash(hash), nil); err != nil {
 		r.t.Fatal(err)
