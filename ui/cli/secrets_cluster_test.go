@@ -167,21 +167,25 @@ func TestClusterNoPlantedSecretReachesAnyOutput(t *testing.T) {
 	t.Setenv("ARGOCD_CONFIG_DIR", argoDir)
 	kc := testcluster.Kubeconfig(t, c.Config(), "test")
 
-	outputs := map[string][]string{
-		"status -o json": {"status", "-o", "json"}, "status -o wide": {"status", "-o", "wide"}, "status": {"status"},
-		"doctor -o json": {"doctor", "-o", "json"}, "doctor": {"doctor"},
-		"diff of the Terraform":    {"diff", "terraform/" + ns + "/db"},
-		"diff of the Application":  {"diff", "argocd/" + ns + "/web"},
-		"pause of the Stack":       {"pause", "pulumi/" + ns + "/db", "--reason", "INC-1", "--yes"},
-		"resume of the Stack":      {"resume", "pulumi/" + ns + "/db", "--reason", "INC-1", "--yes"},
-		"pause of the Application": {"pause", "argocd/" + ns + "/web", "--reason", "INC-1", "--yes"},
+	// In order: the resume needs the pause before it.
+	outputs := []struct {
+		what string
+		args []string
+	}{
+		{"status -o json", []string{"status", "-o", "json"}}, {"status -o wide", []string{"status", "-o", "wide"}}, {"status", []string{"status"}},
+		{"doctor -o json", []string{"doctor", "-o", "json"}}, {"doctor", []string{"doctor"}},
+		{"diff of the Terraform", []string{"diff", "terraform/" + ns + "/db"}},
+		{"diff of the Application", []string{"diff", "argocd/" + ns + "/web"}},
+		{"pause of the Stack", []string{"pause", "pulumi/" + ns + "/db", "--reason", "INC-1", "--yes"}},
+		{"resume of the Stack", []string{"resume", "pulumi/" + ns + "/db", "--reason", "INC-1", "--yes"}},
+		{"pause of the Application", []string{"pause", "argocd/" + ns + "/web", "--reason", "INC-1", "--yes"}},
 	}
-	for what, args := range outputs {
-		code, out, stderr := run(t, append(args, "-n", ns, "--kubeconfig", kc)...)
+	for _, o := range outputs {
+		code, out, stderr := run(t, append(o.args, "-n", ns, "--kubeconfig", kc)...)
 		if code > 1 {
-			t.Errorf("%s: exit %d: %s", what, code, stderr)
+			t.Errorf("%s: exit %d: %s", o.what, code, stderr)
 		}
-		scan(t, what, out+stderr)
+		scan(t, o.what, out+stderr)
 	}
 	// The diffs ran, the values were there to leak, and the change still shows.
 	_, out, stderr := run(t, "diff", "terraform/"+ns+"/db", "--kubeconfig", kc)
