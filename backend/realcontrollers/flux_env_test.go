@@ -133,26 +133,9 @@ func (e *fluxEnv) applied(name, rev string) {
 	})
 }
 
-func (e *fluxEnv) configValue(name string) string {
-	cm, err := e.kube.CoreV1().ConfigMaps(e.ns).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		return ""
-	}
-	return cm.Data["value"]
-}
+func (e *fluxEnv) configValue(name string) string { return configValue(e.kube, e.ns, name) }
 
-// waitFor polls cond with a generous deadline (a busy 2-core machine).
 func (e *fluxEnv) waitFor(what string, cond func() (bool, string)) {
 	e.t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	last := ""
-	for time.Now().Before(deadline) {
-		ok, now := cond()
-		if ok {
-			return
-		}
-		last = now
-		time.Sleep(200 * time.Millisecond)
-	}
-	e.t.Fatalf("waited 90s for %s; last seen: %s\n%s", what, last, e.flux.Logs())
+	waitFor(e.t, what, cond, e.flux.Logs)
 }

@@ -111,18 +111,26 @@ func (e *env) do(req actions.Request) *actions.Result {
 }
 
 // configValue is the live ConfigMap's value, "" when it does not exist.
-func (e *env) configValue(name string) string {
-	cm, err := e.kube.CoreV1().ConfigMaps(e.dest).Get(context.Background(), name, metav1.GetOptions{})
+func (e *env) configValue(name string) string { return configValue(e.kube, e.dest, name) }
+
+func configValue(kc kubernetes.Interface, ns, name string) string {
+	cm, err := kc.CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		return ""
 	}
 	return cm.Data["value"]
 }
 
-// waitFor polls cond until it holds. The deadline is generous: a busy
-// 2-core machine runs the controller, repo-server and apiserver at once.
 func (e *env) waitFor(what string, cond func() (bool, string)) {
 	e.t.Helper()
+	waitFor(e.t, what, cond, func() string { return "controller log:\n" + e.argo.Log("application-controller") })
+}
+
+// waitFor polls cond until it holds. The deadline is generous: a busy
+// 2-core machine runs the controllers and the apiserver at once. logs
+// explains a failure.
+func waitFor(t *testing.T, what string, cond func() (bool, string), logs func() string) {
+	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	last := ""
 	for time.Now().Before(deadline) {
@@ -133,7 +141,7 @@ func (e *env) waitFor(what string, cond func() (bool, string)) {
 		last = now
 		time.Sleep(200 * time.Millisecond)
 	}
-	e.t.Fatalf("waited 90s for %s; last seen: %s\ncontroller log:\n%s", what, last, e.argo.Log("application-controller"))
+	t.Fatalf("waited 90s for %s; last seen: %s\n%s", what, last, logs())
 }
 
 // holds checks that cond stays true for d (the controller had its chance).
