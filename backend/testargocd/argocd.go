@@ -58,10 +58,7 @@ func Start(c *testcluster.Cluster) (*ArgoCD, error) {
 // Start failed because the binaries are not built; other errors fail it.
 func Skip(t testing.TB, err error) {
 	t.Helper()
-	if errors.Is(err, errNotBuilt) && os.Getenv(testcluster.EnvRequire) != "1" {
-		t.Skip(err)
-	}
-	t.Fatal(err)
+	testcluster.SkipUnlessBuilt(t, err, errNotBuilt)
 }
 
 func (a *ArgoCD) start(c *testcluster.Cluster, bins binaries) error {

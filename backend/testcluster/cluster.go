@@ -262,3 +262,15 @@ func (r *registry) dirs() []string {
 	}
 	return out
 }
+
+// SkipUnlessBuilt is how a test treats err from starting a tool next to the
+// control plane (a real controller): skipped when err is notBuilt, a failure
+// when real-cluster tests are required (DRIFTDECK_REQUIRE_CLUSTER=1) or err
+// is any other error.
+func SkipUnlessBuilt(t testing.TB, err, notBuilt error) {
+	t.Helper()
+	if errors.Is(err, notBuilt) && !required() {
+		t.Skip(err)
+	}
+	t.Fatal(err)
+}

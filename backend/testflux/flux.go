@@ -52,10 +52,7 @@ func Start(t testing.TB, c *testcluster.Cluster) (*Flux, error) {
 // Start failed because the controllers are not built; other errors fail it.
 func Skip(t testing.TB, err error) {
 	t.Helper()
-	if errors.Is(err, errNotBuilt) && os.Getenv(testcluster.EnvRequire) != "1" {
-		t.Skip(err)
-	}
-	t.Fatal(err)
+	testcluster.SkipUnlessBuilt(t, err, errNotBuilt)
 }
 
 func (f *Flux) start(c *testcluster.Cluster, bin string) error {
