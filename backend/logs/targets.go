@@ -1,0 +1,245 @@
+package logs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/objread"
+	"github.com/driftdeck/driftdeck/backend/pulumiop"
+)
+
+// ErrNoPod means the unit has no pod whose log answers it (yet).
+var ErrNoPod = errors.New("no pod to show the log of")
+
+// The Pulumi operator v2's names (operator/internal/controller/auto): a
+// Stack's Workspace has the Stack's name, its StatefulSet and pod are
+// <workspace>-workspace(-0), labelled with the workspace name, and the
+// "pulumi" container runs the agent that runs the update and logs its output.
+const (
+	workspaceNameLabel      = "auto.pulumi.com/workspace-name"
+	workspaceComponentLabel = "auto.pulumi.com/component"
+	workspaceContainer      = "pulumi"
+)
+
+// The labels the Job controller puts on a Job's pods (the second before
+// Kubernetes 1.27).
+var jobNameLabels = []string{"batch.kubernetes.io/job-name", "job-name"}
+
+// Targets are the pods a unit's log comes from: a Stack's workspace pod,
+// the pods of an Argo CD operation's hook Jobs, the current ones first.
+func (s *Service) Targets(ctx context.Context, k model.Key) ([]Target, error) {
+	c, err := s.cluster(k.Context)
+	if err != nil {
+		return nil, err
+	}
+	switch k.Engine {
+	case model.EnginePulumi:
+		return workspaceTargets(ctx, c, k)
+	case model.EngineArgoCD:
+		return hookTargets(ctx, c, k)
+	}
+	return nil, fmt.Errorf("%s: %w of its own; name one with --resource pod/<name> or job/<name>", k.Ref(), ErrNoPod)
+}
+
+// Pod describes one pod named directly (from a resource tree, --resource).
+func (s *Service) Pod(ctx context.Context, p PodRef) (Target, error) {
+	c, err := s.cluster(p.Context)
+	if err != nil {
+		return Target{}, err
+	}
+	pod, err := c.Kube.CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+	if err != nil {
+		return Target{}, fmt.Errorf("reading %s: %w", p, err)
+	}
+	return podTarget(p.Context, pod, defaultContainer(pod), "pod "+p.Name), nil
+}
+
+// Resource resolves --resource: pod/<name> or job/<name>, optionally
+// pod/<namespace>/<name>; the namespace defaults to the unit's destination.
+func (s *Service) Resource(ctx context.Context, k model.Key, ref string) ([]Target, error) {
+	c, err := s.cluster(k.Context)
+	if err != nil {
+		return nil, err
+	}
+	parts := strings.Split(ref, "/")
+	if len(parts) < 2 || len(parts) > 3 || parts[len(parts)-1] == "" {
+		return nil, &UsageError{fmt.Errorf("--resource %q: want pod/<name> or job/<name> (or kind/<namespace>/<name>)", ref)}
+	}
+	kind, name, ns := strings.ToLower(parts[0]), parts[len(parts)-1], ""
+	if len(parts) == 3 {
+		ns = parts[1]
+	} else if ns, err = unitDestination(ctx, c, k); err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "pod", "pods", "po":
+		t, err := s.Pod(ctx, PodRef{Context: k.Context, Namespace: ns, Name: name})
+		if err != nil {
+			return nil, err
+		}
+		return []Target{t}, nil
+	case "job", "jobs":
+		return jobTargets(ctx, c, ns, name, "Job "+name)
+	}
+	return nil, &UsageError{fmt.Errorf("--resource %q: logs are of pods and Jobs (kind pod or job)", ref)}
+}
+
+// UsageError is a bad argument, not a failure of the cluster.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// unitDestination is where a unit's resources live: an Application's
+// destination namespace, else the unit's own.
+func unitDestination(ctx context.Context, c *kube.Cluster, k model.Key) (string, error) {
+	if k.Engine != model.EngineArgoCD {
+		return k.Namespace, nil
+	}
+	app, err := c.Dynamic.Resource(argocd.Applications).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("reading %s: %w", k.Ref(), err)
+	}
+	if ns := objread.New(app.Object).Str("spec", "destination", "namespace"); ns != "" {
+		return ns, nil
+	}
+	return k.Namespace, nil
+}
+
+// workspaceTargets: the pod of the Workspace that runs the Stack's current
+// Update (its spec.workspaceName), else the Stack's own Workspace.
+func workspaceTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Target, error) {
+	stack, err := c.Dynamic.Resource(pulumiop.Stacks).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
+	}
+	st := objread.New(stack.Object)
+	workspace, why := k.Name, "workspace pod (no Update running"
+	if last := st.Str("status", "lastUpdate", "name"); last != "" {
+		why += "; the last was " + last
+	}
+	why += ")"
+	if cur := st.Str("status", "currentUpdate", "name"); cur != "" {
+		why = "workspace pod running Update " + cur
+		up, err := c.Dynamic.Resource(pulumiop.Updates).Namespace(k.Namespace).Get(ctx, cur, metav1.GetOptions{})
+		switch {
+		case err == nil:
+			if ws := objread.New(up.Object).Str("spec", "workspaceName"); ws != "" {
+				workspace = ws
+			}
+		case apierrors.IsNotFound(err):
+			why = "workspace pod (the current Update " + cur + " does not exist)"
+		default:
+			return nil, fmt.Errorf("reading Update %s: %w", cur, err)
+		}
+	}
+	pods, err := c.Kube.CoreV1().Pods(k.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: workspaceComponentLabel + "=workspace," + workspaceNameLabel + "=" + workspace,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the pods of Workspace %s: %w", workspace, err)
+	}
+	if len(pods.Items) == 0 {
+		return nil, fmt.Errorf("%s: %w: Workspace %s has no pod (the operator runs it as StatefulSet %s-workspace; a Pulumi operator v1 Stack runs in the operator's own pod)",
+			k.Ref(), ErrNoPod, workspace, workspace)
+	}
+	var out []Target
+	for i := range newestFirst(pods.Items) {
+		out = append(out, podTarget(k.Context, &pods.Items[i], workspaceContainer, why))
+	}
+	return out, nil
+}
+
+// hookTargets: the pods of the Jobs the Application's last (or running)
+// operation ran as hooks, the running hooks first.
+func hookTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Target, error) {
+	app, err := c.Dynamic.Resource(argocd.Applications).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
+	}
+	a := objread.New(app.Object)
+	op := a.At("status", "operationState")
+	dest := a.Str("spec", "destination", "namespace")
+	type hook struct{ ns, name, why string }
+	var running, rest []hook
+	for _, r := range op.Objects("syncResult", "resources") {
+		if r.Str("hookType") == "" || r.Str("kind") != "Job" || r.Str("group") != "batch" {
+			continue
+		}
+		ns := r.Str("namespace")
+		if ns == "" {
+			ns = dest
+		}
+		phase := r.Str("hookPhase")
+		h := hook{ns, r.Str("name"), fmt.Sprintf("pod of %s hook Job %s (%s) of the %s operation", r.Str("hookType"), r.Str("name"), phase, strings.ToLower(op.Str("phase")))}
+		if phase == "Running" || phase == "Pending" {
+			running = append(running, h)
+		} else {
+			rest = append(rest, h)
+		}
+	}
+	var out []Target
+	for _, h := range append(running, rest...) {
+		ts, err := jobTargets(ctx, c, h.ns, h.name, h.why)
+		if errors.Is(err, ErrNoPod) {
+			continue // a hook deleted by its policy
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ts...)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: %w: its operation ran no hook Job with a pod left; name a pod with --resource pod/<name>", k.Ref(), ErrNoPod)
+	}
+	return out, nil
+}
+
+// jobTargets are a Job's pods, the newest (the last attempt) first.
+func jobTargets(ctx context.Context, c *kube.Cluster, ns, job, why string) ([]Target, error) {
+	for _, label := range jobNameLabels {
+		pods, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: label + "=" + job})
+		if err != nil {
+			return nil, fmt.Errorf("listing the pods of Job %s/%s: %w", ns, job, err)
+		}
+		if len(pods.Items) == 0 {
+			continue
+		}
+		var out []Target
+		for i := range newestFirst(pods.Items) {
+			p := &pods.Items[i]
+			out = append(out, podTarget(c.Context, p, defaultContainer(p), why))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("Job %s/%s: %w (not created yet, or removed)", ns, job, ErrNoPod)
+}
+
+func newestFirst(pods []corev1.Pod) []corev1.Pod {
+	sort.SliceStable(pods, func(i, j int) bool {
+		return pods[j].CreationTimestamp.Before(&pods[i].CreationTimestamp)
+	})
+	return pods
+}
+
+func podTarget(context string, pod *corev1.Pod, container, why string) Target {
+	names := containerNames(pod)
+	if !slices.Contains(names, container) {
+		container = defaultContainer(pod)
+	}
+	return Target{
+		Pod:        PodRef{Context: context, Namespace: pod.Namespace, Name: pod.Name},
+		Containers: names, Container: container, Why: why,
+	}
+}
