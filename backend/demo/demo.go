@@ -37,6 +37,7 @@ type Timings struct {
 	UpdateDuration time.Duration // a Pulumi update (6s)
 	Backoff        time.Duration // first retry wait after a failed update (10s, as upstream)
 	DriftEvery     time.Duration // between staged drifts (12s); negative stages none
+	LogEvery       time.Duration // between the lines of a followed pod log (700ms)
 }
 
 func (t Timings) withDefaults() Timings {
@@ -51,6 +52,7 @@ func (t Timings) withDefaults() Timings {
 	def(&t.UpdateDuration, 6*time.Second)
 	def(&t.Backoff, 10*time.Second)
 	def(&t.DriftEvery, 12*time.Second)
+	def(&t.LogEvery, 700*time.Millisecond)
 	return t
 }
 
@@ -84,6 +86,7 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 	e.stacks()
 	e.flux()
 	e.events()
+	e.addHungHook()
 
 	srv := inmem.New(resources...)
 	if err := srv.Seed(crdGVR, crds()...); err != nil {
@@ -118,6 +121,12 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 	go newDrifter(e, argo, seed, t.DriftEvery, opts.OnError).run(ctx)
 	cfg := &rest.Config{Host: "https://demo.driftdeck.invalid"}
 	c := kube.NewClusterFromClients(ContextName, cfg, dyn, kc, "default")
+	podLogs, err := e.seedLogs(ctx, kc, t.LogEvery)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("seeding the demo's pods: %w", err)
+	}
+	registerLogs(ctx, c, podLogs)
 	go housekeeping(ctx, dir, addPrograms(c, dir), dyn, kc)
 	return c, nil
 }

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/driftdeck/driftdeck/backend/demo"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/logs"
+	"github.com/driftdeck/driftdeck/backend/safetext"
+)
+
+type logsFlags struct {
+	resource, container string
+	follow, previous    bool
+	since               time.Duration
+	tail                int64
+}
+
+func newLogsCmd(g *globals) *cobra.Command {
+	f := &logsFlags{}
+	cmd := &cobra.Command{
+		Use:   "logs <unit> [--resource pod/<name>|job/<name>] [-f] [-c container] [--previous] [--since 10m] [--tail N]",
+		Short: "Print the log of the pod a unit runs in: a Stack's workspace pod, an Argo CD operation's hook Job",
+		Long: `Print a pod's log, as kubectl logs, for the pod that answers "what is this
+unit doing": for a Pulumi operator v2 Stack the workspace pod that runs its
+current Update (container pulumi, the update's output as it runs); for an
+Argo CD Application the pods of the hook Jobs of its running (or last)
+operation, the running hooks first. --resource names a pod or a Job instead
+(pod/<name>, job/<name>, or kind/<namespace>/<name>; the namespace defaults
+to the Application's destination).
+
+Values of the Secrets the pod references (env, envFrom, volumes) are
+masked where they appear whole in a line, when driftdeck may read those
+Secrets; a warning says which it may not. Control characters and escape
+sequences are shown escaped.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runLogs(cmd.Context(), g, args[0], f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.resource, "resource", "", "the pod or Job to read instead of the unit's own: pod/<name>, job/<name>")
+	fl.StringVarP(&f.container, "container", "c", "", "the container (default: the one that runs the unit's work, else the pod's default)")
+	fl.BoolVarP(&f.follow, "follow", "f", false, "keep streaming new lines")
+	fl.BoolVarP(&f.previous, "previous", "p", false, "the log of the container's previous (terminated) instance")
+	fl.DurationVar(&f.since, "since", 0, "only lines newer than this, e.g. 10m")
+	fl.Int64Var(&f.tail, "tail", -1, "only the last N lines (-1: all)")
+	return cmd
+}
+
+// newLogService reads logs from the clusters' API servers, or from the
+// demo's scripts.
+func newLogService(g *globals, clusters func(string) (*kube.Cluster, bool)) *logs.Service {
+	s := &logs.Service{Cluster: clusters}
+	if c, ok := clusters(demo.ContextName); g.demo && ok {
+		s.Open = demo.LogOpener(c)
+	}
+	return s
+}
+
+func runLogs(ctx context.Context, g *globals, ref string, f *logsFlags) error {
+	set, k, err := connectUnit(ctx, g, ref)
+	if err != nil {
+		return err
+	}
+	if err := lookUnit(ctx, set, k); err != nil {
+		return err
+	}
+	s := newLogService(g, set.get)
+	var targets []logs.Target
+	if f.resource != "" {
+		targets, err = s.Resource(ctx, k, f.resource)
+	} else {
+		targets, err = s.Targets(ctx, k)
+	}
+	if err != nil {
+		return logsError(err)
+	}
+	t := targets[0]
+	container := t.Container
+	if f.container != "" {
+		if !slices.Contains(t.Containers, f.container) {
+			return usageError(fmt.Errorf("%s has no container %q (have: %s)", t.Pod, f.container, strings.Join(t.Containers, ", ")))
+		}
+		container = f.container
+	}
+	fmt.Fprintf(g.errOut, "# %s, container %s: %s\n", t.Pod, safetext.Visible(container), safetext.Visible(t.Why))
+	for _, other := range targets[1:] {
+		fmt.Fprintf(g.errOut, "# also: %s (%s)\n", other.Pod, safetext.Visible(other.Why))
+	}
+	var werr error
+	err = s.Stream(ctx, t.Pod, logs.Options{Container: container, Follow: f.follow, Previous: f.previous, Since: f.since, Tail: f.tail}, func(l logs.Line) {
+		if l.Notice {
+			fmt.Fprintln(g.errOut, "warning:", l.Text)
+			return
+		}
+		if _, err := fmt.Fprintln(g.out, l.Text); err != nil && werr == nil {
+			werr = err
+		}
+	})
+	return logsError(errors.Join(err, werr))
+}
+
+// logsError gives the backend's answers their exit codes: no pod is "not
+// found", a malformed --resource is usage.
+func logsError(err error) error {
+	var ue *logs.UsageError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ue):
+		return usageError(err)
+	case errors.Is(err, logs.ErrNoPod):
+		return &exitError{code: exitNotFound, err: err}
+	}
+	return err
+}
