@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/driftdeck/driftdeck/backend/logs"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/store"
 	"github.com/driftdeck/driftdeck/keymap"
@@ -29,6 +30,8 @@ type Options struct {
 	Now func() time.Time
 	// Context bounds every backend call.
 	Context context.Context
+	// Logs streams pod logs; nil disables the log screen.
+	Logs logs.Source
 }
 
 type inputMode int
@@ -145,6 +148,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case unstickDoneMsg:
 		a.onUnstickDone(msg)
 		return a, nil
+	case openPodLogsMsg:
+		return a, a.openPodLogScreen(msg.pod)
 	case tea.KeyPressMsg:
 		return a, a.onKey(msg)
 	}

@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/driftdeck/driftdeck/backend/logs"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/themes"
 	"github.com/driftdeck/driftdeck/views/detail"
@@ -97,6 +98,12 @@ func (s *detailScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		d.NextTab(-1)
 	case key.Matches(msg, k.Yaml):
 		d.ShowTab(detail.YAML)
+	case key.Matches(msg, k.Logs):
+		if !logs.HasOwnPods(d.Key().Engine) {
+			a.toastError("logs are of Stacks' workspace pods and Argo CD hook Jobs; " + string(d.Key().Engine) + " units have no pod of their own")
+			return nil
+		}
+		return a.openUnitLogs(d.Key())
 	}
 	return nil
 }
@@ -126,6 +133,11 @@ func (s *detailScreen) describeCmd(a *App) tea.Cmd {
 
 func (s *detailScreen) keyHelp(a *App) string {
 	k := a.keys
-	return a.keyHints(bindings(k.Back, k.NextTab, k.Up, k.Down, k.Actions, k.Diff)) + "  " +
+	// j/k scroll as everywhere (help lists them): the room is the logs key's.
+	bs := bindings(k.Back, k.NextTab, k.Actions, k.Diff)
+	if logs.HasOwnPods(s.m.Key().Engine) {
+		bs = append(bs, k.Logs)
+	}
+	return a.keyHints(bs) + "  " +
 		a.actHints(s.m.Unit()) + a.keyHints(bindings(k.Help))
 }

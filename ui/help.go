@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/driftdeck/driftdeck/backend/logs"
 	"github.com/driftdeck/driftdeck/themes"
 )
 
@@ -55,6 +56,7 @@ func (s *helpScreen) lines(a *App) []string {
 		{"Find", []key.Binding{k.Filter, k.Command, k.Sort, k.Mark, k.MarkAll}},
 		{"Act", []key.Binding{k.Actions, k.Freeze, k.Thaw}},
 		{"Diff", []key.Binding{k.Diff, k.NextObject, k.PrevObject, k.SideBySide}},
+		{"Logs", []key.Binding{k.Logs, k.Follow, k.Container, k.PreviousLog}},
 		{"Screen", []key.Binding{k.Yaml, k.Help, k.Redraw, k.Quit, k.ForceQuit}},
 	}
 	var lines []string
@@ -95,6 +97,10 @@ func (s *helpScreen) lines(a *App) []string {
 	lines = append(lines, "", t.Title.Render("Filter (/)"),
 		"  text or a regular expression, case-insensitive, over engine/namespace/name, states, reason, project",
 		"  ! in front inverts it; esc clears marks, then the filter, then the : scope",
+		"", t.Title.Render("Logs (t on a unit's detail)"),
+		"  a Stack's workspace pod (the running Update's output), an Argo CD operation's hook Job pods; tab: next pod",
+		fmt.Sprintf("  starts with the last %d lines and keeps the newest %d MiB, saying when older lines were dropped; / searches, n/N move between matches", logTail, logs.DefaultBufferBytes>>20),
+		"  values of the Secrets the pod references are masked where driftdeck may read them; the log says which it may not",
 		"", t.Title.Render("Marks"),
 		"  with units marked, the keys that work in bulk act on the marks (the footer names them), the others refuse until esc clears the marks",
 		"", t.Dim.Render("Destructive actions ask for a reason and a confirmation that defaults to No. Every write is recorded as a Kubernetes Event and in the local audit log."))

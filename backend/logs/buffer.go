@@ -57,6 +57,9 @@ func (b *Buffer) At(i int) Line { return b.lines[b.start+i] }
 // Dropped is how many of the oldest lines were dropped to stay in budget.
 func (b *Buffer) Dropped() int { return b.dropped }
 
+// Max is the byte budget.
+func (b *Buffer) Max() int { return b.max }
+
 // Bytes is the budget's use.
 func (b *Buffer) Bytes() int { return b.size }
 

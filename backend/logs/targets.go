@@ -36,6 +36,9 @@ const (
 // Kubernetes 1.27).
 var jobNameLabels = []string{"batch.kubernetes.io/job-name", "job-name"}
 
+// HasOwnPods tells the engines whose units have pods of their own to show.
+func HasOwnPods(e model.Engine) bool { return e == model.EnginePulumi || e == model.EngineArgoCD }
+
 // Targets are the pods a unit's log comes from: a Stack's workspace pod,
 // the pods of an Argo CD operation's hook Jobs, the current ones first.
 func (s *Service) Targets(ctx context.Context, k model.Key) ([]Target, error) {
@@ -49,7 +52,7 @@ func (s *Service) Targets(ctx context.Context, k model.Key) ([]Target, error) {
 	case model.EngineArgoCD:
 		return hookTargets(ctx, c, k)
 	}
-	return nil, fmt.Errorf("%s: %w of its own; name one with --resource pod/<name> or job/<name>", k.Ref(), ErrNoPod)
+	return nil, fmt.Errorf("%s: %w: a %s unit has no pod of its own; name one with --resource pod/<name> or job/<name>", k.Ref(), ErrNoPod, k.Engine)
 }
 
 // Pod describes one pod named directly (from a resource tree, --resource).

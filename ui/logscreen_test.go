@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/driftdeck/driftdeck/backend/demo"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/logs"
+)
+
+// logApp is the fixture app whose logs come from the demo control plane's
+// pods, through the real log service.
+func logApp(t *testing.T) (*App, chan tea.Msg) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	c, err := demo.Start(ctx, demo.Options{Timings: demo.Timings{DriftEvery: -1, LogEvery: 2 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(demo.Cleanup)
+	a, _ := newTestApp(t, 140, 30)
+	a.opts.Logs = &logs.Service{Cluster: func(string) (*kube.Cluster, bool) { return c, true }, Open: demo.LogOpener(c)}
+	a.opts.Context = ctx
+	return a, make(chan tea.Msg, 4096)
+}
+
+func logScreenOf(a *App) *logScreen { s, _ := a.top().(*logScreen); return s }
+
+func TestLogScreenOpensFromTheDetailOnTheStacksWorkspacePod(t *testing.T) {
+	a, ch := logApp(t)
+	selectUnit(t, a, "dns-zones")
+	press(a, "enter")
+	sendKey(a, ch, "t")
+	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "Duration: 14s") })
+	got := plain(a)
+	for _, want := range []string{"pod/infra/dns-zones-workspace-0", "container pulumi", "does not exist", "following", "c container", "b previous instance"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the log screen lacks %q:\n%s", want, got)
+		}
+	}
+	sendKey(a, ch, "c")
+	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "copying the agent") })
+	if !strings.Contains(plain(a), "container bootstrap") {
+		t.Errorf("c picks the next container:\n%s", plain(a))
+	}
+	sendKey(a, ch, "b")
+	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "previous terminated container") })
+	press(a, "esc")
+	if topIs[*logScreen](a) {
+		t.Fatal("esc closes the log screen")
+	}
+}
+
+func TestLogScreenFollowsARunningUpdateAndSearches(t *testing.T) {
+	a, ch := logApp(t)
+	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "platform-infra", Name: "k8s-staging-workspace-0"}})
+	async(cmd, ch)
+	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "Duration: 19s") })
+	if got := plain(a); !strings.Contains(got, "following") || !strings.Contains(got, "created (1s)") {
+		t.Fatalf("following, the newest lines are shown:\n%s", got)
+	}
+	press(a, "/")
+	for _, r := range "UPDATED (7s)" {
+		press(a, string(r))
+	}
+	press(a, "enter")
+	s := logScreenOf(a)
+	first := s.match
+	if first < 0 || !strings.Contains(s.buf.At(first).Text, "updated (7s)") || !strings.Contains(plain(a), `2 lines match "UPDATED (7s)"`) || !strings.Contains(plain(a), "held") {
+		t.Fatalf("search finds the case-insensitive match and holds the view (match %d):\n%s", first, plain(a))
+	}
+	press(a, "n")
+	if s.match <= first || !strings.Contains(s.buf.At(s.match).Text, "updated (7s)") {
+		t.Fatalf("n moves to the next match: %d after %d", s.match, first)
+	}
+	press(a, "N")
+	if s.match != first {
+		t.Fatalf("N moves back: %d, want %d", s.match, first)
+	}
+	press(a, "w")
+	if !s.follow || !strings.Contains(plain(a), "following") {
+		t.Fatal("w follows again")
+	}
+}
+
+func TestLogScreenSaysWhenItsBufferDroppedLines(t *testing.T) {
+	a, ch := logApp(t)
+	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-7xk2p"}})
+	s := logScreenOf(a)
+	s.buf = logs.NewBuffer(2 << 10)
+	async(cmd, ch)
+	deliver(t, a, ch, func() bool { return s.buf.Dropped() > 0 && strings.Contains(plain(a), "(attempt 45)") })
+	if got := plain(a); !strings.Contains(got, "older lines dropped: the view keeps the newest 2 KiB") {
+		t.Fatalf("the screen must say lines were dropped:\n%s", got)
+	}
+	if s.buf.Bytes() > 2<<10 {
+		t.Fatalf("the buffer holds %d bytes over its 2 KiB", s.buf.Bytes())
+	}
+}
