@@ -375,7 +375,7 @@ func (s *logScreen) titleLine() string {
 		}
 		return t.Title.Render(name)
 	}
-	parts := []string{t.Title.Render(tg.Pod.String()), "container " + t.Bold.Render(safetext.Visible(s.container))}
+	parts := []string{t.Title.Render(safetext.Visible(tg.Pod.String())), "container " + t.Bold.Render(safetext.Visible(s.container))}
 	if s.previous {
 		parts = append(parts, t.Warn.Render("previous instance"))
 	}

@@ -44,6 +44,8 @@ type Options struct {
 	Since time.Duration
 	// Tail is how many of the last lines to start with; negative is all.
 	Tail int64
+	// Timestamps prefixes each line with the time the runtime got it.
+	Timestamps bool
 }
 
 // Line is one line of a log, masked and escaped: safe to print as is.

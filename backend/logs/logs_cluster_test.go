@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -36,16 +37,13 @@ func podWithSecret(ns, name, node string, labels map[string]string, containers .
 // kubelet is fake.
 type logFixture struct {
 	ns, node string
-	kc       *fakeKubelet
+	kc       *testcluster.FakeKubelet
 }
 
 func newLogFixture(t *testing.T, c *testcluster.Cluster) (*logFixture, *Service) {
 	ns := c.Namespace(t)
-	kc := c.Kube(t)
-	k := startFakeKubelet(t)
-	node := "node-" + ns
-	registerNode(t, kc, node, k)
-	_, err := kc.CoreV1().Secrets(ns).Create(context.Background(), &corev1.Secret{
+	k := c.FakeKubelet(t)
+	_, err := c.Kube(t).CoreV1().Secrets(ns).Create(context.Background(), &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db-creds"},
 		StringData: map[string]string{"password": plantedSecret},
 	}, metav1.CreateOptions{})
@@ -56,7 +54,7 @@ func newLogFixture(t *testing.T, c *testcluster.Cluster) (*logFixture, *Service)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &logFixture{ns: ns, node: node, kc: k}, &Service{Cluster: func(string) (*kube.Cluster, bool) { return cl, true }}
+	return &logFixture{ns: ns, node: k.Node, kc: k}, &Service{Cluster: func(string) (*kube.Cluster, bool) { return cl, true }}
 }
 
 func (f *logFixture) createPod(t *testing.T, c *testcluster.Cluster, p *corev1.Pod) PodRef {
@@ -75,19 +73,19 @@ func TestClusterLogsStreamThroughTheAPIServerFromTheKubelet(t *testing.T) {
 	ref := f.createPod(t, c, podWithSecret(f.ns, "web-0", f.node, nil, "app", "sidecar"))
 
 	t.Run("options reach the kubelet, escape sequences shown, the Secret masked", func(t *testing.T) {
-		f.kc.setLog(f.ns, ref.Name, "sidecar", strings.Join([]string{
+		f.kc.SetLog(f.ns, ref.Name, "sidecar", strings.Join([]string{
 			"connecting",
 			"\x1b]52;c;cHduZWQ=\x07clipboard \x1b[31mred\x1b[0m \x1b]0;retitled\x07",
 			"using password " + plantedSecret + " for db",
 		}, "\n")+"\n", nil)
-		lines, done := collect(context.Background(), s, ref, Options{Container: "sidecar", Previous: true, Since: 10 * 60e9, Tail: 50})
+		lines, done := collect(context.Background(), s, ref, Options{Container: "sidecar", Previous: true, Since: 10 * time.Minute, Tail: 50, Timestamps: true})
 		got := texts(all(t, lines, done))
-		req, ok := f.kc.lastRequest(f.ns, ref.Name)
+		req, ok := f.kc.LastRequest(f.ns, ref.Name)
 		if !ok {
 			t.Fatal("the kubelet got no request")
 		}
 		q := req.Query
-		if req.Container != "sidecar" || q.Get("previous") != "true" || q.Get("sinceSeconds") != "600" || q.Get("tailLines") != "50" || q.Has("follow") {
+		if req.Container != "sidecar" || q.Get("previous") != "true" || q.Get("sinceSeconds") != "600" || q.Get("tailLines") != "50" || q.Get("timestamps") != "true" || q.Has("follow") {
 			t.Errorf("the kubelet was asked for container %q with %v", req.Container, q)
 		}
 		if strings.ContainsAny(got, "\x1b\x07") || !strings.Contains(got, `\x1b]52;c;cHduZWQ=\x07clipboard`) || !strings.Contains(got, `\x1b]0;retitled`) {
@@ -100,7 +98,7 @@ func TestClusterLogsStreamThroughTheAPIServerFromTheKubelet(t *testing.T) {
 
 	t.Run("follow delivers each line as the kubelet writes it", func(t *testing.T) {
 		more := make(chan string)
-		f.kc.setLog(f.ns, ref.Name, "app", "booted\n", more)
+		f.kc.SetLog(f.ns, ref.Name, "app", "booted\n", more)
 		ctx, cancel := context.WithCancel(context.Background())
 		lines, done := collect(ctx, s, ref, Options{Follow: true, Tail: -1})
 		if l := next(t, lines); l != "booted" {
@@ -116,7 +114,7 @@ func TestClusterLogsStreamThroughTheAPIServerFromTheKubelet(t *testing.T) {
 		if l := next(t, lines); strings.Contains(l, plantedSecret) {
 			t.Fatalf("a followed line shows the Secret: %q", l)
 		}
-		if req, _ := f.kc.lastRequest(f.ns, ref.Name); req.Container != "app" || req.Query.Get("follow") != "true" || req.Query.Has("tailLines") {
+		if req, _ := f.kc.LastRequest(f.ns, ref.Name); req.Container != "app" || req.Query.Get("follow") != "true" || req.Query.Has("tailLines") {
 			t.Errorf("following asked the kubelet for %q with %v (app is the default container)", req.Container, req.Query)
 		}
 		cancel()
@@ -131,7 +129,7 @@ func TestClusterLogsStreamThroughTheAPIServerFromTheKubelet(t *testing.T) {
 		for i := range n {
 			fmt.Fprintf(&b, "%06d %s\n", i, strings.Repeat("z", 120))
 		}
-		f.kc.setLog(f.ns, ref.Name, "app", b.String(), nil)
+		f.kc.SetLog(f.ns, ref.Name, "app", b.String(), nil)
 		buf := NewBuffer(256 << 10)
 		if err := s.Stream(context.Background(), ref, Options{Tail: -1}, buf.Add); err != nil {
 			t.Fatal(err)
@@ -151,7 +149,7 @@ func TestClusterLogsSayWhenSecretsCannotBeRead(t *testing.T) {
 	c := testcluster.Shared(t)
 	f, _ := newLogFixture(t, c)
 	ref := f.createPod(t, c, podWithSecret(f.ns, "api-0", f.node, nil, "app"))
-	f.kc.setLog(f.ns, ref.Name, "app", "started\n", nil)
+	f.kc.SetLog(f.ns, ref.Name, "app", "started\n", nil)
 	cfg := c.UserConfig(t, "log-reader-"+f.ns, []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"pods", "pods/log"}, Verbs: []string{"get", "list"}},
 	}, f.ns)

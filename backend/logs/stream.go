@@ -28,7 +28,7 @@ func (apiServerLogs) Open(ctx context.Context, c *kube.Cluster, p PodRef, o Opti
 }
 
 func podLogOptions(o Options) *corev1.PodLogOptions {
-	opts := &corev1.PodLogOptions{Container: o.Container, Follow: o.Follow, Previous: o.Previous}
+	opts := &corev1.PodLogOptions{Container: o.Container, Follow: o.Follow, Previous: o.Previous, Timestamps: o.Timestamps}
 	if o.Since > 0 {
 		secs := int64(max(o.Since.Seconds(), 1))
 		opts.SinceSeconds = &secs

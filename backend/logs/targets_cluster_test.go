@@ -74,7 +74,7 @@ func TestClusterLogsOfAStackAreItsWorkspacePod(t *testing.T) {
 		t.Errorf("containers %v", ts[0].Containers)
 	}
 	more := make(chan string)
-	f.kc.setLog(f.ns, ref.Name, "pulumi", "Updating (acme/network/prod)\n", more)
+	f.kc.SetLog(f.ns, ref.Name, "pulumi", "Updating (acme/network/prod)\n", more)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	lines, _ := collect(ctx, s, ref, Options{Container: ts[0].Container, Follow: true, Tail: -1})
@@ -136,7 +136,7 @@ func TestClusterLogsOfAHungHookAreItsJobPod(t *testing.T) {
 	if len(ts) != 1 || ts[0].Pod != ref || ts[0].Container != "reindex" || !strings.Contains(ts[0].Why, "PreSync hook Job search-reindex (Running)") {
 		t.Fatalf("targets %+v, want the hook Job's pod %s", ts, ref.Name)
 	}
-	f.kc.setLog(f.ns, ref.Name, "reindex", "reindexing shard 3 of 12\nwaiting for elasticsearch: connection refused\n", nil)
+	f.kc.SetLog(f.ns, ref.Name, "reindex", "reindexing shard 3 of 12\nwaiting for elasticsearch: connection refused\n", nil)
 	lines, done := collect(context.Background(), s, ref, Options{Container: ts[0].Container, Tail: -1})
 	if got := texts(all(t, lines, done)); !strings.Contains(got, "waiting for elasticsearch") {
 		t.Fatalf("the stuck hook's log: %q", got)

@@ -19,6 +19,7 @@ import (
 type logsFlags struct {
 	resource, container string
 	follow, previous    bool
+	timestamps          bool
 	since               time.Duration
 	tail                int64
 }
@@ -50,6 +51,7 @@ sequences are shown escaped.`,
 	fl.BoolVarP(&f.previous, "previous", "p", false, "the log of the container's previous (terminated) instance")
 	fl.DurationVar(&f.since, "since", 0, "only lines newer than this, e.g. 10m")
 	fl.Int64Var(&f.tail, "tail", -1, "only the last N lines (-1: all)")
+	fl.BoolVar(&f.timestamps, "timestamps", false, "prefix each line with the time it was logged")
 	return cmd
 }
 
@@ -89,12 +91,12 @@ func runLogs(ctx context.Context, g *globals, ref string, f *logsFlags) error {
 		}
 		container = f.container
 	}
-	fmt.Fprintf(g.errOut, "# %s, container %s: %s\n", t.Pod, safetext.Visible(container), safetext.Visible(t.Why))
+	fmt.Fprintf(g.errOut, "# %s, container %s: %s\n", safetext.Visible(t.Pod.String()), safetext.Visible(container), safetext.Visible(t.Why))
 	for _, other := range targets[1:] {
-		fmt.Fprintf(g.errOut, "# also: %s (%s)\n", other.Pod, safetext.Visible(other.Why))
+		fmt.Fprintf(g.errOut, "# also: %s (%s)\n", safetext.Visible(other.Pod.String()), safetext.Visible(other.Why))
 	}
 	var werr error
-	err = s.Stream(ctx, t.Pod, logs.Options{Container: container, Follow: f.follow, Previous: f.previous, Since: f.since, Tail: f.tail}, func(l logs.Line) {
+	err = s.Stream(ctx, t.Pod, logs.Options{Container: container, Follow: f.follow, Previous: f.previous, Since: f.since, Tail: f.tail, Timestamps: f.timestamps}, func(l logs.Line) {
 		if l.Notice {
 			fmt.Fprintln(g.errOut, "warning:", l.Text)
 			return

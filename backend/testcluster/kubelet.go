@@ -1,0 +1,121 @@
+package testcluster
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// FakeKubelet answers GET /containerLogs/<ns>/<pod>/<container> as a
+// kubelet does, over HTTPS, for the pods on its Node. envtest runs no
+// kubelet: with the Node's status.addresses (InternalIP 127.0.0.1) and
+// daemonEndpoints.kubeletEndpoint.Port pointing here, the real
+// kube-apiserver proxies pods/log to it. The apiserver does not verify the
+// kubelet's serving certificate when it has no --kubelet-certificate-authority
+// (envtest sets none), and this server asks for no client certificate.
+type FakeKubelet struct {
+	// Node is the name of the Node it serves; put pods there with
+	// spec.nodeName.
+	Node string
+	srv  *httptest.Server
+
+	mu       sync.Mutex
+	logs     map[string]string
+	follows  map[string]chan string
+	requests []KubeletRequest
+}
+
+// KubeletRequest is one log request as the kubelet got it from the
+// apiserver: the path's names and the query (follow, previous,
+// sinceSeconds, tailLines, timestamps, ...).
+type KubeletRequest struct {
+	Namespace, Pod, Container string
+	Query                     url.Values
+}
+
+// FakeKubelet starts a kubelet-like log server and registers its Node;
+// both go when the test ends.
+func (c *Cluster) FakeKubelet(t testing.TB) *FakeKubelet {
+	t.Helper()
+	k := &FakeKubelet{logs: map[string]string{}, follows: map[string]chan string{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /containerLogs/{ns}/{pod}/{container}", k.serve)
+	k.srv = httptest.NewTLSServer(mux)
+	t.Cleanup(k.srv.Close)
+	u, _ := url.Parse(k.srv.URL)
+	port, _ := strconv.Atoi(u.Port())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	kc := c.Kube(t)
+	node, err := kc.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{GenerateName: "fake-kubelet-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("registering the fake kubelet's node: %v", err)
+	}
+	k.Node = node.Name
+	t.Cleanup(func() { _ = kc.CoreV1().Nodes().Delete(context.Background(), node.Name, metav1.DeleteOptions{}) })
+	node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}}
+	node.Status.DaemonEndpoints.KubeletEndpoint.Port = int32(port)
+	if _, err := kc.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("pointing node %s at the fake kubelet: %v", node.Name, err)
+	}
+	return k
+}
+
+func (k *FakeKubelet) serve(w http.ResponseWriter, r *http.Request) {
+	req := KubeletRequest{r.PathValue("ns"), r.PathValue("pod"), r.PathValue("container"), r.URL.Query()}
+	key := req.Namespace + "/" + req.Pod + "/" + req.Container
+	k.mu.Lock()
+	k.requests = append(k.requests, req)
+	text, ok := k.logs[key]
+	follow := k.follows[key]
+	k.mu.Unlock()
+	if !ok {
+		http.Error(w, "container not found", http.StatusNotFound)
+		return
+	}
+	_, _ = w.Write([]byte(text))
+	if req.Query.Get("follow") != "true" || follow == nil {
+		return
+	}
+	w.(http.Flusher).Flush()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case line := <-follow:
+			_, _ = w.Write([]byte(line + "\n"))
+			w.(http.Flusher).Flush()
+		}
+	}
+}
+
+// SetLog is what a container has logged so far; when follow is not nil, a
+// following request then writes each line sent on it, as it comes.
+func (k *FakeKubelet) SetLog(ns, pod, container, text string, follow chan string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	key := ns + "/" + pod + "/" + container
+	k.logs[key] = text
+	k.follows[key] = follow
+}
+
+// LastRequest is the newest log request for a pod.
+func (k *FakeKubelet) LastRequest(ns, pod string) (KubeletRequest, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for i := len(k.requests) - 1; i >= 0; i-- {
+		if r := k.requests[i]; r.Namespace == ns && r.Pod == pod {
+			return r, true
+		}
+	}
+	return KubeletRequest{}, false
+}
