@@ -88,9 +88,14 @@ func (a *App) openUnitLogs(k model.Key) tea.Cmd {
 		return nil
 	}
 	s := newLogScreen(&k)
-	s.run = a.nextID()
 	a.push(s)
-	id, ctx := s.run, a.opts.Context
+	return s.resolve(a)
+}
+
+// resolve asks which pods the unit's log comes from now.
+func (s *logScreen) resolve(a *App) tea.Cmd {
+	s.run = a.nextID()
+	id, ctx, src, k := s.run, a.opts.Context, a.opts.Logs, *s.unit
 	return func() tea.Msg {
 		ts, err := src.Targets(ctx, k)
 		return logTargetsMsg{id: id, targets: ts, err: err}
@@ -199,7 +204,7 @@ func (s *logScreen) update(a *App, msg tea.Msg) tea.Cmd {
 		if msg.id != s.run {
 			return nil
 		}
-		s.targets, s.err = msg.targets, msg.err
+		s.targets, s.err, s.ti = msg.targets, msg.err, 0
 		if t, ok := s.target(); ok {
 			s.container = t.Container
 		}
@@ -216,6 +221,12 @@ func (s *logScreen) update(a *App, msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return waitLog(msg.ctx, msg.id, msg.ch)
+	case unitsChangedMsg:
+		// A pod that was not there (an Update not started yet) or a stream
+		// that ended (a pod replaced) is looked for again when the unit moves.
+		if s.unit != nil && msg.changed[*s.unit] && (len(s.targets) == 0 || s.ended) && !s.previous {
+			return s.resolve(a)
+		}
 	case tea.KeyPressMsg:
 		if s.searching {
 			return s.searchKey(a, msg)

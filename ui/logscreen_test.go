@@ -7,15 +7,22 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/logs"
+	"github.com/driftdeck/driftdeck/backend/model"
 )
 
 // logApp is the fixture app whose logs come from the demo control plane's
 // pods, through the real log service.
 func logApp(t *testing.T) (*App, chan tea.Msg) {
+	a, ch, _ := logAppOn(t)
+	return a, ch
+}
+
+func logAppOn(t *testing.T) (*App, chan tea.Msg, *kube.Cluster) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -27,7 +34,7 @@ func logApp(t *testing.T) (*App, chan tea.Msg) {
 	a, _ := newTestApp(t, 140, 30)
 	a.opts.Logs = &logs.Service{Cluster: func(string) (*kube.Cluster, bool) { return c, true }, Open: demo.LogOpener(c)}
 	a.opts.Context = ctx
-	return a, make(chan tea.Msg, 4096)
+	return a, make(chan tea.Msg, 4096), c
 }
 
 func logScreenOf(a *App) *logScreen { s, _ := a.top().(*logScreen); return s }
@@ -101,5 +108,34 @@ func TestLogScreenSaysWhenItsBufferDroppedLines(t *testing.T) {
 	}
 	if s.buf.Bytes() > 2<<10 {
 		t.Fatalf("the buffer holds %d bytes over its 2 KiB", s.buf.Bytes())
+	}
+}
+
+// Opened before the workspace pod exists, the screen says so, and finds
+// the pod when the Stack moves (its Update started).
+func TestLogScreenFindsAPodThatAppearsLater(t *testing.T) {
+	a, ch, c := logAppOn(t)
+	ctx := context.Background()
+	pods := c.Kube.CoreV1().Pods("infra")
+	pod, err := pods.Get(ctx, "dns-zones-workspace-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pods.Delete(ctx, pod.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	u := selectUnit(t, a, "dns-zones")
+	press(a, "enter")
+	sendKey(a, ch, "t")
+	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "Workspace dns-zones has no pod") })
+	pod.ResourceVersion = ""
+	if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, cmd := a.Update(unitsChangedMsg{changed: map[model.Key]bool{u.Key: true}})
+	async(cmd, ch)
+	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "Duration: 14s") })
+	if strings.Contains(plain(a), "has no pod") {
+		t.Errorf("the old error stays on screen:\n%s", plain(a))
 	}
 }

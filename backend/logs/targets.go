@@ -52,7 +52,7 @@ func (s *Service) Targets(ctx context.Context, k model.Key) ([]Target, error) {
 	case model.EngineArgoCD:
 		return hookTargets(ctx, c, k)
 	}
-	return nil, fmt.Errorf("%s: %w: a %s unit has no pod of its own; name one with --resource pod/<name> or job/<name>", k.Ref(), ErrNoPod, k.Engine)
+	return nil, fmt.Errorf("%s: %w: a %s unit has no pod of its own", k.Ref(), ErrNoPod, k.Engine)
 }
 
 // Pod describes one pod named directly (from a resource tree, --resource).
@@ -204,7 +204,7 @@ func hookTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Target, e
 		out = append(out, ts...)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: %w: its operation ran no hook Job with a pod left; name a pod with --resource pod/<name>", k.Ref(), ErrNoPod)
+		return nil, fmt.Errorf("%s: %w: its operation ran no hook Job with a pod left", k.Ref(), ErrNoPod)
 	}
 	return out, nil
 }

@@ -118,7 +118,7 @@ func logsError(err error) error {
 	case errors.As(err, &ue):
 		return usageError(err)
 	case errors.Is(err, logs.ErrNoPod):
-		return &exitError{code: exitNotFound, err: err}
+		return &exitError{code: exitNotFound, err: fmt.Errorf("%w; name a pod with --resource pod/<name> or job/<name>", err)}
 	}
 	return err
 }
