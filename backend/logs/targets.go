@@ -172,6 +172,9 @@ func hookTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Target, e
 		return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
 	}
 	a := objread.New(app.Object)
+	if where, remote := remoteDestination(a); remote {
+		return nil, fmt.Errorf("%s: %w in this context: its hooks run on %s, which this context does not reach", k.Ref(), ErrNoPod, where)
+	}
 	op := a.At("status", "operationState")
 	dest := a.Str("spec", "destination", "namespace")
 	type hook struct{ ns, name, why string }
@@ -208,6 +211,22 @@ func hookTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Target, e
 	}
 	return out, nil
 }
+
+// remoteDestination tells an Application that deploys to another cluster:
+// a Job of the same name here would be another Job, its log the wrong one.
+func remoteDestination(a *objread.Reader) (string, bool) {
+	server, name := a.Str("spec", "destination", "server"), a.Str("spec", "destination", "name")
+	switch {
+	case server != "" && server != inClusterServer:
+		return server, true
+	case server == "" && name != "" && name != "in-cluster":
+		return "cluster " + name, true
+	}
+	return "", false
+}
+
+// inClusterServer is Argo CD's name for the cluster it runs in.
+const inClusterServer = "https://kubernetes.default.svc"
 
 // jobTargets are a Job's pods, the newest (the last attempt) first.
 func jobTargets(ctx context.Context, c *kube.Cluster, ns, job, why string) ([]Target, error) {

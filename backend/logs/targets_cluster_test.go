@@ -145,4 +145,17 @@ func TestClusterLogsOfAHungHookAreItsJobPod(t *testing.T) {
 	if err != nil || len(res) != 1 || res[0].Pod != ref {
 		t.Fatalf("--resource job/search-reindex: %+v, %v", res, err)
 	}
+
+	// The same hook on another destination cluster is not this Job.
+	app, err := dyn.Resource(argocd.Applications).Namespace(f.ns).Get(context.Background(), "search", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.Object["spec"].(map[string]any)["destination"] = map[string]any{"server": "https://prod-eu-1.example.com", "namespace": f.ns}
+	if _, err := dyn.Resource(argocd.Applications).Namespace(f.ns).Update(context.Background(), app, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if ts, err := s.Targets(context.Background(), k); err == nil || !strings.Contains(err.Error(), "https://prod-eu-1.example.com") {
+		t.Fatalf("a remote destination's hook must not find this cluster's pod: %+v, %v", ts, err)
+	}
 }
