@@ -398,7 +398,9 @@ func (s *logScreen) titleLine() string {
 	if len(s.targets) > 1 {
 		parts = append(parts, fmt.Sprintf("pod %d/%d", s.ti+1, len(s.targets)))
 	}
-	parts = append(parts, t.Dim.Render(safetext.Visible(tg.Why)))
+	if tg.Why != "" {
+		parts = append(parts, t.Dim.Render(safetext.Visible(tg.Why)))
+	}
 	return ansi.Truncate(strings.Join(parts, " · "), s.width, "…")
 }
 

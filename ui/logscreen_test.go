@@ -18,15 +18,17 @@ import (
 // logApp is the fixture app whose logs come from the demo control plane's
 // pods, through the real log service.
 func logApp(t *testing.T) (*App, chan tea.Msg) {
-	a, ch, _ := logAppOn(t)
+	a, ch, _ := logAppOn(t, 2*time.Millisecond)
 	return a, ch
 }
 
-func logAppOn(t *testing.T) (*App, chan tea.Msg, *kube.Cluster) {
+// logAppOn is logApp with the demo's followed logs adding a line every
+// every, and the demo cluster.
+func logAppOn(t *testing.T, every time.Duration) (*App, chan tea.Msg, *kube.Cluster) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	c, err := demo.Start(ctx, demo.Options{Timings: demo.Timings{DriftEvery: -1, LogEvery: 2 * time.Millisecond}})
+	c, err := demo.Start(ctx, demo.Options{Timings: demo.Timings{DriftEvery: -1, LogEvery: every}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +116,7 @@ func TestLogScreenSaysWhenItsBufferDroppedLines(t *testing.T) {
 // Opened before the workspace pod exists, the screen says so, and finds
 // the pod when the Stack moves (its Update started).
 func TestLogScreenFindsAPodThatAppearsLater(t *testing.T) {
-	a, ch, c := logAppOn(t)
+	a, ch, c := logAppOn(t, 2*time.Millisecond)
 	ctx := context.Background()
 	pods := c.Kube.CoreV1().Pods("infra")
 	pod, err := pods.Get(ctx, "dns-zones-workspace-0", metav1.GetOptions{})
@@ -138,4 +140,21 @@ func TestLogScreenFindsAPodThatAppearsLater(t *testing.T) {
 	if strings.Contains(plain(a), "has no pod") {
 		t.Errorf("the old error stays on screen:\n%s", plain(a))
 	}
+}
+
+// The hook's log, held on a search match (the demo's followed lines come
+// an hour apart here, so the screen is fixed).
+func TestGoldenLogScreen(t *testing.T) {
+	a, ch, _ := logAppOn(t, time.Hour)
+	a.Update(teaSize(100, 30))
+	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-7xk2p"}})
+	async(cmd, ch)
+	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "(attempt 40)") })
+	golden(t, "logs-following-100x30", a)
+	press(a, "/")
+	for _, r := range "attempt 3" {
+		press(a, string(r))
+	}
+	press(a, "enter")
+	golden(t, "logs-search-100x30", a)
 }

@@ -30,7 +30,8 @@ type Target struct {
 	// Job's only container.
 	Container string
 	// Why says what this pod is to the unit ("workspace pod of Update
-	// x-1a2b (running)", "pod of Sync hook Job y (Running)").
+	// x-1a2b (running)", "pod of Sync hook Job y (Running)"); empty for a
+	// pod named directly.
 	Why string
 }
 

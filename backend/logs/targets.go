@@ -65,7 +65,7 @@ func (s *Service) Pod(ctx context.Context, p PodRef) (Target, error) {
 	if err != nil {
 		return Target{}, fmt.Errorf("reading %s: %w", p, err)
 	}
-	return podTarget(p.Context, pod, defaultContainer(pod), "pod "+p.Name), nil
+	return podTarget(p.Context, pod, defaultContainer(pod), ""), nil
 }
 
 // Resource resolves --resource: pod/<name> or job/<name>, optionally

@@ -91,7 +91,11 @@ func runLogs(ctx context.Context, g *globals, ref string, f *logsFlags) error {
 		}
 		container = f.container
 	}
-	fmt.Fprintf(g.errOut, "# %s, container %s: %s\n", safetext.Visible(t.Pod.String()), safetext.Visible(container), safetext.Visible(t.Why))
+	header := fmt.Sprintf("# %s, container %s", safetext.Visible(t.Pod.String()), safetext.Visible(container))
+	if t.Why != "" {
+		header += ": " + safetext.Visible(t.Why)
+	}
+	fmt.Fprintln(g.errOut, header)
 	for _, other := range targets[1:] {
 		fmt.Fprintf(g.errOut, "# also: %s (%s)\n", safetext.Visible(other.Pod.String()), safetext.Visible(other.Why))
 	}
