@@ -111,6 +111,11 @@ func (s *detailScreen) describeCmd(a *App) tea.Cmd {
 
 func (s *detailScreen) keyHelp(a *App) string {
 	k := a.keys
-	return a.keyHints(bindings(k.Back, k.NextTab, k.Up, k.Down, k.Actions, k.Diff)) + "  " +
+	// j/k are left to the help screen: the keys that open things need the room.
+	bs := bindings(k.Back, k.NextTab, k.Actions, k.Diff)
+	if s.m.Key().Engine == model.EngineArgoCD {
+		bs = append(bs, k.Resources)
+	}
+	return a.keyHints(bs) + "  " +
 		a.actHints(s.m.Unit()) + a.keyHints(bindings(k.Help))
 }

@@ -189,6 +189,7 @@ func (a *App) startRequest(req actions.Request, from screen) tea.Cmd {
 	}
 	d := a.newDialog(dlgConfirm, req.Kind, []*model.Unit{u})
 	d.req = req
+	d.addSyncOptions(a)
 	a.push(d)
 	return tea.Batch(d.setFocus(0), d.requestPlan(a))
 }

@@ -30,17 +30,36 @@ type Reader struct {
 	MaxNamespaces int
 }
 
+// liveKind is a kind read from the destination.
+type liveKind struct {
+	gvr  schema.GroupVersionResource
+	kind string
+}
+
 // liveKinds are the kinds read from the destination: the workloads the
 // tree shows and what they own.
-var liveKinds = []schema.GroupVersionResource{
-	{Group: "apps", Version: "v1", Resource: "deployments"},
-	{Group: "apps", Version: "v1", Resource: "replicasets"},
-	{Group: "apps", Version: "v1", Resource: "statefulsets"},
-	{Group: "apps", Version: "v1", Resource: "daemonsets"},
-	{Group: "batch", Version: "v1", Resource: "jobs"},
-	{Version: "v1", Resource: "pods"},
-	{Version: "v1", Resource: "services"},
-	{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"},
+var liveKinds = []liveKind{
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, "Deployment"},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, "ReplicaSet"},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}, "StatefulSet"},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, "DaemonSet"},
+	{schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}, "Job"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "pods"}, "Pod"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "services"}, "Service"},
+	{schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}, "Ingress"},
+}
+
+// Kinds is a set of kinds by group and kind.
+type Kinds map[[2]string]bool
+
+// LiveKinds are the kinds Read lists on the destination: of these, a
+// resource not found is Missing; of any other kind, its presence is not known.
+func LiveKinds() Kinds {
+	out := Kinds{}
+	for _, k := range liveKinds {
+		out[[2]string{k.gvr.Group, k.kind}] = true
+	}
+	return out
 }
 
 // Read builds the tree of an Application: the full object by GET (the
@@ -64,17 +83,17 @@ func (r *Reader) Read(ctx context.Context, k model.Key) (*Tree, error) {
 	app := got.Object
 	dest, where, why := r.Destinations.Resolve(app, c, r.Cluster)
 	if dest == nil {
-		t := Build(app, nil, false)
+		t := Build(app, nil, nil)
 		t.Destination, t.Notes = where, append([]string{why}, t.Notes...)
 		return t, nil
 	}
-	live, notes, err := r.readLive(ctx, dest, namespacesOf(app))
+	live, read, notes, err := r.readLive(ctx, dest, namespacesOf(app))
 	if err != nil {
-		t := Build(app, nil, false)
+		t := Build(app, nil, nil)
 		t.Destination, t.Notes = where, append([]string{fmt.Sprintf("live objects not read from %s: %v", where, err)}, t.Notes...)
 		return t, nil
 	}
-	t := Build(app, live, true)
+	t := Build(app, live, read)
 	t.Destination, t.Notes = where, append(notes, t.Notes...)
 	return t, nil
 }
@@ -102,10 +121,10 @@ func namespacesOf(app map[string]any) []string {
 	return out
 }
 
-// readLive lists the live kinds in each namespace, bounded. A kind the
-// user may not list is noted and skipped; an unreachable cluster is an
-// error.
-func (r *Reader) readLive(ctx context.Context, c *kube.Cluster, namespaces []string) ([]map[string]any, []string, error) {
+// readLive lists the live kinds in each namespace, bounded, and says which
+// kinds it read. A kind the user may not list is noted and skipped; an
+// unreachable cluster is an error.
+func (r *Reader) readLive(ctx context.Context, c *kube.Cluster, namespaces []string) ([]map[string]any, Kinds, []string, error) {
 	limit, maxNS := r.Limit, r.MaxNamespaces
 	if limit <= 0 {
 		limit = 500
@@ -119,15 +138,18 @@ func (r *Reader) readLive(ctx context.Context, c *kube.Cluster, namespaces []str
 		namespaces = namespaces[:maxNS]
 	}
 	var out []map[string]any
+	read := LiveKinds()
 	for _, ns := range namespaces {
-		for _, gvr := range liveKinds {
+		for _, lk := range liveKinds {
+			gvr := lk.gvr
 			list, err := c.Dynamic.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{Limit: limit})
 			switch {
 			case apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err):
 				notes = append(notes, fmt.Sprintf("%s in %s not readable: %v", gvr.Resource, ns, reasonOf(err)))
+				delete(read, [2]string{gvr.Group, lk.kind})
 				continue
 			case err != nil:
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if list.GetContinue() != "" {
 				notes = append(notes, fmt.Sprintf("more than %d %s in %s: the first %d are shown", limit, gvr.Resource, ns, limit))
@@ -136,7 +158,7 @@ func (r *Reader) readLive(ctx context.Context, c *kube.Cluster, namespaces []str
 				obj := list.Items[i].Object
 				// Lists carry kind and apiVersion on the list only.
 				if _, ok := obj["kind"]; !ok {
-					obj["kind"] = kindOf(gvr)
+					obj["kind"] = lk.kind
 				}
 				if _, ok := obj["apiVersion"]; !ok {
 					obj["apiVersion"] = schema.GroupVersion{Group: gvr.Group, Version: gvr.Version}.String()
@@ -145,7 +167,7 @@ func (r *Reader) readLive(ctx context.Context, c *kube.Cluster, namespaces []str
 			}
 		}
 	}
-	return out, notes, nil
+	return out, read, notes, nil
 }
 
 func reasonOf(err error) string {
@@ -155,13 +177,6 @@ func reasonOf(err error) string {
 	}
 	return err.Error()
 }
-
-var kinds = map[string]string{
-	"deployments": "Deployment", "replicasets": "ReplicaSet", "statefulsets": "StatefulSet", "daemonsets": "DaemonSet",
-	"jobs": "Job", "pods": "Pod", "services": "Service", "ingresses": "Ingress",
-}
-
-func kindOf(gvr schema.GroupVersionResource) string { return kinds[gvr.Resource] }
 
 // Find returns the node of a ref in the tree, hooks included.
 func (t *Tree) Find(ref Ref) *Node {

@@ -20,7 +20,8 @@ type Node struct {
 	Ref
 	Version string
 	UID     string
-	Health  Health
+	// Health is empty for a kind that has none (a ConfigMap, a Secret).
+	Health Health
 	// Reason is why the resource is not healthy (or what it is waiting
 	// for), in the controller's or Argo CD's words; text from the cluster.
 	Reason string
@@ -62,16 +63,16 @@ type Tree struct {
 const maxDepth = 8
 
 // Build makes the tree of an Application from the object as read and the
-// live objects found on its destination (liveRead false: none could be
-// read). Owners are followed by uid; an object is placed once, so owner
+// live objects found on its destination, of the kinds read (nil: none could
+// be read). Owners are followed by uid; an object is placed once, so owner
 // cycles and objects owned twice end where they are first met.
-func Build(app map[string]any, live []map[string]any, liveRead bool) *Tree {
+func Build(app map[string]any, live []map[string]any, read Kinds) *Tree {
 	a := objread.New(app)
-	t := &Tree{LiveRead: liveRead, ResourceVersion: a.Str("metadata", "resourceVersion"), Operation: a.Str("status", "operationState", "phase")}
+	t := &Tree{LiveRead: read != nil, ResourceVersion: a.Str("metadata", "resourceVersion"), Operation: a.Str("status", "operationState", "phase")}
 	b := newBuilder(live)
 	hooks := map[Ref]*Node{}
 	for _, res := range a.Objects("status", "resources") {
-		n := managedNode(res, liveRead)
+		n := managedNode(res, read)
 		if hook, _ := res.Bool("hook"); hook {
 			hooks[n.Ref] = n
 			continue
@@ -86,10 +87,7 @@ func Build(app map[string]any, live []map[string]any, liveRead bool) *Tree {
 		ref := refOf(res)
 		n := hooks[ref]
 		if n == nil {
-			n = &Node{Ref: ref, Version: res.Str("version"), Health: Unknown}
-			if liveRead {
-				n.Health = Missing
-			}
+			n = &Node{Ref: ref, Version: res.Str("version"), Health: absent(ref, read)}
 			hooks[ref] = n
 		}
 		n.Hook, n.HookPhase = typ, res.Str("hookPhase")
@@ -125,17 +123,23 @@ func refOf(r *objread.Reader) Ref {
 
 // managedNode is a status.resources entry: its sync state, and the health
 // Argo CD recorded there (2.x; 3.x keeps health in the app tree instead).
-func managedNode(res *objread.Reader, liveRead bool) *Node {
+func managedNode(res *objread.Reader, read Kinds) *Node {
 	n := &Node{Ref: refOf(res), Version: res.Str("version"), Sync: res.Str("status"), Managed: true}
 	n.Health = Health(res.Str("health", "status"))
 	n.Reason = res.Str("health", "message")
 	if n.Health == "" {
-		n.Health = Unknown
-		if liveRead {
-			n.Health = Missing
-		}
+		n.Health = absent(n.Ref, read)
 	}
 	return n
+}
+
+// absent is the health of a resource whose live object is not (yet) found:
+// Missing when its kind was read, else not known.
+func absent(ref Ref, read Kinds) Health {
+	if read[[2]string{ref.Group, ref.Kind}] {
+		return Missing
+	}
+	return Unknown
 }
 
 func hookOrder(h string) int {
@@ -201,8 +205,8 @@ func (b *builder) claim(n *Node) {
 	b.placed[n.UID] = true
 	if h, reason, known := HealthOf(obj); known {
 		n.Health, n.Reason = h, reason
-	} else if n.Health == Missing {
-		n.Health = Unknown
+	} else if n.Health == Unknown {
+		n.Health = "" // there, and a kind without health (a ConfigMap)
 	}
 }
 
@@ -223,7 +227,7 @@ func (b *builder) attach(n *Node, depth int) {
 			continue
 		}
 		b.placed[uid] = true
-		c := &Node{Ref: liveRef(r), UID: uid, Live: true, Health: Unknown}
+		c := &Node{Ref: liveRef(r), UID: uid, Live: true}
 		c.Version = versionOf(r.Str("apiVersion"))
 		if h, reason, known := HealthOf(obj); known {
 			c.Health, c.Reason = h, reason
@@ -277,7 +281,9 @@ func (t *Tree) Rows() []Row {
 func (t *Tree) Counts() map[Health]int {
 	out := map[Health]int{}
 	for _, r := range t.Rows() {
-		out[r.Node.Health]++
+		if r.Node.Health != "" {
+			out[r.Node.Health]++
+		}
 	}
 	return out
 }

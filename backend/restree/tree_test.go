@@ -29,7 +29,7 @@ func TestBuildNestsReplicaSetsAndPodsUnderTheirDeployment(t *testing.T) {
 		obj("v1", "Service", "shop", "api", "s1", "", nil),
 		readyPod("shop", "unrelated", "p9", "someone-else"),
 	}
-	tr := Build(app, live, true)
+	tr := Build(app, live, LiveKinds())
 	want := `Service/api Healthy
 Deployment/api Progressing
   ReplicaSet/api-5c1 Healthy
@@ -56,17 +56,23 @@ Deployment/api Progressing
 func TestBuildWithoutLiveObjectsKeepsWhatStatusSays(t *testing.T) {
 	res := managed("apps", "Deployment", "shop", "api", "Synced")
 	res["health"] = map[string]any{"status": "Degraded", "message": "recorded by Argo CD"}
-	tr := Build(application([]any{res, managed("", "ConfigMap", "shop", "cfg", "Synced")}, nil), nil, false)
+	tr := Build(application([]any{res, managed("", "ConfigMap", "shop", "cfg", "Synced")}, nil), nil, nil)
 	if got := shape(tr); got != "Deployment/api Degraded\nConfigMap/cfg Unknown\n" {
 		t.Fatalf("tree:\n%s", got)
 	}
 	if tr.Roots[0].Reason != "recorded by Argo CD" {
 		t.Errorf("reason %q", tr.Roots[0].Reason)
 	}
-	// Read live, a resource that is not there is Missing.
-	tr = Build(application([]any{managed("", "ConfigMap", "shop", "cfg", "OutOfSync")}, nil), nil, true)
-	if tr.Roots[0].Health != Missing {
-		t.Errorf("absent resource: %s", tr.Roots[0].Health)
+	// Read live, a resource of a kind read that is not there is Missing; one
+	// of a kind not read (ConfigMaps are not listed) is not known.
+	tr = Build(application([]any{managed("", "ConfigMap", "shop", "cfg", "OutOfSync"), managed("", "Service", "shop", "api", "OutOfSync")}, nil), nil, LiveKinds())
+	if got := shape(tr); got != "ConfigMap/cfg Unknown\nService/api Missing\n" {
+		t.Errorf("absent resources:\n%s", got)
+	}
+	// A live object of a kind without health shows none.
+	tr = Build(application([]any{managed("", "ConfigMap", "shop", "cfg", "Synced")}, nil), []map[string]any{obj("v1", "ConfigMap", "shop", "cfg", "c1", "", nil)}, LiveKinds())
+	if h := tr.Roots[0].Health; h != "" || tr.Summary() != "" {
+		t.Errorf("a ConfigMap has no health: %q, summary %q", h, tr.Summary())
 	}
 }
 
@@ -82,7 +88,7 @@ func TestBuildSurvivesOwnerCyclesAndSelfOwners(t *testing.T) {
 	live[0]["metadata"].(map[string]any)["ownerReferences"] = []any{map[string]any{"uid": "pC", "controller": true}}
 	// A pod that owns itself.
 	live = append(live, readyPod("shop", "self", "pS", "pS"))
-	tr := Build(app, live, true)
+	tr := Build(app, live, LiveKinds())
 	want := "Deployment/api Healthy\n  ReplicaSet/a Healthy\n    ReplicaSet/b Healthy\n      Pod/c Healthy\n"
 	if got := shape(tr); got != want {
 		t.Fatalf("tree:\n%s\nwant:\n%s", got, want)
@@ -95,7 +101,7 @@ func TestBuildStopsAtTheDepthLimitAndSaysSo(t *testing.T) {
 	for i := 1; i <= 40; i++ {
 		live = append(live, replicaSet("shop", fmt.Sprint("rs", i), fmt.Sprint("u", i), fmt.Sprint("u", i-1), 1, 1))
 	}
-	tr := Build(app, live, true)
+	tr := Build(app, live, LiveKinds())
 	if n := len(tr.Rows()); n != maxDepth+1 {
 		t.Errorf("%d rows, want %d (the deployment and %d levels)", n, maxDepth+1, maxDepth)
 	}
@@ -114,7 +120,7 @@ func TestBuildListsTheHooksOfTheOperationWithTheirJobsPods(t *testing.T) {
 	pod := obj("v1", "Pod", "shop", "migrate-x", "jp1", "j1", map[string]any{
 		"spec": map[string]any{"restartPolicy": "Never"}, "status": map[string]any{"phase": "Running"},
 	})
-	tr := Build(app, []map[string]any{deployment("shop", "api", "d1", 1, 1, 1), job, pod}, true)
+	tr := Build(app, []map[string]any{deployment("shop", "api", "d1", 1, 1, 1), job, pod}, LiveKinds())
 	want := "Deployment/api Healthy\nJob/migrate Progressing\n  Pod/migrate-x Progressing\nJob/smoke Missing\n"
 	if got := shape(tr); got != want {
 		t.Fatalf("tree:\n%s\nwant:\n%s", got, want)

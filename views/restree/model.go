@@ -205,7 +205,7 @@ func (m *Model) row(r tree.Row, selected bool) string {
 	if n.Namespace != "" && r.Depth == 0 {
 		name += t.Dim.Render("  " + safetext.Visible(n.Namespace))
 	}
-	cols := []string{healthStyle(t, n.Health).Render(fmt.Sprintf("%-11s", n.Health))}
+	cols := []string{healthStyle(t, n.Health).Render(fmt.Sprintf("%-11s", orDash(string(n.Health))))}
 	switch {
 	case n.Hook != "":
 		cols = append(cols, t.Info.Render(safetext.Visible(n.Hook+" hook, "+orDash(n.HookPhase))))
