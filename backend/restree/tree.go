@@ -134,12 +134,16 @@ func managedNode(res *objread.Reader, read Kinds) *Node {
 }
 
 // absent is the health of a resource whose live object is not (yet) found:
-// Missing when its kind was read, else not known.
+// Missing when its kind was read; Unknown when nothing was read; none for
+// a kind not read (a ConfigMap, a Role: Argo CD shows no health for them).
 func absent(ref Ref, read Kinds) Health {
-	if read[[2]string{ref.Group, ref.Kind}] {
+	switch {
+	case read == nil:
+		return Unknown
+	case read[[2]string{ref.Group, ref.Kind}]:
 		return Missing
 	}
-	return Unknown
+	return ""
 }
 
 func hookOrder(h string) int {
@@ -204,9 +208,12 @@ func (b *builder) claim(n *Node) {
 	n.Live, n.UID = true, r.Str("metadata", "uid")
 	b.placed[n.UID] = true
 	if h, reason, known := HealthOf(obj); known {
-		n.Health, n.Reason = h, reason
-	} else if n.Health == Unknown {
-		n.Health = "" // there, and a kind without health (a ConfigMap)
+		n.Health = h
+		// A hook's message from the operation stays when the live object
+		// gives no reason of its own.
+		if reason != "" || h == Healthy {
+			n.Reason = reason
+		}
 	}
 }
 

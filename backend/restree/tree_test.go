@@ -64,9 +64,9 @@ func TestBuildWithoutLiveObjectsKeepsWhatStatusSays(t *testing.T) {
 		t.Errorf("reason %q", tr.Roots[0].Reason)
 	}
 	// Read live, a resource of a kind read that is not there is Missing; one
-	// of a kind not read (ConfigMaps are not listed) is not known.
+	// of a kind not read (ConfigMaps are not listed) has no health shown.
 	tr = Build(application([]any{managed("", "ConfigMap", "shop", "cfg", "OutOfSync"), managed("", "Service", "shop", "api", "OutOfSync")}, nil), nil, LiveKinds())
-	if got := shape(tr); got != "ConfigMap/cfg Unknown\nService/api Missing\n" {
+	if got := shape(tr); got != "ConfigMap/cfg \nService/api Missing\n" {
 		t.Errorf("absent resources:\n%s", got)
 	}
 	// A live object of a kind without health shows none.
@@ -125,7 +125,7 @@ func TestBuildListsTheHooksOfTheOperationWithTheirJobsPods(t *testing.T) {
 	if got := shape(tr); got != want {
 		t.Fatalf("tree:\n%s\nwant:\n%s", got, want)
 	}
-	if h := tr.Hooks[0]; h.Hook != "PreSync" || h.HookPhase != "Running" {
+	if h := tr.Hooks[0]; h.Hook != "PreSync" || h.HookPhase != "Running" || h.Reason != "job is running" {
 		t.Errorf("hook %+v", h)
 	}
 	if tr.Operation != "Running" {
