@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -95,12 +96,14 @@ func printTree(g *globals, t *restree.Tree) {
 	for _, n := range t.Notes {
 		fmt.Fprintf(g.errOut, "note: %s\n", safetext.Visible(n))
 	}
-	fmt.Fprintf(g.out, "%-56s %-11s %-10s %s\n", "RESOURCE", "HEALTH", "SYNC", "REASON")
+	w := tabwriter.NewWriter(g.out, 0, 4, 2, ' ', 0)
+	defer w.Flush()
+	fmt.Fprintln(w, "RESOURCE\tHEALTH\tSYNC\tREASON")
 	hooks := false
 	for _, r := range t.Rows() {
 		if r.Hook && !hooks {
 			hooks = true
-			fmt.Fprintf(g.out, "# hooks of the operation (%s)\n", safetext.Visible(orNone(t.Operation)))
+			fmt.Fprintf(w, "# hooks of the operation (%s)\t\t\t\n", safetext.Visible(orNone(t.Operation)))
 		}
 		n := r.Node
 		name := strings.Repeat("  ", r.Depth) + n.Ref.String()
@@ -108,7 +111,7 @@ func printTree(g *globals, t *restree.Tree) {
 		if n.Hook != "" {
 			state = n.Hook + "/" + n.HookPhase
 		}
-		fmt.Fprintf(g.out, "%-56s %-11s %-10s %s\n", safetext.Visible(name), n.Health, safetext.Visible(orDash(state)), safetext.Visible(n.Reason))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", safetext.Visible(name), orDash(string(n.Health)), safetext.Visible(orDash(state)), safetext.Visible(n.Reason))
 	}
 }
 
