@@ -16,7 +16,7 @@ func (d *dialog) addSyncOptions(a *App) {
 		return
 	}
 	add := func(label, detail string, field *bool) {
-		opt := &dialogOption{label: label, detail: []string{detail}, on: *field}
+		opt := &dialogOption{label: label + " — " + detail, on: *field} // one line each: the plan needs the room
 		opt.toggled = func(on bool) tea.Cmd {
 			*field = on
 			d.plan = nil // what was shown no longer is what would be written
