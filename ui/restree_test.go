@@ -209,3 +209,28 @@ func TestResourceDiffShowsOnlyTheSelectedResourceAndSyncsOnlyIt(t *testing.T) {
 		t.Errorf("the sync must be of that resource, bound to the revision the diff was computed against: %+v", d.req)
 	}
 }
+
+func TestGoldenResourceTree(t *testing.T) {
+	a, _, s := openCheckoutTree(t)
+	a.Update(teaSize(110, 24))
+	cursorTo(t, a, s, "Pod", "api-7f9c-crash")
+	press(a, "space")
+	golden(t, "resource-tree-110x24", a)
+}
+
+func TestResourceTreeShowsClusterTextEscaped(t *testing.T) {
+	a, be := newTestApp(t, 120, 30)
+	tr := checkoutTree()
+	tr.Find(restree.Ref{Kind: "Pod", Namespace: "shop", Name: "api-7f9c-crash"}).Reason = "pulled \x1b[2J\x1b]0;owned\x07 image"
+	tr.Notes = []string{"note \x1b[31mred"}
+	be.tree = tr
+	selectUnit(t, a, "checkout")
+	press(a, "enter", "w")
+	raw := a.View().Content
+	if strings.Contains(raw, "\x1b[2J") || strings.Contains(raw, "\x1b]0;") || strings.Contains(raw, "\x1b[31mred") {
+		t.Fatal("escape sequences from the cluster reached the terminal")
+	}
+	if text := plain(a); !strings.Contains(text, `pulled \x1b[2J\x1b]0;owned\x07 image`) || !strings.Contains(text, `note \x1b[31mred`) {
+		t.Errorf("the escaped text is shown:\n%s", text)
+	}
+}

@@ -164,7 +164,15 @@ func (m *Model) header() []string {
 	return lines
 }
 
-func (m *Model) bodyHeight() int { return max(m.height-len(m.header()), 1) }
+// bodyHeight is how many rows fit under the header; the hooks' heading
+// takes one when there are hooks.
+func (m *Model) bodyHeight() int {
+	h := m.height - len(m.header())
+	if m.tree != nil && len(m.tree.Hooks) > 0 {
+		h--
+	}
+	return max(h, 1)
+}
 
 // View draws the header and the rows that fit.
 func (m *Model) View() string {
