@@ -127,8 +127,7 @@ func TestSyncOfMarkedResourcesWritesTheOptionsTickedInTheDialog(t *testing.T) {
 		t.Fatalf("%d marked, want 2", s.v.Marked())
 	}
 	press(a, "s")
-	d, ok := a.top().(*dialog)
-	if !ok {
+	if !topIs[*dialog](a) {
 		t.Fatalf("s with marks must open the sync dialog:\n%s", plain(a))
 	}
 	for _, want := range []string{"[ ] prune", "[ ] force", "[ ] apply out-of-sync only", "[ ] Argo CD dry run"} {
@@ -161,7 +160,6 @@ func TestSyncOfMarkedResourcesWritesTheOptionsTickedInTheDialog(t *testing.T) {
 	if req.ResourceVersion == "" || req.Reason != "INC-7: roll api and its settings" {
 		t.Errorf("the write must be bound to the plan shown, with the reason: %+v", req)
 	}
-	_ = d
 }
 
 func TestResourceDiffShowsOnlyTheSelectedResourceAndSyncsOnlyIt(t *testing.T) {
