@@ -28,27 +28,6 @@ import (
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
-// The newest upstream CRDs of the three engines the concurrency test mixes.
-var concurrencySets = []string{"argocd-v3.5.1", "pulumi-operator-v2.9.0", "flux"}
-
-func upstreamSets(t *testing.T, names ...string) []testcluster.CRDSet {
-	t.Helper()
-	byName := map[string]testcluster.CRDSet{}
-	for _, s := range testcluster.UpstreamCRDSets(t) {
-		byName[s.Name] = s
-	}
-	var out []testcluster.CRDSet
-	for _, n := range names {
-		s, ok := byName[n]
-		if !ok {
-			dir, _ := testcluster.SharedCRDsDir()
-			t.Fatalf("the upstream CRD set %s is not in %s", n, dir)
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
 // cunit is one unit of the concurrency test and the part of its spec a
 // pause changes and a resume must give back byte for byte.
 type cunit struct {
@@ -97,7 +76,7 @@ func (l *actionLog) add(a *act) {
 // they began.
 func TestClusterAThousandActionsFromSeveralProcessesAgainstAStatusWriter(t *testing.T) {
 	const total, statusWrites, executors, cliWorkers, raceRounds = 1000, 50, 4, 2, 3
-	c := testcluster.Start(t, testcluster.Options{CRDSets: upstreamSets(t, concurrencySets...)})
+	c := testcluster.Start(t, testcluster.Options{CRDSets: testcluster.UpstreamCRDSetsNamed(t, testcluster.NewestUpstream...)})
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	ns := c.Namespace(t)
 	units := seedConcurrencyUnits(t, dyn, ns)
