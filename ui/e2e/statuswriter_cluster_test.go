@@ -311,3 +311,14 @@ func (s *statusWriter) patch(ctx context.Context, gvr schema.GroupVersionResourc
 	}
 	return err == nil
 }
+
+// total is the number of writes the controller made.
+func (s *statusWriter) total() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, w := range s.writes {
+		n += w
+	}
+	return n
+}
