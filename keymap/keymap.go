@@ -22,7 +22,7 @@ type Keymap struct {
 	Freeze, Thaw, Yaml                      key.Binding
 	NextObject, PrevObject, SideBySide      key.Binding
 	Unlock, Force, Reset, Replan            key.Binding
-	ForceUnlock                             key.Binding
+	ForceUnlock, Resources                  key.Binding
 	Logs, Follow, Container, PreviousLog    key.Binding
 	Confirm, Cancel                         key.Binding
 }
@@ -75,8 +75,9 @@ func Default() *Keymap {
 		Reset:        b("reset", "X"),
 		Replan:       b("replan", "P"),
 		ForceUnlock:  b("force unlock", "K"),
+		Resources:    b("resources", "w"),
 		Logs:         b("logs", "t"),
-		Follow:       b("follow", "w"),
+		Follow:       b("follow", "S"),
 		Container:    b("container", "c"),
 		PreviousLog:  b("previous container", "b"),
 		Confirm:      b("yes", "y"),
@@ -97,7 +98,8 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"freeze": &k.Freeze, "thaw": &k.Thaw, "yaml": &k.Yaml, "confirm": &k.Confirm, "cancel": &k.Cancel,
 		"nextobject": &k.NextObject, "prevobject": &k.PrevObject, "sidebyside": &k.SideBySide, "unlock": &k.Unlock,
 		"force": &k.Force, "reset": &k.Reset, "replan": &k.Replan, "forceunlock": &k.ForceUnlock,
-		"logs": &k.Logs, "follow": &k.Follow, "container": &k.Container, "previouslog": &k.PreviousLog,
+		"resources": &k.Resources,
+		"logs":      &k.Logs, "follow": &k.Follow, "container": &k.Container, "previouslog": &k.PreviousLog,
 	}
 }
 

@@ -15,11 +15,9 @@ import (
 // detailScreen is one unit, kept current from the app's index whatever the
 // list shows, its description re-read at most once a second.
 type detailScreen struct {
-	m        *detail.Model
-	height   int
-	inflight bool
-	stale    bool
-	last     time.Time
+	m      *detail.Model
+	height int
+	reads  rereader
 }
 
 // openDetail shows the detail view of u on a tab.
@@ -62,9 +60,8 @@ func (s *detailScreen) update(a *App, msg tea.Msg) tea.Cmd {
 		if msg.key != s.m.Key() {
 			return nil
 		}
-		s.inflight = false
 		s.m.SetDetail(msg.detail, msg.err)
-		if s.stale {
+		if s.reads.done() {
 			return s.describeCmd(a)
 		}
 	case availMsg:
@@ -111,33 +108,34 @@ func (s *detailScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 // describeCmd re-reads the unit, at most once a second; a change that
 // arrives meanwhile is picked up when the read in flight returns.
 func (s *detailScreen) describeCmd(a *App) tea.Cmd {
-	if s.inflight {
-		s.stale = true
-		return nil
-	}
 	k := s.m.Key()
 	be, ctx := a.opts.Backend, a.opts.Context
-	fetch := func() tea.Msg {
+	return s.reads.read(a.now(), time.Second, func() tea.Msg {
 		d, err := be.Describe(ctx, k)
 		return describeMsg{key: k, detail: d, err: err}
-	}
-	s.inflight, s.stale = true, false
-	now := a.now()
-	if wait := time.Second - now.Sub(s.last); wait > 0 && !s.last.IsZero() {
-		s.last = now.Add(wait)
-		return tea.Tick(wait, func(time.Time) tea.Msg { return fetch() })
-	}
-	s.last = now
-	return fetch
+	})
 }
 
 func (s *detailScreen) keyHelp(a *App) string {
 	k := a.keys
-	// j/k scroll as everywhere (help lists them): the room is the logs key's.
+	// j/k are left to the help screen: the keys that open things need the room.
 	bs := bindings(k.Back, k.NextTab, k.Actions, k.Diff)
-	if logs.HasOwnPods(s.m.Key().Engine) {
+	if logsWorthShowing(s.m.Unit()) {
 		bs = append(bs, k.Logs)
+	}
+	if s.m.Key().Engine == model.EngineArgoCD {
+		bs = append(bs, k.Resources)
 	}
 	return a.keyHints(bs) + "  " +
 		a.actHints(s.m.Unit()) + a.keyHints(bindings(k.Help))
+}
+
+// logsWorthShowing: the footer names the logs key for a Stack (its
+// workspace pod) and for an Application while an operation runs (its hook
+// Jobs); the key works on both engines always, and the help lists it.
+func logsWorthShowing(u *model.Unit) bool {
+	if u == nil || !logs.HasOwnPods(u.Key.Engine) {
+		return false
+	}
+	return u.Key.Engine == model.EnginePulumi || u.Run == model.Running || u.Run == model.Stuck
 }

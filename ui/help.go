@@ -57,7 +57,7 @@ func (s *helpScreen) lines(a *App) []string {
 		{"Act", []key.Binding{k.Actions, k.Freeze, k.Thaw}},
 		{"Diff", []key.Binding{k.Diff, k.NextObject, k.PrevObject, k.SideBySide}},
 		{"Logs", []key.Binding{k.Logs, k.Follow, k.Container, k.PreviousLog}},
-		{"Screen", []key.Binding{k.Yaml, k.Help, k.Redraw, k.Quit, k.ForceQuit}},
+		{"Screen", []key.Binding{k.Yaml, k.Resources, k.Help, k.Redraw, k.Quit, k.ForceQuit}},
 	}
 	var lines []string
 	lines = append(lines, t.Title.Render("Keys"))

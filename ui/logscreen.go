@@ -115,7 +115,10 @@ func (a *App) openPodLogScreen(p logs.PodRef) tea.Cmd {
 	id, ctx := s.run, a.opts.Context
 	return func() tea.Msg {
 		t, err := src.Pod(ctx, p)
-		return logTargetsMsg{id: id, targets: []logs.Target{t}, err: err}
+		if err != nil {
+			return logTargetsMsg{id: id, err: err}
+		}
+		return logTargetsMsg{id: id, targets: []logs.Target{t}}
 	}
 }
 

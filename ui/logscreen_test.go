@@ -48,7 +48,7 @@ func TestLogScreenOpensFromTheDetailOnTheStacksWorkspacePod(t *testing.T) {
 	sendKey(a, ch, "t")
 	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "Duration: 14s") })
 	got := plain(a)
-	for _, want := range []string{"pod/infra/dns-zones-workspace-0", "container pulumi", "does not exist", "following", "c container", "b previous instance"} {
+	for _, want := range []string{"pod/infra/dns-zones-workspace-0", "container pulumi", "does not exist", "following", "c container", "b previous instance", "S follow/hold"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the log screen lacks %q:\n%s", want, got)
 		}
@@ -92,15 +92,15 @@ func TestLogScreenFollowsARunningUpdateAndSearches(t *testing.T) {
 	if s.match != first {
 		t.Fatalf("N moves back: %d, want %d", s.match, first)
 	}
-	press(a, "w")
+	press(a, "S")
 	if !s.follow || !strings.Contains(plain(a), "following") {
-		t.Fatal("w follows again")
+		t.Fatal("S follows again")
 	}
 }
 
 func TestLogScreenSaysWhenItsBufferDroppedLines(t *testing.T) {
 	a, ch := logApp(t)
-	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-7xk2p"}})
+	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-8kq2d"}})
 	s := logScreenOf(a)
 	s.buf = logs.NewBuffer(2 << 10)
 	async(cmd, ch)
@@ -147,7 +147,7 @@ func TestLogScreenFindsAPodThatAppearsLater(t *testing.T) {
 func TestGoldenLogScreen(t *testing.T) {
 	a, ch, _ := logAppOn(t, time.Hour)
 	a.Update(teaSize(100, 30))
-	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-7xk2p"}})
+	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-8kq2d"}})
 	async(cmd, ch)
 	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "(attempt 40)") })
 	golden(t, "logs-following-100x30", a)
@@ -157,4 +157,28 @@ func TestGoldenLogScreen(t *testing.T) {
 	}
 	press(a, "enter")
 	golden(t, "logs-search-100x30", a)
+}
+
+// t on a Pod of the resource tree opens that Pod's log, in the context the
+// tree's live objects came from.
+func TestLogScreenOpensFromAPodOfTheResourceTree(t *testing.T) {
+	a, be, s := openCheckoutTree(t)
+	_, ch, c := logAppOn(t, time.Hour)
+	a.opts.Logs = &logs.Service{Cluster: func(name string) (*kube.Cluster, bool) { return c, name == "prod-eu-1" }, Open: demo.LogOpener(c)}
+	cursorTo(t, a, s, "Job", "migrate")
+	press(a, "t")
+	if topIs[*logScreen](a) || !strings.Contains(plain(a), "logs are of Pods") {
+		t.Fatalf("t on a Job says logs are of Pods:\n%s", plain(a))
+	}
+	// The demo has the crash-looping payments-api pod: point the tree's Pod at it.
+	be.tree.Context = "prod-eu-1"
+	cursorTo(t, a, s, "Pod", "api-7f9c-crash")
+	n := s.v.Selected()
+	n.Namespace, n.Name = "payments-api", "payments-api-6d9f7c5b8-x2x9q"
+	_, cmd := a.Update(keyMsg("t"))
+	async(cmd, ch)
+	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "already exists (SQLSTATE 42P07)") })
+	if !strings.Contains(plain(a), "pod/payments-api/payments-api-6d9f7c5b8-x2x9q") {
+		t.Fatalf("the tree's Pod's log:\n%s", plain(a))
+	}
 }

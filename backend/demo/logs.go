@@ -8,11 +8,9 @@ import (
 	"sync"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
@@ -22,19 +20,19 @@ import (
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 )
 
-// The demo's pods and their logs: every Stack's workspace pod (the running
-// one's update progresses line by line while followed), the Job of the
-// stuck sync's hook (retrying for ever) and the StatefulSet pod it waits
-// for (crash-looping, with a previous container), whose Secret value the
-// log prints and driftdeck masks. The demo has no kubelet: its logs are
-// scripts served through the same logs.Opener the API server's are.
+// The demo's logs: every Stack's workspace pod (the running one's update
+// progresses line by line while followed), the pod of the stuck sync's hook
+// Job (retrying for ever), the StatefulSet pod it waits for (its heap
+// exhausted, with a previous instance) whose Secret value the log prints
+// and driftdeck masks, the crash-looping payments-api pod, and a plain log
+// for every other pod. The demo has no kubelet: its logs are scripts served
+// through the same logs.Opener the API server's are.
 const (
-	hookJob       = appStuck + "-reindex"
-	hookPod       = hookJob + "-7xk2p"
-	indexerPod    = appStuck + "-0"
-	indexerSecret = appStuck + "-es"
-	// demoESPassword is printed by the indexer's log and masked on screen.
-	demoESPassword = "Xq7-demo-elastic-4f1a"
+	hookPod        = hookJob + "-8kq2d"
+	waitedPod      = appStuck + "-2" // the StatefulSet pod that is not ready
+	crashingPod    = "payments-api-6d9f7c5b8-x2x9q"
+	indexerSecret  = appStuck + "-es"
+	demoESPassword = "Xq7-demo-elastic-4f1a" // printed by the indexer's log, masked on screen
 )
 
 // podLog is one container's script: history is written at once, live one
@@ -121,89 +119,83 @@ func (d *demoLogs) Open(ctx context.Context, _ *kube.Cluster, p logs.PodRef, o l
 	return pr, nil
 }
 
-// addHungHook makes the stuck sync's operation wait on a Sync hook Job, as
-// Argo CD reports one in syncResult.
-func (e *estate) addHungHook() {
+// logPods adds every Stack's workspace pod, named and labelled as the
+// Pulumi operator v2 makes them, and gives the search-indexer pods (and the
+// hook's) the Secret their logs print.
+func (e *estate) logPods() {
+	for _, s := range e.objects[pulumiop.Stacks] {
+		ns, ws := s.GetNamespace(), s.GetName()
+		pod := e.object("v1", "Pod", ns, ws+"-workspace-0", e.ownerRef("apps/v1", "StatefulSet", ns, ws+"-workspace"), map[string]any{
+			"spec": map[string]any{"initContainers": []any{map[string]any{"name": "bootstrap"}}, "containers": []any{map[string]any{"name": "pulumi"}}},
+			"status": map[string]any{"phase": "Running", "conditions": []any{map[string]any{"type": "Ready", "status": "True"}},
+				"containerStatuses": []any{map[string]any{"name": "pulumi", "ready": true, "state": map[string]any{"running": map[string]any{}}}}},
+		})
+		pod["metadata"].(map[string]any)["labels"] = map[string]any{"auto.pulumi.com/component": "workspace", "auto.pulumi.com/workspace-name": ws}
+		e.add(podsGVR, pod)
+	}
+	env := []any{map[string]any{"name": "ELASTIC_PASSWORD", "valueFrom": map[string]any{"secretKeyRef": map[string]any{"name": indexerSecret, "key": "password"}}}}
+	for _, p := range e.objects[podsGVR] {
+		if name := p.GetName(); name == hookPod || strings.HasPrefix(name, appStuck+"-") {
+			for _, c := range objread.New(p.Object).Slice("spec", "containers") {
+				c.(map[string]any)["env"] = env
+			}
+		}
+	}
+}
+
+// logScripts gives every demo pod's containers a log.
+func (e *estate) logScripts(every time.Duration) *demoLogs {
+	d := &demoLogs{every: every, byKey: map[string]podLog{}}
+	running := map[string]bool{}
+	for _, s := range e.objects[pulumiop.Stacks] {
+		if objread.New(s.Object).Str("status", "currentUpdate", "name") != "" && s.GetName() == stackRunning {
+			running[s.GetNamespace()+"/"+s.GetName()+"-workspace-0"] = true
+		}
+	}
+	stackOf := map[string]string{}
+	for _, s := range e.objects[pulumiop.Stacks] {
+		stackOf[s.GetNamespace()+"/"+s.GetName()+"-workspace-0"] = objread.New(s.Object).Str("spec", "stack")
+	}
+	for _, p := range e.objects[podsGVR] {
+		pod := p.GetNamespace() + "/" + p.GetName()
+		for _, c := range objread.New(p.Object).Objects("spec", "containers") {
+			container := c.Str("name")
+			key := pod + "/" + container
+			switch {
+			case stackOf[pod] != "":
+				d.byKey[key] = workspaceLog(stackOf[pod], running[pod])
+				d.byKey[pod+"/bootstrap"] = podLog{history: []string{"copying the agent to /share/agent", "done"}}
+			case p.GetName() == hookPod:
+				d.byKey[key] = hookLog()
+			case p.GetName() == waitedPod:
+				d.byKey[key] = indexerLog()
+			case p.GetName() == crashingPod:
+				d.byKey[key] = crashLog()
+			default:
+				d.byKey[key] = serviceLog(container)
+			}
+		}
+	}
+	return d
+}
+
+// seedLogs stores the Secret the indexer's log prints and returns every
+// pod's script.
+func (e *estate) seedLogs(ctx context.Context, kc kubernetes.Interface, every time.Duration) (*demoLogs, error) {
 	for _, app := range e.objects[argocd.Applications] {
 		if app.GetName() != appStuck {
 			continue
 		}
-		op := app.Object["status"].(map[string]any)["operationState"].(map[string]any)
-		op["syncResult"] = map[string]any{"revision": "main", "resources": []any{map[string]any{
-			"group": "batch", "version": "v1", "kind": "Job", "namespace": destNamespace(app), "name": hookJob,
-			"status": "Synced", "hookType": "Sync", "hookPhase": "Running", "syncPhase": "Sync",
-			"message": "job " + hookJob + " is running (waiting for " + indexerPod + ")",
-		}}}
-	}
-}
-
-func destNamespace(app *unstructured.Unstructured) string {
-	return objread.New(app.Object).Str("spec", "destination", "namespace")
-}
-
-// seedLogs creates the demo's pods (and the hook's Job and the Secret) in
-// the clientset and returns their scripts.
-func (e *estate) seedLogs(ctx context.Context, kc kubernetes.Interface, every time.Duration) (*demoLogs, error) {
-	d := &demoLogs{every: every, byKey: map[string]podLog{}}
-	created := metav1.NewTime(e.now.Add(-25 * time.Minute))
-	pod := func(ns, name string, labels map[string]string, containers ...string) *corev1.Pod {
-		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels, CreationTimestamp: created},
-			Spec: corev1.PodSpec{NodeName: "demo-node-1"}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
-		for _, c := range containers {
-			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: c, Image: "registry.acme.internal/" + c})
-		}
-		return p
-	}
-	var pods []*corev1.Pod
-	for _, s := range e.objects[pulumiop.Stacks] {
-		st := objread.New(s.Object)
-		p := pod(s.GetNamespace(), s.GetName()+"-workspace-0", map[string]string{
-			"auto.pulumi.com/component": "workspace", "auto.pulumi.com/workspace-name": s.GetName(),
-		}, "pulumi")
-		p.Spec.InitContainers = []corev1.Container{{Name: "bootstrap", Image: "pulumi/pulumi-kubernetes-operator"}}
-		pods = append(pods, p)
-		key := p.Namespace + "/" + p.Name + "/"
-		d.byKey[key+"bootstrap"] = podLog{history: []string{"copying the agent to /share/agent", "done"}}
-		d.byKey[key+"pulumi"] = workspaceLog(st.Str("spec", "stack"), st.Str("status", "currentUpdate", "name") != "" && s.GetName() == stackRunning)
-	}
-	var destNS string
-	for _, app := range e.objects[argocd.Applications] {
-		if app.GetName() == appStuck {
-			destNS = destNamespace(app)
+		ns := objread.New(app.Object).Str("spec", "destination", "namespace")
+		_, err := kc.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: indexerSecret},
+			Data:       map[string][]byte{"password": []byte(demoESPassword)},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			return nil, err
 		}
 	}
-	secretEnv := []corev1.EnvVar{{Name: "ELASTIC_PASSWORD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-		LocalObjectReference: corev1.LocalObjectReference{Name: indexerSecret}, Key: "password"}}}}
-	indexer := pod(destNS, indexerPod, map[string]string{"app.kubernetes.io/name": appStuck}, "elasticsearch")
-	indexer.Spec.Containers[0].Env = secretEnv
-	indexer.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "elasticsearch", RestartCount: 7,
-		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}}}}
-	d.byKey[destNS+"/"+indexerPod+"/elasticsearch"] = indexerLog()
-	hook := pod(destNS, hookPod, map[string]string{"batch.kubernetes.io/job-name": hookJob, "job-name": hookJob}, "reindex")
-	hook.Spec.Containers[0].Env = secretEnv
-	d.byKey[destNS+"/"+hookPod+"/reindex"] = hookLog()
-	pods = append(pods, indexer, hook)
-
-	_, err := kc.CoreV1().Secrets(destNS).Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: destNS, Name: indexerSecret},
-		Data:       map[string][]byte{"password": []byte(demoESPassword)},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		return nil, err
-	}
-	_, err = kc.BatchV1().Jobs(destNS).Create(ctx, &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Namespace: destNS, Name: hookJob, CreationTimestamp: created,
-			Annotations: map[string]string{"argocd.argoproj.io/hook": "Sync"}},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range pods {
-		if _, err := kc.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
-			return nil, fmt.Errorf("demo pod %s/%s: %w", p.Namespace, p.Name, err)
-		}
-	}
-	return d, nil
+	return e.logScripts(every), nil
 }
 
 // workspaceLog is the agent's log of `pulumi up`: the last update's output,
@@ -251,7 +243,27 @@ func hookLog() podLog {
 }
 
 func retryLine(attempt int) string {
-	return fmt.Sprintf("shard 3/12: waiting for %s:9200 (attempt %d): dial tcp 10.42.3.17:9200: connect: connection refused", indexerPod, attempt)
+	return fmt.Sprintf("shard 3/12: waiting for %s:9200 (attempt %d): dial tcp 10.42.3.17:9200: connect: connection refused", waitedPod, attempt)
+}
+
+// crashLog: payments-api exits at start, every time.
+func crashLog() podLog {
+	run := []string{
+		`{"level":"info","msg":"payments-api 2.14.0 starting","port":8080}`,
+		`{"level":"info","msg":"connecting to postgres","host":"payments-db.team-payments.svc:5432"}`,
+		`{"level":"fatal","msg":"migrations: relation \"ledger_entries\" already exists (SQLSTATE 42P07)","exit":1}`,
+	}
+	return podLog{history: run, previous: run}
+}
+
+// serviceLog is a healthy service's access log.
+func serviceLog(name string) podLog {
+	return podLog{
+		history: []string{name + " listening on :8080", "GET /healthz 200 0.4ms", "GET /readyz 200 0.3ms"},
+		live: func(i int) (string, bool) {
+			return fmt.Sprintf("GET /healthz 200 0.%dms", 3+i%5), true
+		},
+	}
 }
 
 // indexerLog: Elasticsearch runs out of heap; it prints its password.
@@ -264,7 +276,7 @@ func indexerLog() podLog {
 	}
 	return podLog{
 		history:  append(append([]string(nil), start...), "[o.e.i.b.HierarchyCircuitBreakerService] attempting to trigger G1GC due to high heap usage [1021313544]"),
-		previous: append(append([]string(nil), start...), "java.lang.OutOfMemoryError: Java heap space", "fatal error in thread [elasticsearch[search-indexer-0][write][T#3]], exiting"),
+		previous: append(append([]string(nil), start...), "java.lang.OutOfMemoryError: Java heap space", "fatal error in thread [elasticsearch["+waitedPod+"][write][T#3]], exiting"),
 		live: func(i int) (string, bool) {
 			return fmt.Sprintf("[o.e.m.j.JvmGcMonitorService] [gc][%d] overhead, spent [4.%ds] collecting in the last [4.4s]", 42+i, i%4), true
 		},

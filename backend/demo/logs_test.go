@@ -60,7 +60,7 @@ func TestDemoLogsFollowTheRunningUpdateTheHungHookAndTheCrashingPod(t *testing.T
 	}
 	streamUntil(t, ctx, s, ts[0], logs.Options{Container: ts[0].Container, Follow: true, Tail: 5}, "(attempt 43)")
 
-	indexer := logs.Target{Pod: logs.PodRef{Context: ContextName, Namespace: ts[0].Pod.Namespace, Name: indexerPod}}
+	indexer := logs.Target{Pod: logs.PodRef{Context: ContextName, Namespace: ts[0].Pod.Namespace, Name: waitedPod}}
 	got = streamUntil(t, ctx, s, indexer, logs.Options{Tail: -1}, "password set to "+logs.Masked)
 	if strings.Contains(got, demoESPassword) {
 		t.Errorf("the Secret's value is on screen:\n%s", got)

@@ -35,7 +35,7 @@ func TestDemoLogsOfARunningUpdateAndAHungHook(t *testing.T) {
 	term.send("\r")
 	term.waitFor(promptly, "argocd/argocd/search-indexer")
 	term.send("t")
-	s := term.waitFor(promptly, "pod/search-indexer/search-indexer-reindex-7xk2p", "Sync hook Job search-indexer-reindex (Running)", "connection refused")
+	s := term.waitFor(promptly, "pod/search-indexer/search-indexer-reindex-8kq2d", "Sync hook Job search-indexer-reindex (Running)", "connection refused")
 	if strings.Contains(s, "Xq7-demo") {
 		t.Errorf("the demo's Secret value is on screen:\n%s", s)
 	}
