@@ -64,6 +64,12 @@ type slimOperation struct {
 type slimResource struct {
 	Status          *string `json:"status"`
 	RequiresPruning *bool   `json:"requiresPruning"`
+	// Group, Kind, Namespace and Name are kept only for Applications (the
+	// children of an app of apps): the other entries' names are not read.
+	Group     string `json:"group"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
 }
 
 type slimHistory struct {
@@ -120,6 +126,9 @@ func (a *slimApp) toMap() map[string]any {
 				m := map[string]any{}
 				putPtr(m, "status", r.Status)
 				putPtr(m, "requiresPruning", r.RequiresPruning)
+				if isApplication(r.Group, r.Kind) {
+					m["group"], m["kind"], m["namespace"], m["name"] = r.Group, r.Kind, r.Namespace, r.Name
+				}
 				res[i] = m
 			}
 			status["resources"] = res

@@ -78,7 +78,7 @@ func (f *Fleet) Contexts() []string {
 
 // watched lists every resource driftdeck looks for.
 var watched = slices.Concat([]schema.GroupVersionResource{
-	argocd.Applications, argocd.AppProjects, pulumiop.Stacks, pulumiop.Updates,
+	argocd.Applications, argocd.AppProjects, argocd.ApplicationSets, pulumiop.Stacks, pulumiop.Updates,
 }, flux.Kustomizations, flux.HelmReleases, tofu.Terraforms)
 
 // fluxEngines are the engines served in several versions: each is watched
@@ -164,6 +164,13 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 	if c.Has(argocd.Applications) {
 		f.start(ctx, h, func(ctx context.Context, done func()) {
 			watchUnits(ctx, f.Store, c, argocd.Applications, model.EngineArgoCD, namespace, argocd.DecodeSlim, argocd.Convert, h, done)
+		})
+	}
+	if c.Has(argocd.ApplicationSets) {
+		// Parents of the Applications they generate; without the CRD there
+		// is simply no such row, and nothing to report.
+		f.start(ctx, h, func(ctx context.Context, done func()) {
+			watchUnits(ctx, f.Store, c, argocd.ApplicationSets, model.EngineApplicationSet, namespace, argocd.DecodeAppSet, argocd.ConvertAppSet, h, done)
 		})
 	}
 	if c.Has(pulumiop.Stacks) {
