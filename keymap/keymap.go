@@ -23,6 +23,7 @@ type Keymap struct {
 	NextObject, PrevObject, SideBySide      key.Binding
 	Unlock, Force, Reset, Replan            key.Binding
 	ForceUnlock                             key.Binding
+	Tree, Fold, FoldAll                     key.Binding
 	Confirm, Cancel                         key.Binding
 }
 
@@ -74,6 +75,9 @@ func Default() *Keymap {
 		Reset:        b("reset", "X"),
 		Replan:       b("replan", "P"),
 		ForceUnlock:  b("force unlock", "K"),
+		Tree:         b("tree", "t"),
+		Fold:         b("open/fold row", "z"),
+		FoldAll:      b("open/fold all", "Z"),
 		Confirm:      b("yes", "y"),
 		Cancel:       b("no", "n", "esc"),
 	}
@@ -92,6 +96,7 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"freeze": &k.Freeze, "thaw": &k.Thaw, "yaml": &k.Yaml, "confirm": &k.Confirm, "cancel": &k.Cancel,
 		"nextobject": &k.NextObject, "prevobject": &k.PrevObject, "sidebyside": &k.SideBySide, "unlock": &k.Unlock,
 		"force": &k.Force, "reset": &k.Reset, "replan": &k.Replan, "forceunlock": &k.ForceUnlock,
+		"tree": &k.Tree, "fold": &k.Fold, "foldall": &k.FoldAll,
 	}
 }
 
