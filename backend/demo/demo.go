@@ -83,6 +83,7 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 	e.argo(t)
 	e.stacks()
 	e.flux()
+	e.trees()
 	e.events()
 
 	srv := inmem.New(resources...)
