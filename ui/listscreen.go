@@ -57,6 +57,8 @@ func (s *listScreen) update(a *App, msg tea.Msg) tea.Cmd {
 		} else {
 			a.toastInfo("flat list")
 		}
+	case key.Matches(km, k.Fold, k.FoldAll) && !l.Tree():
+		a.toastInfo(k.Fold.Help().Key + " and " + k.FoldAll.Help().Key + " fold rows of the tree: " + k.Tree.Help().Key + " shows it")
 	case key.Matches(km, k.Fold):
 		l.ToggleFold()
 	case key.Matches(km, k.FoldAll):

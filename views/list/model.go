@@ -135,6 +135,7 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 			if !present[k] {
 				delete(m.rows, k)
 				delete(m.marked, k)
+				delete(m.tree.flipped, k)
 			}
 		}
 	}
