@@ -72,6 +72,11 @@ func TestTreeFoldsAndOpensRowsAndAll(t *testing.T) {
 	if !strings.Contains(screen, "▾ argocd/shop") || !strings.Contains(screen, "    argocd/cart") {
 		t.Fatalf("children not indented under the open parent:\n%s", screen)
 	}
+	// The cursor row's status names the parent, in the flat list too.
+	selectName(t, m, "cart")
+	if screen := ansi.Strip(m.View(now)); !strings.Contains(screen, "under  applicationset/argocd/shop") {
+		t.Fatalf("the status does not name the parent:\n%s", screen)
+	}
 	// z on a child folds its parent and puts the cursor there.
 	selectName(t, m, "search")
 	m.ToggleFold()
