@@ -166,9 +166,10 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 			watchUnits(ctx, f.Store, c, argocd.Applications, model.EngineArgoCD, namespace, argocd.DecodeSlim, argocd.Convert, h, done)
 		})
 	}
-	if c.Has(argocd.ApplicationSets) {
-		// Parents of the Applications they generate; without the CRD there
-		// is simply no such row, and nothing to report.
+	if c.Has(argocd.ApplicationSets) && mayWatch(ctx, c, argocd.ApplicationSets, namespace) {
+		// Parents of the Applications they generate; without the CRD, or
+		// the right to read them, there is simply no such row: the
+		// Applications are shown as roots and nothing else changes.
 		f.start(ctx, h, func(ctx context.Context, done func()) {
 			watchUnits(ctx, f.Store, c, argocd.ApplicationSets, model.EngineApplicationSet, namespace, argocd.DecodeAppSet, argocd.ConvertAppSet, h, done)
 		})
@@ -186,6 +187,16 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 		}
 	}
 	return nil
+}
+
+// mayWatch asks the cluster whether the user may list and watch a resource.
+func mayWatch(ctx context.Context, c *kube.Cluster, gvr schema.GroupVersionResource, namespace string) bool {
+	for _, verb := range []string{"list", "watch"} {
+		if v, err := c.Access.Can(ctx, verb, gvr, namespace, ""); err != nil || !v.Allowed {
+			return false
+		}
+	}
+	return true
 }
 
 // AddRetrying adds a context in the background, trying again with backoff
