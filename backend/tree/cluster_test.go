@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,7 +93,8 @@ func TestClusterApplicationSetIsATreeAndItsChildrenSyncInBulk(t *testing.T) {
 				t.Errorf("an Application no ApplicationSet owns sits under %v", alone.Parent.Unit.Key)
 			}
 
-			log, err := audit.Open(filepath.Join(t.TempDir(), "audit.jsonl"))
+			auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
+			log, err := audit.Open(auditPath)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,6 +125,26 @@ func TestClusterApplicationSetIsATreeAndItsChildrenSyncInBulk(t *testing.T) {
 				if _, sync := op["sync"]; !has || !sync || user == "" || len(info) != 1 {
 					t.Errorf("%s: operation %v, want one sync operation with its initiator and reason", name, op)
 				}
+			}
+			// One write per child, each audited once.
+			data, err := os.ReadFile(auditPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var written []string
+			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				var e audit.Entry
+				if err := json.Unmarshal([]byte(line), &e); err != nil {
+					t.Fatalf("audit line %q: %v", line, err)
+				}
+				if e.Action != "sync" || e.Outcome != "done" {
+					t.Errorf("audit: %s %s of %s", e.Action, e.Outcome, e.Unit)
+				}
+				written = append(written, e.Unit)
+			}
+			slices.Sort(written)
+			if want := []string{"argocd/" + ns + "/shop-api", "argocd/" + ns + "/shop-cart", "argocd/" + ns + "/shop-web"}; !slices.Equal(written, want) {
+				t.Errorf("writes %v, want one sync of each child %v", written, want)
 			}
 			if appSet, err = kc.Dynamic.Resource(argocd.ApplicationSets).Namespace(ns).Get(ctx, "shop", metav1.GetOptions{}); err != nil {
 				t.Fatal(err)
