@@ -221,9 +221,10 @@ type unitRecord struct {
 	// Parents are the units this one sits under (ApplicationSet, app of
 	// apps, prerequisite, dependency), the one the tree shows it under
 	// first; empty for a root.
-	Parents    []string   `json:"parents"`
-	Pause      *pauseJSON `json:"pause,omitempty"`
-	ReadErrors []string   `json:"readErrors,omitempty"`
+	Parents    []string    `json:"parents"`
+	Pause      *pauseJSON  `json:"pause,omitempty"`
+	Source     *sourceJSON `json:"source,omitempty"`
+	ReadErrors []string    `json:"readErrors,omitempty"`
 }
 
 type pauseJSON struct {
@@ -267,6 +268,7 @@ func newRecord(u *model.Unit, forest *tree.Forest, ends map[model.Key]string, no
 			r.Pause.Until = &t
 		}
 	}
+	r.Source = sourceRecord(u.SourceState)
 	return r
 }
 
@@ -277,6 +279,26 @@ func refs(ks []model.Key) []string {
 		out = append(out, k.Ref())
 	}
 	return out
+}
+
+// sourceJSON is how the source a Flux unit reads is doing, when driftdeck
+// watches the source objects.
+type sourceJSON struct {
+	Ref       string `json:"ref"`
+	Exists    bool   `json:"exists"`
+	Suspended bool   `json:"suspended,omitempty"`
+	Ready     string `json:"ready,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Revision  string `json:"revision,omitempty"`
+}
+
+func sourceRecord(s *model.SourceState) *sourceJSON {
+	if s == nil {
+		return nil
+	}
+	return &sourceJSON{Ref: s.Ref.String(), Exists: !s.Missing, Suspended: s.Suspended, Ready: s.Ready,
+		Reason: s.Reason, Message: s.Message, Revision: s.Revision}
 }
 
 func automationWord(u *model.Unit, now time.Time) string {
