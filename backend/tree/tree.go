@@ -28,6 +28,9 @@ type Node struct {
 type Forest struct {
 	Roots []*Node // in key order
 	nodes map[model.Key]*Node
+	// alsoBelow inverts the nodes' Also: the units that name a unit as a
+	// parent but are shown under another.
+	alsoBelow map[model.Key][]model.Key
 }
 
 // Build arranges units (in key order) into a forest.
@@ -78,6 +81,12 @@ func Build(units []*model.Unit) *Forest {
 	}
 	for _, r := range f.Roots {
 		r.finish(0)
+	}
+	f.alsoBelow = map[model.Key][]model.Key{}
+	for _, u := range units {
+		for _, p := range f.nodes[u.Key].Also {
+			f.alsoBelow[p] = append(f.alsoBelow[p], u.Key)
+		}
 	}
 	return f
 }
@@ -160,6 +169,10 @@ func (f *Forest) ParentsOf(k model.Key) []model.Key {
 	}
 	return append(out, n.Also...)
 }
+
+// AlsoBelow lists the units that name k as a parent but are shown under
+// another (their first) parent, in key order.
+func (f *Forest) AlsoBelow(k model.Key) []model.Key { return f.alsoBelow[k] }
 
 // Walk visits n and every node below it, depth first, children in order.
 func (n *Node) Walk(visit func(*Node)) {

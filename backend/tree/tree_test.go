@@ -99,6 +99,9 @@ func TestSeveralParentsShowUnderTheFirst(t *testing.T) {
 	if len(d.Children) != 0 {
 		t.Fatal("shown twice")
 	}
+	if got := f.AlsoBelow(db.Key); !slices.Equal(got, []model.Key{svc.Key}) {
+		t.Fatalf("the second parent does not know the unit it is also over: %v", got)
+	}
 }
 
 func TestUpdateKeepsTheStructureOnAStatusChange(t *testing.T) {

@@ -125,9 +125,17 @@ func printTree(g *globals, top *tree.Node, forest *tree.Forest, now time.Time) e
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	var notes []string
 	if ps := forest.ParentsOf(top.Unit.Key); len(ps) > 0 {
-		_, err := fmt.Fprintln(g.out, "under: "+safetext.Visible(strings.Join(refs(ps), ", ")))
-		return err
+		notes = append(notes, "under: "+strings.Join(refs(ps), ", "))
+	}
+	if also := forest.AlsoBelow(top.Unit.Key); len(also) > 0 {
+		notes = append(notes, "also over (shown under their first parent): "+strings.Join(refs(also), ", "))
+	}
+	for _, n := range notes {
+		if _, err := fmt.Fprintln(g.out, safetext.Visible(n)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -138,10 +146,16 @@ type treeRecord struct {
 	unitRecord
 	Below    map[string]int `json:"below,omitempty"`
 	Children []treeRecord   `json:"children"`
+	// AlsoOver are the units that name this one as a parent but are shown
+	// under their first parent.
+	AlsoOver []string `json:"alsoOver,omitempty"`
 }
 
 func treeRecordOf(n *tree.Node, forest *tree.Forest, now time.Time) treeRecord {
 	r := treeRecord{unitRecord: newRecord(n.Unit, forest, nil, now), Below: n.Summary.Map(), Children: []treeRecord{}}
+	if also := forest.AlsoBelow(n.Unit.Key); len(also) > 0 {
+		r.AlsoOver = refs(also)
+	}
 	for _, c := range n.Children {
 		r.Children = append(r.Children, treeRecordOf(c, forest, now))
 	}

@@ -45,6 +45,10 @@ func TestTreePrintsTheDemoApplicationSetWithItsApplications(t *testing.T) {
 	if code != 0 || !strings.Contains(lineOf(out, "pulumi/infra/data-lake"), "also under pulumi/infra/network-prod") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
+	code, out, _ = run(t, "--demo", "tree", "pulumi/infra/network-prod")
+	if code != 0 || !strings.Contains(out, "also over (shown under their first parent): pulumi/infra/data-lake") {
+		t.Fatalf("the second prerequisite does not name the Stack waiting on it: exit %d:\n%s", code, out)
+	}
 }
 
 func TestTreeExitCodes(t *testing.T) {
