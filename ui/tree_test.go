@@ -39,6 +39,9 @@ func TestTreeKeyShowsTheApplicationSetOverItsApplications(t *testing.T) {
 	if !strings.Contains(screen, "▸ argocd/storefront") || !strings.Contains(screen, "3 below: 1 stuck, 1 blocked, 1 ok") {
 		t.Fatalf("the tree does not show the folded parent with its summary:\n%s", screen)
 	}
+	if !strings.Contains(screen, "tree  sort state") {
+		t.Fatalf("the header does not say the list is a tree:\n%s", screen)
+	}
 	if strings.Contains(screen, "argocd/checkout") {
 		t.Fatalf("a folded parent shows its children:\n%s", screen)
 	}
