@@ -217,6 +217,7 @@ func (m *Model) Total() int { return len(m.all) }
 func (m *Model) SetFilter(text string) {
 	prev, keep := m.filter, m.selectedKey()
 	m.filter = ParseFilter(text)
+	m.revealInTree(keep)
 	if !m.filter.narrows(prev) || m.tree.on {
 		m.refresh(keep)
 		return
@@ -238,7 +239,9 @@ func (m *Model) Filter() Filter { return m.filter }
 // SetScope applies a ":" command's narrowing.
 func (m *Model) SetScope(s Scope) {
 	m.scope = s
-	m.refresh(m.selectedKey())
+	keep := m.selectedKey()
+	m.revealInTree(keep)
+	m.refresh(keep)
 }
 
 // Scope returns the active scope.

@@ -28,9 +28,7 @@ func (m *Model) Tree() bool { return m.tree.on }
 func (m *Model) SetTree(on bool) {
 	keep := m.selectedKey()
 	m.tree.on = on
-	if on && keep != nil {
-		m.reveal(*keep)
-	}
+	m.revealInTree(keep)
 	m.refresh(keep)
 }
 
@@ -60,6 +58,15 @@ func (m *Model) reveal(k model.Key) {
 	}
 	for p := n.Parent; p != nil; p = p.Parent {
 		m.setOpen(p.Unit.Key, true)
+	}
+}
+
+// revealInTree keeps the cursor's unit in sight when a filter or scope
+// changes: its parents open, so that clearing a filter leaves the cursor
+// where the match was.
+func (m *Model) revealInTree(k *model.Key) {
+	if m.tree.on && k != nil {
+		m.reveal(*k)
 	}
 }
 

@@ -106,7 +106,12 @@ func TestTreeFilterAndScopeKeepThePathToAMatch(t *testing.T) {
 	if screen := ansi.Strip(m.View(now)); !strings.Contains(screen, "▾ argocd/shop") {
 		t.Fatalf("the path is not shown open:\n%s", screen)
 	}
+	// Clearing the filter keeps the cursor on the match, its parent open.
+	selectName(t, m, "search")
 	m.SetFilter("")
+	if m.Selected().Key.Name != "search" || !strings.Contains(names(m.Shown()), "shop,cart,search,web") {
+		t.Fatalf("after the filter: cursor %s rows %s", m.Selected().Key.Name, names(m.Shown()))
+	}
 	m.SetScope(Scope{State: "failed"})
 	if got := names(m.Shown()); got != "shop,cart" {
 		t.Fatalf("scoped tree %s", got)
