@@ -92,3 +92,25 @@ func TestBulkKeyOnAParentRowActsOnItsChildren(t *testing.T) {
 		t.Fatalf("F on the parent row must confirm a freeze of its 3 children:\n%s", plain(a))
 	}
 }
+
+func TestTreeAndAppSetCommands(t *testing.T) {
+	a, _ := treeApp(t)
+	press(a, ":")
+	typeText(a, "flat")
+	press(a, "enter")
+	if a.list().m.Tree() {
+		t.Fatal(":flat left the tree on")
+	}
+	press(a, ":")
+	typeText(a, "appsets")
+	press(a, "enter")
+	if got := a.list().m.Shown(); len(got) != 1 || got[0].Key.Name != "storefront" || !strings.Contains(plain(a), "appset") {
+		t.Fatalf(":appsets shows %d rows:\n%s", len(got), plain(a))
+	}
+	press(a, ":")
+	typeText(a, "tree")
+	press(a, "enter")
+	if !a.list().m.Tree() {
+		t.Fatal(":tree did not switch to the tree")
+	}
+}
