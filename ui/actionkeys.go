@@ -196,7 +196,7 @@ func (a *App) startBulk(kind actions.Kind) tea.Cmd {
 			}
 			units = children
 		} else {
-			units = l.Shown()
+			units = actionable(l.Shown())
 		}
 	}
 	if len(units) == 0 {
@@ -204,6 +204,18 @@ func (a *App) startBulk(kind actions.Kind) tea.Cmd {
 		return nil
 	}
 	return a.openBulk(kind, units)
+}
+
+// actionable drops the rows no action reaches (an ApplicationSet's), so
+// that acting on everything shown lists only what it can act on.
+func actionable(units []*model.Unit) []*model.Unit {
+	var out []*model.Unit
+	for _, u := range units {
+		if len(actions.KindsFor(u.Key.Engine)) > 0 {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // openBulk confirms one action on many units, naming each, and those the

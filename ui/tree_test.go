@@ -114,3 +114,23 @@ func TestTreeAndAppSetCommands(t *testing.T) {
 		t.Fatal(":tree did not switch to the tree")
 	}
 }
+
+// Freezing everything shown leaves out the ApplicationSet's row, which no
+// action reaches.
+func TestFreezeOfEveryShownUnitLeavesOutApplicationSets(t *testing.T) {
+	a, _ := treeApp(t)
+	press(a, "t") // the flat list: every row shown
+	press(a, "F")
+	d, ok := a.top().(*dialog)
+	if !ok || d.kind != dlgBulk {
+		t.Fatalf("F must confirm a freeze:\n%s", plain(a))
+	}
+	for _, u := range d.units {
+		if u.Key.Engine == model.EngineApplicationSet {
+			t.Fatalf("the freeze targets %s", u.Key.Ref())
+		}
+	}
+	if len(d.units) != len(fixtureUnits()) {
+		t.Fatalf("the freeze targets %d units, want the %d shown that can pause", len(d.units), len(fixtureUnits()))
+	}
+}

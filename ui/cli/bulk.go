@@ -203,6 +203,9 @@ func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, 
 		if !keep(u) || !sel.Matches(labels.Set(u.Labels)) || (kind == actions.Resume && u.Pause == nil) {
 			continue
 		}
+		if len(actions.KindsFor(u.Key.Engine)) == 0 {
+			continue // no action reaches it (an ApplicationSet's row): never a target of a selection
+		}
 		keys = append(keys, u.Key)
 	}
 	return keys, f.Cluster, nil

@@ -104,3 +104,15 @@ func TestStatusJSONNamesEveryRecordsParents(t *testing.T) {
 		}
 	}
 }
+
+// A selection never picks the ApplicationSet's row: no action reaches it.
+func TestBulkSelectionLeavesOutApplicationSets(t *testing.T) {
+	isolate(t)
+	code, out, stderr := run(t, "--demo", "--dry-run", "refresh", "-n", "argocd")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(out+stderr, "applicationset/") || !strings.Contains(stderr, "argocd/argocd/checkout-web") {
+		t.Fatalf("the selection:\n%s\n%s", stderr, out)
+	}
+}
