@@ -57,9 +57,9 @@ func runTree(ctx context.Context, g *globals, ref string) error {
 	if g.output == "json" {
 		enc := json.NewEncoder(g.out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(treeRecordOf(n, forest, now))
+		return enc.Encode(subtreeRecordOf(n, forest, now))
 	}
-	return printTree(g, n, forest, now)
+	return printSubtree(g, n, forest, now)
 }
 
 // findNode finds the unit a reference names; without a context, in
@@ -86,8 +86,8 @@ func findNode(forest *tree.Forest, units []*model.Unit, want model.Key) (*tree.N
 	return nil, usageError(fmt.Errorf("%s is in several contexts (%s): name one, as <context>:%s", want.Ref(), strings.Join(ctxs, ", "), want.Ref()))
 }
 
-// printTree writes the subtree as a table: the unit column drawn as a tree.
-func printTree(g *globals, top *tree.Node, forest *tree.Forest, now time.Time) error {
+// printSubtree writes the subtree as a table: the unit column drawn as a tree.
+func printSubtree(g *globals, top *tree.Node, forest *tree.Forest, now time.Time) error {
 	tw := tabwriter.NewWriter(g.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "UNIT\tSYNC\tHEALTH\tAUTOMATION\tRUN\tSINCE\tREASON")
 	var walk func(n *tree.Node, lead, branch string)
@@ -140,24 +140,24 @@ func printTree(g *globals, top *tree.Node, forest *tree.Forest, now time.Time) e
 	return nil
 }
 
-// treeRecord is the -o json shape of a subtree: the unit's status record,
+// subtreeRecord is the -o json shape of a subtree: the unit's status record,
 // what is below it counted by state, and its children.
-type treeRecord struct {
+type subtreeRecord struct {
 	unitRecord
-	Below    map[string]int `json:"below,omitempty"`
-	Children []treeRecord   `json:"children"`
+	Below    map[string]int  `json:"below,omitempty"`
+	Children []subtreeRecord `json:"children"`
 	// AlsoOver are the units that name this one as a parent but are shown
 	// under their first parent.
 	AlsoOver []string `json:"alsoOver,omitempty"`
 }
 
-func treeRecordOf(n *tree.Node, forest *tree.Forest, now time.Time) treeRecord {
-	r := treeRecord{unitRecord: newRecord(n.Unit, forest, nil, now), Below: n.Summary.Map(), Children: []treeRecord{}}
+func subtreeRecordOf(n *tree.Node, forest *tree.Forest, now time.Time) subtreeRecord {
+	r := subtreeRecord{unitRecord: newRecord(n.Unit, forest, nil, now), Below: n.Summary.Map(), Children: []subtreeRecord{}}
 	if also := forest.AlsoBelow(n.Unit.Key); len(also) > 0 {
 		r.AlsoOver = refs(also)
 	}
 	for _, c := range n.Children {
-		r.Children = append(r.Children, treeRecordOf(c, forest, now))
+		r.Children = append(r.Children, subtreeRecordOf(c, forest, now))
 	}
 	return r
 }

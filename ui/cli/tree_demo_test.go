@@ -25,7 +25,7 @@ func TestTreePrintsTheDemoApplicationSetWithItsApplications(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("-o json: exit %d: %s", code, stderr)
 	}
-	var root treeRecord
+	var root subtreeRecord
 	if err := json.Unmarshal([]byte(out), &root); err != nil {
 		t.Fatalf("-o json is not JSON: %v\n%s", err, out)
 	}

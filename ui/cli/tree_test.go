@@ -19,7 +19,7 @@ func TestTreeTableShowsClusterTextEscaped(t *testing.T) {
 	forest := tree.Build([]*model.Unit{set, app})
 	top, _ := forest.Node(set.Key)
 	var out strings.Builder
-	if err := printTree(&globals{out: &out}, top, forest, time.Now()); err != nil {
+	if err := printSubtree(&globals{out: &out}, top, forest, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if strings.ContainsAny(out.String(), "\x1b\x07") {
