@@ -1,0 +1,300 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/store"
+	"github.com/driftdeck/driftdeck/backend/testcluster"
+)
+
+// disconnectPromise is how soon after the apiserver stops answering the
+// screen must say so.
+const disconnectPromise = 2 * time.Second
+
+// watchedKinds are the engines these tests seed, with their resources.
+var watchedKinds = []struct {
+	engine model.Engine
+	gvr    schema.GroupVersionResource
+}{{model.EngineArgoCD, argocd.Applications}, {model.EnginePulumi, pulumiop.Stacks}}
+
+func seedFaultUnits(t *testing.T, dyn dynamic.Interface, ns string, n int) {
+	t.Helper()
+	for i := range n {
+		create(t, dyn, argocd.Applications, app(t, ns, fmt.Sprintf("app-%d", i), `"automated":{}`, `"sync":{"status":"Synced"},"health":{"status":"Healthy"}`), false)
+		create(t, dyn, pulumiop.Stacks, stack(t, ns, fmt.Sprintf("stack-%d", i), "", `{"lastUpdate":{"state":"succeeded"}}`), true)
+	}
+}
+
+// changeEverything changes, adds and deletes units of both kinds.
+func changeEverything(t *testing.T, dyn dynamic.Interface, ns, tag string) {
+	t.Helper()
+	patchStatus(t, dyn, argocd.Applications, ns, "app-0", `{"sync":{"status":"OutOfSync"},"health":{"status":"Degraded"}}`, false)
+	patchStatus(t, dyn, pulumiop.Stacks, ns, "stack-0", `{"lastUpdate":{"state":"failed"}}`, true)
+	create(t, dyn, argocd.Applications, app(t, ns, "app-"+tag, `"automated":{}`, `"sync":{"status":"Synced"}`), false)
+	create(t, dyn, pulumiop.Stacks, stack(t, ns, "stack-"+tag, "", `{"lastUpdate":{"state":"succeeded"}}`), true)
+	for _, k := range watchedKinds {
+		name := map[model.Engine]string{model.EngineArgoCD: "app-1", model.EnginePulumi: "stack-1"}[k.engine]
+		if err := dyn.Resource(k.gvr).Namespace(ns).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+			t.Fatalf("deleting %s: %v", name, err)
+		}
+	}
+}
+
+// divergence compares the store's units of ns, object by object, with a
+// fresh LIST: "" when they hold exactly the same objects at the same
+// versions, else what differs.
+func divergence(dyn dynamic.Interface, s *store.Store, contextName, ns string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	want := map[model.Key]string{}
+	for _, k := range watchedKinds {
+		list, err := dyn.Resource(k.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return "listing: " + err.Error()
+		}
+		for _, o := range list.Items {
+			want[model.Key{Context: contextName, Engine: k.engine, Namespace: ns, Name: o.GetName()}] = string(o.GetUID()) + "@" + o.GetResourceVersion()
+		}
+	}
+	got := map[model.Key]string{}
+	for _, u := range s.Snapshot() {
+		if u.Key.Context == contextName && u.Key.Namespace == ns {
+			if _, dup := got[u.Key]; dup {
+				return "duplicate unit " + u.Key.Ref()
+			}
+			got[u.Key] = u.UID + "@" + u.ResourceVersion
+		}
+	}
+	var diffs []string
+	for k, v := range want {
+		if got[k] != v {
+			diffs = append(diffs, fmt.Sprintf("%s: cluster %s, driftdeck %q", k.Ref(), v, got[k]))
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: gone from the cluster, driftdeck still has %s", k.Ref(), v))
+		}
+	}
+	sort.Strings(diffs)
+	return strings.Join(diffs, "; ")
+}
+
+// session is a fleet watching one namespace through cfg, as driftdeck's
+// workbench does.
+type session struct {
+	t    *testing.T
+	f    *Fleet
+	name string
+}
+
+func startSession(t *testing.T, name string, cfg *rest.Config, ns string) *session {
+	t.Helper()
+	kc, err := kube.NewCluster(name, cfg, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	f := New(Options{})
+	if err := f.Add(ctx, kc, ns); err != nil {
+		t.Fatal(err)
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 60*time.Second)
+	defer wcancel()
+	if err := f.WaitSynced(wctx); err != nil {
+		t.Fatal(err)
+	}
+	return &session{t: t, f: f, name: name}
+}
+
+func (s *session) status() store.ContextStatus {
+	for _, st := range s.f.Store.Status() {
+		if st.Context == s.name {
+			return st
+		}
+	}
+	return store.ContextStatus{}
+}
+
+// waitFor polls the context's status until ok, for at most within, and
+// returns when it held.
+func (s *session) waitFor(what string, within time.Duration, ok func(store.ContextStatus) bool) time.Time {
+	s.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		if ok(s.status()) {
+			return time.Now()
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%s: status stayed %+v", what, s.status())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// converge waits until the store holds exactly what a fresh LIST holds.
+func (s *session) converge(dyn dynamic.Interface, ns string, within time.Duration) time.Time {
+	s.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		d := divergence(dyn, s.f.Store, s.name, ns)
+		if d == "" {
+			return time.Now()
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("driftdeck never converged to the cluster's objects: %s", d)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestClusterAPIServerStoppedTenSecondsThenConverges(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{})
+	ns := c.Namespace(t)
+	dyn := dynamic.NewForConfigOrDie(c.Config())
+	seedFaultUnits(t, dyn, ns, 4)
+	// The other apiserver of a highly available control plane: the objects
+	// change through it while the one driftdeck talks to is down.
+	peer := dynamic.NewForConfigOrDie(c.PeerAPIServer(t))
+
+	s := startSession(t, "stopped", c.Config(), ns)
+	if d := divergence(dyn, s.f.Store, s.name, ns); d != "" {
+		t.Fatalf("before the fault: %s", d)
+	}
+	listsBefore := s.status().Lists
+
+	t0 := time.Now()
+	if err := c.KillAPIServer(); err != nil {
+		t.Fatal(err)
+	}
+	shown := s.waitFor("the stopped apiserver to show as disconnected", 30*time.Second, func(st store.ContextStatus) bool { return !st.Connected })
+	t.Logf("driftdeck showed DISCONNECTED %v after the SIGKILL", shown.Sub(t0).Round(time.Millisecond))
+	if d := shown.Sub(t0); d > disconnectPromise {
+		t.Errorf("the disconnection showed %v after the apiserver was killed, promised within %v", d, disconnectPromise)
+	}
+	st := s.status()
+	if !st.Stale() || st.Error == "" {
+		t.Errorf("while the apiserver is down the status is %+v: want stale, with the reason", st)
+	}
+
+	changeEverything(t, peer, ns, "added-while-down")
+	if _, ok := s.f.Store.Get(model.Key{Context: s.name, Engine: model.EngineArgoCD, Namespace: ns, Name: "app-1"}); !ok {
+		t.Error("the last known units must stay on screen (marked stale) while disconnected")
+	}
+	if s.f.Store.Len() != 8 {
+		t.Errorf("while down the store holds %d units, want the 8 last known", s.f.Store.Len())
+	}
+	time.Sleep(time.Until(t0.Add(10 * time.Second))) // the fault itself: 10 s down
+
+	if err := c.StartAPIServer(); err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	back := s.waitFor("driftdeck to reconnect by itself", 90*time.Second, func(st store.ContextStatus) bool { return st.Connected && st.Error == "" })
+	converged := s.converge(dyn, ns, 90*time.Second)
+	t.Logf("apiserver up again: reconnected after %v, converged with a fresh LIST after %v; %d relists",
+		back.Sub(started).Round(time.Millisecond), converged.Sub(started).Round(time.Millisecond), s.status().Lists-listsBefore)
+	if s.status().Lists <= listsBefore {
+		t.Error("the units changed while driftdeck could not watch, yet no watch relisted")
+	}
+}
+
+func TestClusterExpiredWatchesRelistWithoutLosingOrDuplicatingUnits(t *testing.T) {
+	c := testcluster.Shared(t)
+	ns := c.Namespace(t)
+	dyn := dynamic.NewForConfigOrDie(c.Config())
+	seedFaultUnits(t, dyn, ns, 4)
+	p := c.Proxy(t)
+	s := startSession(t, "expiring", p.Config(), ns)
+	listsBefore := s.status().Lists
+
+	// Every watch of the units is answered as an apiserver answers one whose
+	// resource version was compacted away: 410 Gone, "too old resource
+	// version". Only a relist can bring the changes.
+	var expired atomic.Int32
+	p.SetFault(func(r *http.Request) testcluster.Fault {
+		if r.URL.Query().Get("watch") == "true" && (strings.HasSuffix(r.URL.Path, "/applications") || strings.HasSuffix(r.URL.Path, "/stacks")) {
+			expired.Add(1)
+			return testcluster.ExpireWatch
+		}
+		return testcluster.Pass
+	})
+	p.CutConnections()
+	changeEverything(t, dyn, ns, "added-while-expired")
+	converged := s.converge(dyn, ns, 90*time.Second)
+	relists := s.status().Lists - listsBefore
+	t.Logf("%d watches expired, %d relists, converged with a fresh LIST", expired.Load(), relists)
+	if expired.Load() < 2 || relists < 2 {
+		t.Fatalf("%d watches expired and %d relists: the fault did not happen as planned", expired.Load(), relists)
+	}
+	if st := s.status(); !st.Connected {
+		t.Errorf("an expired watch is no lost connection, yet the status is %+v", st)
+	}
+
+	// Once watches are served again, a change arrives by watch.
+	p.SetFault(nil)
+	time.Sleep(time.Until(converged.Add(time.Second)))
+	patchStatus(t, dyn, argocd.Applications, ns, "app-2", `{"sync":{"status":"OutOfSync"}}`, false)
+	s.converge(dyn, ns, 90*time.Second)
+}
+
+func TestClusterEtcdRestartedUnderTheAPIServer(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{})
+	ns := c.Namespace(t)
+	dyn := dynamic.NewForConfigOrDie(c.Config())
+	seedFaultUnits(t, dyn, ns, 4)
+	s := startSession(t, "etcd", c.Config(), ns)
+
+	var wentDown atomic.Bool
+	watching, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() {
+		for watching.Err() == nil {
+			if !s.status().Connected {
+				wentDown.Store(true)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	t0 := time.Now()
+	if err := c.RestartEtcd(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("etcd restarted in %v", time.Since(t0).Round(time.Millisecond))
+
+	// The apiserver writes again once it reached etcd anew; driftdeck must
+	// see every change made after the restart.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		_, err := dyn.Resource(argocd.Applications).Namespace(ns).List(context.Background(), metav1.ListOptions{Limit: 1})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the apiserver does not answer after etcd restarted: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	changeEverything(t, dyn, ns, "added-after-etcd-restart")
+	converged := s.converge(dyn, ns, 90*time.Second)
+	s.waitFor("the context to be connected", 30*time.Second, func(st store.ContextStatus) bool { return st.Connected && st.Error == "" })
+	stop()
+	t.Logf("converged %v after etcd was restarted; showed disconnected meanwhile: %v", converged.Sub(t0).Round(time.Millisecond), wentDown.Load())
+}
