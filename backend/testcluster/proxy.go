@@ -66,7 +66,7 @@ func (c *Cluster) Proxy(t testing.TB) *Proxy {
 	p.upstream = &httputil.ReverseProxy{
 		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = target.Host },
 		Transport:     rt,
-		FlushInterval: -1, // watches stream
+		FlushInterval: -1,    // watches stream
 		ErrorLog:      quiet, // the faults make errors on purpose
 	}
 	p.srv = httptest.NewUnstartedServer(http.HandlerFunc(p.serve))
