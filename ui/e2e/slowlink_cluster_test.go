@@ -60,7 +60,9 @@ func TestClusterASlowAndDroppingLinkNeverFreezesTheScreen(t *testing.T) {
 		t.Fatalf("no unit under the cursor:\n%s", term.screen())
 	}
 	for round := range 5 {
-		answered("j", "the cursor to move down", func(s string) bool { return !cursorOn(first)(s) && strings.Contains(below(s, "────"), "argocd/"+ns+"/") })
+		answered("j", "the cursor to move down", func(s string) bool {
+			return !cursorOn(first)(s) && strings.Contains(below(s, "────"), "argocd/"+ns+"/")
+		})
 		answered("k", "the cursor to move back up", cursorOn(first))
 		answered("?", "the help to open", func(s string) bool { return strings.Contains(s, "Keys") })
 		answered("\x1b", "the help to close", func(s string) bool { return strings.Contains(s, "NAMESPACE/NAME") })
