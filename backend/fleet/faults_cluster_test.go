@@ -27,6 +27,10 @@ import (
 // screen must say so.
 const disconnectPromise = 2 * time.Second
 
+// screenBatch is how long the workbench's pump batches model changes
+// before the screen shows them (pumpInterval in ui/cli).
+const screenBatch = 150 * time.Millisecond
+
 // watchedKinds are the engines these tests seed, with their resources.
 var watchedKinds = []struct {
 	engine model.Engine
@@ -180,16 +184,19 @@ func TestClusterAPIServerStoppedTenSecondsThenConverges(t *testing.T) {
 	}
 	listsBefore := s.status().Lists
 
-	t0 := time.Now()
-	if err := c.KillAPIServer(); err != nil {
+	t0, err := c.KillAPIServer()
+	if err != nil {
 		t.Fatal(err)
 	}
-	shown := s.waitFor("the stopped apiserver to show as disconnected", 30*time.Second, func(st store.ContextStatus) bool { return !st.Connected })
-	t.Logf("driftdeck showed DISCONNECTED %v after the SIGKILL", shown.Sub(t0).Round(time.Millisecond))
-	if d := shown.Sub(t0); d > disconnectPromise {
-		t.Errorf("the disconnection showed %v after the apiserver was killed, promised within %v", d, disconnectPromise)
-	}
+	s.waitFor("the stopped apiserver to show as disconnected", 30*time.Second, func(st store.ContextStatus) bool { return !st.Connected })
+	// Since is when the model turned disconnected; the screen has it with
+	// the next batch of the store's pump.
 	st := s.status()
+	noticed := st.Since.Sub(t0)
+	t.Logf("driftdeck's model turned DISCONNECTED %v after the SIGKILL", noticed.Round(time.Millisecond))
+	if noticed > disconnectPromise-screenBatch {
+		t.Errorf("the disconnection reached the model %v after the apiserver was killed: with the screen's batching (%v), over the promised %v", noticed, screenBatch, disconnectPromise)
+	}
 	if !st.Stale() || st.Error == "" {
 		t.Errorf("while the apiserver is down the status is %+v: want stale, with the reason", st)
 	}

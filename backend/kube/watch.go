@@ -37,7 +37,8 @@ type Health interface {
 
 // Watch lists and watches one resource in one namespace ("" for all) until ctx
 // ends, feeding every change. Reconnection is the reflector's: on a broken
-// watch it relists with backoff; health hears of every list and watch attempt.
+// watch it relists with backoff; health hears of every list and watch attempt,
+// and of a failed probe as soon as a watch stream ends.
 func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResource, namespace string, feed Feed[T], health Health) {
 	ri := c.Dynamic.Resource(gvr).Namespace(namespace)
 	store := &feedStore[T]{feed: feed, health: health}
@@ -56,7 +57,7 @@ func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResour
 	// shows within the probe's timeout.
 	broken := func() {
 		before := answered.Load()
-		if err := c.Probe(ctx); err != nil && ctx.Err() == nil && answered.Load() == before {
+		if err := c.probe(ctx); err != nil && ctx.Err() == nil && answered.Load() == before {
 			health.Disconnected(err)
 		}
 	}
@@ -99,10 +100,10 @@ func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResour
 // probeTimeout bounds the question "is the server still there?".
 const probeTimeout = time.Second
 
-// Probe asks the apiserver whether it is ready to serve (/readyz): nil when
+// probe asks the apiserver whether it is ready to serve (/readyz): nil when
 // it answers ready, or when it answers at all but refuses to say (the
 // endpoint is public by default; a cluster may restrict it).
-func (c *Cluster) Probe(ctx context.Context) error {
+func (c *Cluster) probe(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	// No retries: a refused or reset connection is the answer.

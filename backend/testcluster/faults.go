@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -16,21 +17,24 @@ import (
 
 // KillAPIServer stops the kube-apiserver at once (SIGKILL, as a crashed or
 // lost control-plane node goes: a graceful stop waits for open watches to
-// end); etcd and its data stay. StartAPIServer starts it again.
-func (c *Cluster) KillAPIServer() error {
+// end); etcd and its data stay. It returns when the signal was sent (finding
+// the process can take a while on a busy machine), once the process is
+// reaped. StartAPIServer starts it again.
+func (c *Cluster) KillAPIServer() (time.Time, error) {
 	defer guard.update()
 	pid := c.APIServerPID()
 	if pid == 0 {
-		return errors.New("no kube-apiserver running")
+		return time.Time{}, errors.New("no kube-apiserver running")
 	}
 	proc, err := os.FindProcess(pid)
-	if err == nil {
-		err = proc.Kill()
-	}
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
-	return c.env.ControlPlane.APIServer.Stop() // reaps it
+	killed := time.Now()
+	if err := proc.Kill(); err != nil {
+		return time.Time{}, err
+	}
+	return killed, c.env.ControlPlane.APIServer.Stop() // reaps it
 }
 
 // StartAPIServer starts the kube-apiserver again on the same port, with the
