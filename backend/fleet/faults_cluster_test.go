@@ -11,16 +11,19 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/store"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/tofu"
 )
 
 // disconnectPromise is how soon after the apiserver stops answering the
@@ -31,31 +34,56 @@ const disconnectPromise = 2 * time.Second
 // before the screen shows them (pumpInterval in ui/cli).
 const screenBatch = 150 * time.Millisecond
 
-// watchedKinds are the engines these tests seed, with their resources.
-var watchedKinds = []struct {
-	engine model.Engine
-	gvr    schema.GroupVersionResource
-}{{model.EngineArgoCD, argocd.Applications}, {model.EnginePulumi, pulumiop.Stacks}}
+// faultKind is one engine these tests seed: how to make a unit of it
+// ("<prefix>-<n>"), and a status change its controller could write.
+type faultKind struct {
+	engine  model.Engine
+	gvr     schema.GroupVersionResource
+	prefix  string
+	status  bool // written through the status subresource
+	object  func(t testing.TB, ns, name string) *unstructured.Unstructured
+	changed string
+}
+
+// faultKinds are every engine driftdeck watches but HelmReleases, which
+// are Kustomizations' twins to the watch.
+var faultKinds = []faultKind{
+	{model.EngineArgoCD, argocd.Applications, "app", false, func(t testing.TB, ns, name string) *unstructured.Unstructured {
+		return app(t, ns, name, `"automated":{}`, `"sync":{"status":"Synced"},"health":{"status":"Healthy"}`)
+	}, `{"sync":{"status":"OutOfSync"},"health":{"status":"Degraded"}}`},
+	{model.EnginePulumi, pulumiop.Stacks, "stack", true, func(t testing.TB, ns, name string) *unstructured.Unstructured {
+		return stack(t, ns, name, "", `{"lastUpdate":{"state":"succeeded"}}`)
+	}, `{"lastUpdate":{"state":"failed"}}`},
+	{model.EngineKustomization, flux.Kustomizations[0], "ks", true, func(t testing.TB, ns, name string) *unstructured.Unstructured {
+		return obj(t, `{"apiVersion":"kustomize.toolkit.fluxcd.io/v1","kind":"Kustomization","metadata":{"name":%q,"namespace":%q},
+			"spec":{"interval":"10m","prune":true,"path":"./apps","sourceRef":{"kind":"GitRepository","name":"apps"}},
+			"status":{"conditions":[%s]}}`, name, ns, fluxCond("Ready", "True", "ReconciliationSucceeded", "Applied revision: "+rev1, time.Hour))
+	}, `{"conditions":[` + fluxCond("Ready", "False", "BuildFailed", "kustomize build failed", time.Minute) + `]}`},
+	{model.EngineTerraform, tofu.Terraforms[0], "tf", true, func(t testing.TB, ns, name string) *unstructured.Unstructured {
+		return obj(t, `{"apiVersion":"infra.contrib.fluxcd.io/v1alpha2","kind":"Terraform","metadata":{"name":%q,"namespace":%q},
+			"spec":{"interval":"1h","path":"./eks","sourceRef":{"kind":"GitRepository","name":"infra"}},
+			"status":{"conditions":[%s]}}`, name, ns, fluxCond("Ready", "True", "TerraformAppliedSucceed", "Applied successfully", time.Hour))
+	}, `{"conditions":[` + fluxCond("Ready", "False", "DriftDetected", "Drift detected", time.Minute) + `]}`},
+}
 
 func seedFaultUnits(t *testing.T, dyn dynamic.Interface, ns string, n int) {
 	t.Helper()
 	for i := range n {
-		create(t, dyn, argocd.Applications, app(t, ns, fmt.Sprintf("app-%d", i), `"automated":{}`, `"sync":{"status":"Synced"},"health":{"status":"Healthy"}`), false)
-		create(t, dyn, pulumiop.Stacks, stack(t, ns, fmt.Sprintf("stack-%d", i), "", `{"lastUpdate":{"state":"succeeded"}}`), true)
+		for _, k := range faultKinds {
+			create(t, dyn, k.gvr, k.object(t, ns, fmt.Sprintf("%s-%d", k.prefix, i)), k.status)
+		}
 	}
 }
 
-// changeEverything changes, adds and deletes units of both kinds.
+// changeEverything changes unit 0 of every kind, adds one named after tag,
+// and deletes unit 1.
 func changeEverything(t *testing.T, dyn dynamic.Interface, ns, tag string) {
 	t.Helper()
-	patchStatus(t, dyn, argocd.Applications, ns, "app-0", `{"sync":{"status":"OutOfSync"},"health":{"status":"Degraded"}}`, false)
-	patchStatus(t, dyn, pulumiop.Stacks, ns, "stack-0", `{"lastUpdate":{"state":"failed"}}`, true)
-	create(t, dyn, argocd.Applications, app(t, ns, "app-"+tag, `"automated":{}`, `"sync":{"status":"Synced"}`), false)
-	create(t, dyn, pulumiop.Stacks, stack(t, ns, "stack-"+tag, "", `{"lastUpdate":{"state":"succeeded"}}`), true)
-	for _, k := range watchedKinds {
-		name := map[model.Engine]string{model.EngineArgoCD: "app-1", model.EnginePulumi: "stack-1"}[k.engine]
-		if err := dyn.Resource(k.gvr).Namespace(ns).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
-			t.Fatalf("deleting %s: %v", name, err)
+	for _, k := range faultKinds {
+		patchStatus(t, dyn, k.gvr, ns, k.prefix+"-0", k.changed, k.status)
+		create(t, dyn, k.gvr, k.object(t, ns, k.prefix+"-"+tag), k.status)
+		if err := dyn.Resource(k.gvr).Namespace(ns).Delete(context.Background(), k.prefix+"-1", metav1.DeleteOptions{}); err != nil {
+			t.Fatalf("deleting %s-1: %v", k.prefix, err)
 		}
 	}
 }
@@ -67,7 +95,7 @@ func divergence(dyn dynamic.Interface, s *store.Store, contextName, ns string) s
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	want := map[model.Key]string{}
-	for _, k := range watchedKinds {
+	for _, k := range faultKinds {
 		list, err := dyn.Resource(k.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return "listing: " + err.Error()
@@ -205,8 +233,8 @@ func TestClusterAPIServerStoppedTenSecondsThenConverges(t *testing.T) {
 	if _, ok := s.f.Store.Get(model.Key{Context: s.name, Engine: model.EngineArgoCD, Namespace: ns, Name: "app-1"}); !ok {
 		t.Error("the last known units must stay on screen (marked stale) while disconnected")
 	}
-	if s.f.Store.Len() != 8 {
-		t.Errorf("while down the store holds %d units, want the 8 last known", s.f.Store.Len())
+	if want := 4 * len(faultKinds); s.f.Store.Len() != want {
+		t.Errorf("while down the store holds %d units, want the %d last known", s.f.Store.Len(), want)
 	}
 	time.Sleep(time.Until(t0.Add(10 * time.Second))) // the fault itself: 10 s down
 
@@ -223,6 +251,16 @@ func TestClusterAPIServerStoppedTenSecondsThenConverges(t *testing.T) {
 	}
 }
 
+// expiring tells the watches of the seeded units' resources.
+func expiring(path string) bool {
+	for _, k := range faultKinds {
+		if strings.HasSuffix(path, "/"+k.gvr.Resource) {
+			return true
+		}
+	}
+	return false
+}
+
 func TestClusterExpiredWatchesRelistWithoutLosingOrDuplicatingUnits(t *testing.T) {
 	c := testcluster.Shared(t)
 	ns := c.Namespace(t)
@@ -237,7 +275,7 @@ func TestClusterExpiredWatchesRelistWithoutLosingOrDuplicatingUnits(t *testing.T
 	// version". Only a relist can bring the changes.
 	var expired atomic.Int32
 	p.SetFault(func(r *http.Request) testcluster.Fault {
-		if r.URL.Query().Get("watch") == "true" && (strings.HasSuffix(r.URL.Path, "/applications") || strings.HasSuffix(r.URL.Path, "/stacks")) {
+		if r.URL.Query().Get("watch") == "true" && expiring(r.URL.Path) {
 			expired.Add(1)
 			return testcluster.ExpireWatch
 		}
