@@ -1,10 +1,12 @@
 package actions
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -102,6 +104,18 @@ func TestClusterAWriteWhoseAnswerIsLostIsReadBackNotGuessed(t *testing.T) {
 		}
 		if !paused(e) {
 			t.Error("the patch was forwarded: the Application should be paused in fact")
+		}
+	})
+
+	base.sub("unknown in bulk", func(t *testing.T, e *env) {
+		e.app("web", `"automated":{"prune":true}`, `"sync":{"status":"Synced"}`)
+		dropPatches(p, testcluster.DropAfterForward, true)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		out := e.exec.Bulk(ctx, BulkRequest{Kind: Pause, Keys: []model.Key{e.key(model.EngineArgoCD, "web")}, Reason: "INC-7"})
+		p.SetFault(nil)
+		if len(out) != 1 || out[0].Outcome != OutcomeUnknown || !strings.Contains(out[0].Why, "not known") {
+			t.Fatalf("a bulk write of unknown outcome: %+v; want it reported unknown, neither applied nor failed", out)
 		}
 	})
 }
