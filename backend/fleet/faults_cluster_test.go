@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -326,14 +327,16 @@ func TestClusterEtcdRestartedUnderTheAPIServer(t *testing.T) {
 
 	// The apiserver writes again once it reached etcd anew; driftdeck must
 	// see every change made after the restart.
+	kc := c.Kube(t)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		_, err := dyn.Resource(argocd.Applications).Namespace(ns).List(context.Background(), metav1.ListOptions{Limit: 1})
+		_, err := kc.CoreV1().ConfigMaps(ns).Create(context.Background(),
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "etcd-is-back-"}}, metav1.CreateOptions{})
 		if err == nil {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the apiserver does not answer after etcd restarted: %v", err)
+			t.Fatalf("the apiserver does not write after etcd restarted: %v", err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
