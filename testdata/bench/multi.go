@@ -16,8 +16,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2"
 
 	"github.com/driftdeck/driftdeck/backend/testcluster"
@@ -190,12 +188,7 @@ func runClusters(ctx context.Context, o options) (err error) {
 // multiKubeconfig writes a kubeconfig with a context per control plane, the
 // last one's through a slow proxy, and one whose server nothing answers.
 func multiKubeconfig(cps []*controlPlane, dir string, latency time.Duration) ([]multiCluster, string, func(), error) {
-	kc := clientcmdapi.NewConfig()
-	add := func(name string, cfg *rest.Config) {
-		kc.Clusters[name] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-		kc.AuthInfos[name] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-		kc.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
-	}
+	contexts := map[string]*rest.Config{}
 	var clusters []multiCluster
 	var proxy *slowProxy
 	for i, cp := range cps {
@@ -211,7 +204,7 @@ func multiKubeconfig(cps []*controlPlane, dir string, latency time.Duration) ([]
 			u.Host = proxy.Addr()
 			c.cfg.Host, c.context, c.slow = u.String(), c.context+"-slow", true
 		}
-		add(c.context, c.cfg)
+		contexts[c.context] = c.cfg
 		clusters = append(clusters, c)
 	}
 	// A port that was free a moment ago: connections are refused.
@@ -222,15 +215,14 @@ func multiKubeconfig(cps []*controlPlane, dir string, latency time.Duration) ([]
 	dead := rest.CopyConfig(clusters[0].cfg)
 	dead.Host = "https://" + ln.Addr().String()
 	ln.Close()
-	add(unreachableContext, dead)
-	kc.CurrentContext = clusters[0].context
+	contexts[unreachableContext] = dead
 	path := filepath.Join(dir, "kubeconfig-clusters")
 	stop := func() {
 		if proxy != nil {
 			_ = proxy.Close()
 		}
 	}
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+	if err := testcluster.WriteKubeconfigContexts(path, clusters[0].context, contexts); err != nil {
 		stop()
 		return nil, "", nil, err
 	}
