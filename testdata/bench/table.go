@@ -193,7 +193,7 @@ func (r *report) markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# driftdeck fleet benchmark\n\n")
 	fmt.Fprintf(&b, "%s (%d units), CRDs: %s.\n", r.Size.objects(), r.Size.units(), r.CRDs)
-	fmt.Fprintf(&b, "[in-process]: driftdeck's own code (fleet.New + Add + WaitSynced, ui.New + Update/View at %dx%d, the binary's pump, clock and collector setting) in a child process, timed from its exec; "+
+	fmt.Fprintf(&b, "[in-process]: driftdeck's own code (fleet.New + AddRetrying as the TUI connects, ui.New + Update/View at %dx%d, the binary's pump, clock and collector setting) in a child process, timed from its exec; "+
 		"start-up figures are medians of %d start-ups, each right after one floor sample, the rest come from one full run. "+
 		"Resident memory is driftdeck's in the [binary] rows; the [in-process] child is the bench binary, whose harness (the control plane's client libraries) adds its own mapped pages. "+
 		"[binary]: the built driftdeck binary, seen from outside (the TUI in a pseudo-terminal read through a terminal emulator that answers its queries). "+
