@@ -153,13 +153,19 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 
 	h := &health{store: f.Store, context: c.Context, refused: f.refused}
 	if c.Has(argocd.AppProjects) {
-		// AppProjects live in Argo CD's own namespace, which may differ from
-		// the one selected: watch them everywhere when we may.
-		projectNS := namespace
-		if v, err := c.Access.Can(ctx, "list", argocd.AppProjects, "", ""); err == nil && v.Allowed {
-			projectNS = ""
-		}
-		f.start(ctx, h, func(ctx context.Context, done func()) { f.watchProjects(ctx, c, projectNS, h, done) })
+		f.start(ctx, h, func(ctx context.Context, done func()) {
+			// AppProjects live in Argo CD's own namespace, which may differ
+			// from the one selected: watch them everywhere when we may. Asked
+			// here, beside the other watches' first lists: on a slow link the
+			// question is a round trip of its own.
+			projectNS := namespace
+			if namespace != "" {
+				if v, err := c.Access.Can(ctx, "list", argocd.AppProjects, "", ""); err == nil && v.Allowed {
+					projectNS = ""
+				}
+			}
+			f.watchProjects(ctx, c, projectNS, h, done)
+		})
 	}
 	if c.Has(pulumiop.Updates) {
 		f.start(ctx, h, func(ctx context.Context, done func()) { f.watchUpdates(ctx, c, namespace, h, done) })

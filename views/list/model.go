@@ -24,7 +24,8 @@ type Model struct {
 	multiContext bool
 
 	all    []*model.Unit // every unit, in key order
-	shown  []*model.Unit // filtered, scoped, sorted
+	shown  []*model.Unit // filtered, scoped, sorted: the top of steps
+	steps  []filterStep  // see index.go
 	cursor int
 	offset int
 
@@ -95,9 +96,14 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 	// A copy of our own: units that are the same pointer at the same place
 	// as last time are skipped, which only holds if nobody else writes it.
 	prev := m.all
-	units = slices.Clone(units)
+	units = inKeyOrder(units)
 	m.all = units
 	m.nameWidth, m.multiContext = 0, false
+	// The same keys at the same places: the steps take the changed units
+	// one by one instead of being rebuilt.
+	inPlace := len(prev) == len(units) && m.steps != nil
+	type swap struct{ old, new *model.Unit }
+	var swaps []swap
 	for i, u := range units {
 		m.nameWidth = max(m.nameWidth, len(u.Key.Namespace)+len(u.Key.Name)+2)
 		if u.Key.Context != units[0].Key.Context {
@@ -105,6 +111,12 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 		}
 		if i < len(prev) && prev[i] == u {
 			continue // the same unit as before: its row is current
+		}
+		if inPlace && prev[i].Key != u.Key {
+			inPlace = false
+		}
+		if inPlace {
+			swaps = append(swaps, swap{prev[i], u})
 		}
 		rc := m.rows[u.Key]
 		if rc == nil {
@@ -140,7 +152,27 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 		}
 	}
 	m.forestOf(units)
-	m.refresh(selected)
+	// The tree's rows follow the forest: drawn again. The flat list moves
+	// only the changed units within its steps.
+	if m.tree.on || !inPlace || len(swaps) > len(units)/8 {
+		m.refresh(selected)
+		return
+	}
+	for _, sw := range swaps {
+		m.replace(sw.old, sw.new, m.rows[sw.new.Key].haystack)
+	}
+	m.reselect(selected)
+}
+
+// inKeyOrder is units in key order, in a copy of the list's own: the
+// store's snapshots are in that order already.
+func inKeyOrder(units []*model.Unit) []*model.Unit {
+	units = slices.Clone(units)
+	byKey := func(a, b *model.Unit) int { return model.CompareKeys(a.Key, b.Key) }
+	if !slices.IsSortedFunc(units, byKey) {
+		slices.SortFunc(units, byKey)
+	}
+	return units
 }
 
 func newRowCache(u *model.Unit) *rowCache {
@@ -157,29 +189,16 @@ func newRowCache(u *model.Unit) *rowCache {
 
 // refresh recomputes the shown rows, keeping the cursor on the same unit.
 func (m *Model) refresh(keep *model.Key) {
+	m.rebuild()
 	if m.tree.on {
 		m.shown = m.treeRows()
-		m.reselect(keep)
-		return
 	}
-	shown := make([]*model.Unit, 0, len(m.all))
-	for _, u := range m.all {
-		if !m.scope.Contains(u) {
-			continue
-		}
-		if m.filter.Active() && !m.filter.Match(m.rows[u.Key].haystack) {
-			continue
-		}
-		shown = append(shown, u)
-	}
-	sortUnits(shown, m.sort)
-	m.shown = shown
 	m.reselect(keep)
 }
 
 // reselect puts the cursor back on the unit it was on, when still shown.
 func (m *Model) reselect(keep *model.Key) {
-	if keep != nil {
+	if keep != nil && (m.cursor >= len(m.shown) || m.shown[m.cursor].Key != *keep) {
 		for i, u := range m.shown {
 			if u.Key == *keep {
 				m.cursor = i
@@ -218,18 +237,17 @@ func (m *Model) SetFilter(text string) {
 	prev, keep := m.filter, m.selectedKey()
 	m.filter = ParseFilter(text)
 	m.revealInTree(keep)
-	if !m.filter.narrows(prev) || m.tree.on {
-		m.refresh(keep)
-		return
+	if m.steps == nil {
+		m.rebuild()
+	} else {
+		m.applyFilter(m.filter)
 	}
-	shown := m.shown[:0:0]
-	for _, u := range m.shown {
-		if m.filter.Match(m.rows[u.Key].haystack) {
-			shown = append(shown, u)
-		}
+	switch {
+	case m.tree.on:
+		m.shown = m.treeRows()
+	case m.filter.narrows(prev):
+		m.cursor = 0
 	}
-	m.shown = shown
-	m.cursor = 0
 	m.reselect(keep)
 }
 
