@@ -23,6 +23,7 @@ type Keymap struct {
 	NextObject, PrevObject, SideBySide      key.Binding
 	Unlock, Force, Reset, Replan            key.Binding
 	ForceUnlock, Resources                  key.Binding
+	Tree, Fold, FoldAll                     key.Binding
 	Logs, Follow, Container, PreviousLog    key.Binding
 	Confirm, Cancel                         key.Binding
 }
@@ -76,7 +77,10 @@ func Default() *Keymap {
 		Replan:       b("replan", "P"),
 		ForceUnlock:  b("force unlock", "K"),
 		Resources:    b("resources", "w"),
-		Logs:         b("logs", "t"),
+		Tree:         b("tree", "t"),
+		Fold:         b("open/fold row", "z"),
+		FoldAll:      b("open/fold all", "Z"),
+		Logs:         b("logs", "O"),
 		Follow:       b("follow", "S"),
 		Container:    b("container", "c"),
 		PreviousLog:  b("previous container", "b"),
@@ -98,8 +102,8 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"freeze": &k.Freeze, "thaw": &k.Thaw, "yaml": &k.Yaml, "confirm": &k.Confirm, "cancel": &k.Cancel,
 		"nextobject": &k.NextObject, "prevobject": &k.PrevObject, "sidebyside": &k.SideBySide, "unlock": &k.Unlock,
 		"force": &k.Force, "reset": &k.Reset, "replan": &k.Replan, "forceunlock": &k.ForceUnlock,
-		"resources": &k.Resources,
-		"logs":      &k.Logs, "follow": &k.Follow, "container": &k.Container, "previouslog": &k.PreviousLog,
+		"resources": &k.Resources, "tree": &k.Tree, "fold": &k.Fold, "foldall": &k.FoldAll,
+		"logs": &k.Logs, "follow": &k.Follow, "container": &k.Container, "previouslog": &k.PreviousLog,
 	}
 }
 

@@ -54,6 +54,7 @@ func (s *helpScreen) lines(a *App) []string {
 	}{
 		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Back, k.NextTab, k.PrevTab}},
 		{"Find", []key.Binding{k.Filter, k.Command, k.Sort, k.Mark, k.MarkAll}},
+		{"Tree", []key.Binding{k.Tree, k.Fold, k.FoldAll}},
 		{"Act", []key.Binding{k.Actions, k.Freeze, k.Thaw}},
 		{"Diff", []key.Binding{k.Diff, k.NextObject, k.PrevObject, k.SideBySide}},
 		{"Logs", []key.Binding{k.Logs, k.Follow, k.Container, k.PreviousLog}},
@@ -97,12 +98,16 @@ func (s *helpScreen) lines(a *App) []string {
 	lines = append(lines, "", t.Title.Render("Filter (/)"),
 		"  text or a regular expression, case-insensitive, over engine/namespace/name, states, reason, project",
 		"  ! in front inverts it; esc clears marks, then the filter, then the : scope",
-		"", t.Title.Render("Logs (t on a unit's detail)"),
+		"", t.Title.Render("Logs ("+k.Logs.Help().Key+" on a unit's detail or a Pod of its resource tree)"),
 		"  a Stack's workspace pod (the running Update's output), an Argo CD operation's hook Job pods; tab: next pod",
 		fmt.Sprintf("  starts with the last %d lines and keeps the newest %d MiB, saying when older lines were dropped; / searches, n/N move between matches", logTail, logs.DefaultBufferBytes>>20),
 		"  values of the Secrets the pod references are masked where driftdeck may read them; the log says which it may not",
 		"", t.Title.Render("Marks"),
 		"  with units marked, the keys that work in bulk act on the marks (the footer names them), the others refuse until esc clears the marks",
+		"", t.Title.Render("Tree ("+k.Tree.Help().Key+", again for the flat list)"),
+		"  each unit under its parent: an ApplicationSet or app of apps over its Applications, a Stack over those that name it a prerequisite, a Flux object over those that depend on it",
+		"  a parent row counts the units below it, the worst state first; on a parent row the keys that work in bulk, and mark, act on its children (the dialog lists them); "+k.Actions.Help().Key+" acts on the row itself",
+		"  a filter or : scope keeps the path to every matching unit",
 		"", t.Dim.Render("Destructive actions ask for a reason and a confirmation that defaults to No. Every write is recorded as a Kubernetes Event and in the local audit log."))
 	return wrapAll(lines, a.width)
 }

@@ -45,7 +45,7 @@ func TestLogScreenOpensFromTheDetailOnTheStacksWorkspacePod(t *testing.T) {
 	a, ch := logApp(t)
 	selectUnit(t, a, "dns-zones")
 	press(a, "enter")
-	sendKey(a, ch, "t")
+	sendKey(a, ch, "O")
 	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "Duration: 14s") })
 	got := plain(a)
 	for _, want := range []string{"pod/infra/dns-zones-workspace-0", "container pulumi", "does not exist", "following", "c container", "b previous instance", "S follow/hold"} {
@@ -128,7 +128,7 @@ func TestLogScreenFindsAPodThatAppearsLater(t *testing.T) {
 	}
 	u := selectUnit(t, a, "dns-zones")
 	press(a, "enter")
-	sendKey(a, ch, "t")
+	sendKey(a, ch, "O")
 	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "Workspace dns-zones has no pod") })
 	pod.ResourceVersion = ""
 	if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
@@ -159,23 +159,23 @@ func TestGoldenLogScreen(t *testing.T) {
 	golden(t, "logs-search-100x30", a)
 }
 
-// t on a Pod of the resource tree opens that Pod's log, in the context the
+// O on a Pod of the resource tree opens that Pod's log, in the context the
 // tree's live objects came from.
 func TestLogScreenOpensFromAPodOfTheResourceTree(t *testing.T) {
 	a, be, s := openCheckoutTree(t)
 	_, ch, c := logAppOn(t, time.Hour)
 	a.opts.Logs = &logs.Service{Cluster: func(name string) (*kube.Cluster, bool) { return c, name == "prod-eu-1" }, Open: demo.LogOpener(c)}
 	cursorTo(t, a, s, "Job", "migrate")
-	press(a, "t")
+	press(a, "O")
 	if topIs[*logScreen](a) || !strings.Contains(plain(a), "logs are of Pods") {
-		t.Fatalf("t on a Job says logs are of Pods:\n%s", plain(a))
+		t.Fatalf("O on a Job says logs are of Pods:\n%s", plain(a))
 	}
 	// The demo has the crash-looping payments-api pod: point the tree's Pod at it.
 	be.tree.Context = "prod-eu-1"
 	cursorTo(t, a, s, "Pod", "api-7f9c-crash")
 	n := s.v.Selected()
 	n.Namespace, n.Name = "payments-api", "payments-api-6d9f7c5b8-x2x9q"
-	_, cmd := a.Update(keyMsg("t"))
+	_, cmd := a.Update(keyMsg("O"))
 	async(cmd, ch)
 	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "already exists (SQLSTATE 42P07)") })
 	if !strings.Contains(plain(a), "pod/payments-api/payments-api-6d9f7c5b8-x2x9q") {

@@ -87,6 +87,7 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 	e.live()
 	e.stacks()
 	e.flux()
+	e.trees()
 	e.events()
 	e.logPods()
 

@@ -16,14 +16,14 @@ func TestDemoLogsOfARunningUpdateAndAHungHook(t *testing.T) {
 		return strings.Contains(s, "platform-infra/k8s-staging") && strings.Count(s, "pulumi ") == 1
 	})
 	term.send("\r")
-	term.waitFor(promptly, "pulumi/platform-infra/k8s-staging", "t logs")
-	term.send("t")
+	term.waitFor(promptly, "pulumi/platform-infra/k8s-staging", "O logs")
+	term.send("O")
 	term.waitFor(promptly, "pod/platform-infra/k8s-staging-workspace-0", "container pulumi", "following", "workspace pod") // running Update, or the last one if it already finished
 	// One line every 700 ms: the update's summary comes last.
 	term.waitFor(startup, "updated (7s)", "Duration: 19s")
 
 	term.send("\x1b") // back to the detail, then the list
-	term.waitFor(promptly, "Overview", "t logs")
+	term.waitFor(promptly, "Overview", "O logs")
 	term.send("\x1b")
 	term.waitFor(promptly, "NAMESPACE/NAME")
 	term.send("\x1b") // clear the filter
@@ -34,7 +34,7 @@ func TestDemoLogsOfARunningUpdateAndAHungHook(t *testing.T) {
 	})
 	term.send("\r")
 	term.waitFor(promptly, "argocd/argocd/search-indexer")
-	term.send("t")
+	term.send("O")
 	s := term.waitFor(promptly, "pod/search-indexer/search-indexer-reindex-8kq2d", "Sync hook Job search-indexer-reindex (Running)", "connection refused")
 	if strings.Contains(s, "Xq7-demo") {
 		t.Errorf("the demo's Secret value is on screen:\n%s", s)
