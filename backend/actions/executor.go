@@ -275,7 +275,23 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 	if err := writeBefore(ctx, c, p, opts); err != nil {
 		return nil, err
 	}
+	var held map[string]any
+	if h := p.hold; h != nil && h.first {
+		held, err = e.writeHold(ctx, req, p, h.patch, string(req.Kind))
+		switch {
+		case err != nil && preconditionFailed(err) && rebinds < maxRebinds:
+			return e.write(ctx, w, confirmed, rebinds+1)
+		case err != nil:
+			return nil, holdError(h, err)
+		}
+		if _, kept := undoHold(held, h); !kept {
+			return nil, fmt.Errorf("%s does not keep the ignoreApplicationDifferences entry driftdeck wrote (its CRD pruned it?): the Application was not paused", h.key.Ref())
+		}
+	}
 	out, err := c.Dynamic.Resource(p.gvr).Namespace(req.Key.Namespace).Patch(ctx, req.Key.Name, types.JSONPatchType, body, opts, subresources(p)...)
+	if err != nil && held != nil && !w.DryRun {
+		err = e.undoHold(ctx, req, p, held, err)
+	}
 	switch {
 	case err != nil && preconditionFailed(err) && req.ResourceVersion != "" && rebinds < maxRebinds:
 		return e.write(ctx, w, confirmed, rebinds+1)
@@ -298,6 +314,11 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 		res.Token = p.token
 	}
 	e.verify(c, req, p, after, res)
+	if h := p.hold; h != nil && !h.first {
+		if _, err := e.writeHold(ctx, req, p, h.patch, string(req.Kind)); err != nil {
+			return res, fmt.Errorf("%s is resumed, but the entry the pause added to %s was not removed (remove it from spec.ignoreApplicationDifferences by hand, or resume again): %w", req.Key.Ref(), h.key.Ref(), holdError(h, err))
+		}
+	}
 	w.Event = &writeguard.Event{Reason: p.eventReason, Verb: p.eventVerb, Until: req.Until, Object: corev1.ObjectReference{
 		APIVersion:      lookupString(after, "apiVersion"),
 		Kind:            lookupString(after, "kind"),
