@@ -109,6 +109,12 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) []string {
 			for _, c := range d.plan.Changes {
 				wrap("  "+c, lipgloss.NewStyle())
 			}
+			for _, o := range d.plan.Also {
+				wrap(o.Heading(), t.Bold)
+				for _, c := range o.Changes {
+					wrap("  "+c, lipgloss.NewStyle())
+				}
+			}
 			for _, w := range d.plan.Warnings {
 				wrap("! "+w, t.Warn)
 			}
