@@ -32,17 +32,21 @@ type appSetEnv struct {
 }
 
 // team is the ApplicationSet: a list generator, an auto-syncing self-healing
-// template, and an ignore rule of somebody else's that must stay as it is.
+// template, and (see othersRule) an ignore rule of somebody else's that must
+// stay as it is.
 const team = `{"apiVersion":"argoproj.io/v1alpha1","kind":"ApplicationSet","metadata":{"name":"team"},
 	"spec":{"goTemplate":true,
-		"generators":[{"list":{"elements":[{"svc":"web"},{"svc":"api"}]}}],
-		"ignoreApplicationDifferences":[{"name":"api","jsonPointers":["/spec/source/targetRevision"]}],
+		"generators":[{"list":{"elements":[{"svc":"web"},{"svc":"api"}]}}],%s
 		"template":{"metadata":{"name":"{{.svc}}","labels":{"team":"t"}},
 			"spec":{"project":"default","source":{"repoURL":"https://git.example.com/apps.git","path":"{{.svc}}","targetRevision":"main"},
 				"destination":{"server":"https://kubernetes.default.svc","namespace":"{{.svc}}"},
 				"syncPolicy":{"automated":{"prune":true,"selfHeal":true}}}}}}`
 
-func (e *env) withAppSet(t *testing.T) *appSetEnv {
+const othersRule = `"ignoreApplicationDifferences":[{"name":"api","jsonPointers":["/spec/source/targetRevision"]}],`
+
+func (e *env) withAppSet(t *testing.T) *appSetEnv { return e.withAppSetRules(t, othersRule) }
+
+func (e *env) withAppSetRules(t *testing.T, rules string) *appSetEnv {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	ctl := sim.NewAppSet(e.dyn, sim.AppSetOptions{Namespace: e.ns, Resync: 50 * time.Millisecond, OnError: func(err error) {
@@ -51,7 +55,7 @@ func (e *env) withAppSet(t *testing.T) *appSetEnv {
 		}
 	}})
 	go func() { _ = ctl.Run(ctx) }()
-	e.create(argocd.ApplicationSets, "%s", team)
+	e.create(argocd.ApplicationSets, team, rules)
 	a := &appSetEnv{env: e, ctl: ctl}
 	for _, name := range []string{"web", "api"} {
 		a.poll(t, "the controller generates "+name, func() bool {
@@ -158,6 +162,70 @@ func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
 				sameFields(t, "ApplicationSet spec", setBefore.Object["spec"], setAfter.Object["spec"])
 				sameFields(t, "Application spec", webBefore.Object["spec"], webAfter.Object["spec"])
 				sameFields(t, "Application annotations", webBefore.GetAnnotations(), webAfter.GetAnnotations())
+			})
+
+			e.sub("a self-heal pause under an ApplicationSet without rules leaves none after resume", func(t *testing.T, e *env) {
+				a := e.withAppSetRules(t, "")
+				a.reconciled(t)
+				setBefore, webBefore := e.get(argocd.ApplicationSets, "team"), e.get(argocd.Applications, "web")
+				key := e.key(model.EngineArgoCD, "web")
+				e.mustRun(Request{Kind: PauseSelfHeal, Key: key, Reason: "INC-8"})
+				a.reconciled(t)
+				if f := argocd.Convert("", e.get(argocd.Applications, "web").Object).Argo; f.SelfHeal || !f.AutoSync {
+					t.Fatalf("want self-heal off and auto-sync on after the reconcile: %+v", f)
+				}
+				e.mustRun(Request{Kind: Resume, Key: key, Reason: "INC-8 over"})
+				a.reconciled(t)
+				sameFields(t, "ApplicationSet spec", setBefore.Object["spec"], e.get(argocd.ApplicationSets, "team").Object["spec"])
+				sameFields(t, "Application spec", webBefore.Object["spec"], e.get(argocd.Applications, "web").Object["spec"])
+			})
+
+			e.sub("an entry somebody adds between the confirm and the write is kept", func(t *testing.T, e *env) {
+				a := e.withAppSet(t)
+				a.reconciled(t)
+				key := e.key(model.EngineArgoCD, "web")
+				plan, err := e.exec.Plan(context.Background(), Request{Kind: Pause, Key: key, Reason: "INC-9"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				theirs := `[{"op":"add","path":"/spec/ignoreApplicationDifferences/-","value":{"name":"api","jsonPointers":["/spec/project"]}}]`
+				if _, err := e.dyn.Resource(argocd.ApplicationSets).Namespace(e.ns).Patch(context.Background(), "team", types.JSONPatchType, []byte(theirs), metav1.PatchOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				withTheirs := e.get(argocd.ApplicationSets, "team")
+				e.mustRun(Request{Kind: Pause, Key: key, Reason: "INC-9", ResourceVersion: plan.ResourceVersion})
+				entries, _, _ := unstructured.NestedSlice(e.get(argocd.ApplicationSets, "team").Object, "spec", "ignoreApplicationDifferences")
+				if len(entries) != 3 || !strings.Contains(jsonOf(t, entries[1]), "/spec/project") || !strings.Contains(jsonOf(t, entries[2]), `"name":"web"`) {
+					t.Fatalf("want both earlier entries and driftdeck's: %v", entries)
+				}
+				e.mustRun(Request{Kind: Resume, Key: key, Reason: "INC-9 over"})
+				sameFields(t, "ApplicationSet spec", withTheirs.Object["spec"], e.get(argocd.ApplicationSets, "team").Object["spec"])
+			})
+
+			e.sub("dry-run and read-only write to neither object", func(t *testing.T, e *env) {
+				a := e.withAppSet(t)
+				a.reconciled(t)
+				setBefore, webBefore := e.get(argocd.ApplicationSets, "team"), e.get(argocd.Applications, "web")
+				key := e.key(model.EngineArgoCD, "web")
+				dry := &Executor{Cluster: e.exec.Cluster, Audit: e.exec.Audit, DryRun: true}
+				res, err := dry.Execute(context.Background(), Request{Kind: Pause, Key: key, Reason: "rehearsal"})
+				if err != nil || !res.DryRun || len(res.Plan.Also) != 1 {
+					t.Fatalf("dry run: %v %+v", err, res)
+				}
+				readOnly := &Executor{Cluster: e.exec.Cluster, Audit: e.exec.Audit, ReadOnly: true}
+				if _, err := readOnly.Execute(context.Background(), Request{Kind: Pause, Key: key, Reason: "x"}); !errors.Is(err, ErrReadOnly) {
+					t.Fatalf("read-only: %v", err)
+				}
+				if s, w := e.get(argocd.ApplicationSets, "team"), e.get(argocd.Applications, "web"); s.GetResourceVersion() != setBefore.GetResourceVersion() || w.GetResourceVersion() != webBefore.GetResourceVersion() {
+					t.Fatal("a dry run or a read-only pause wrote")
+				}
+				var outcomes []string
+				for _, l := range e.auditLines() {
+					outcomes = append(outcomes, l.Unit+" "+l.Outcome)
+				}
+				if !contains(outcomes, "applicationset/"+e.ns+"/team dry-run") || !contains(outcomes, "argocd/"+e.ns+"/web dry-run") || !contains(outcomes, "argocd/"+e.ns+"/web refused") {
+					t.Errorf("audit: %v", outcomes)
+				}
 			})
 
 			e.sub("freeze and thaw of both children", func(t *testing.T, e *env) {
