@@ -109,16 +109,16 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) []string {
 			for _, c := range d.plan.Changes {
 				wrap("  "+c, lipgloss.NewStyle())
 			}
+			for _, w := range d.plan.Warnings {
+				wrap("! "+w, t.Warn)
+			}
+			lines = append(lines, t.Dim.Render(fmt.Sprintf("JSON patch on resourceVersion %s, %d operations, tests first.", d.plan.ResourceVersion, len(d.plan.Patch))))
 			for _, o := range d.plan.Also {
 				wrap(o.Heading(), t.Bold)
 				for _, c := range o.Changes {
 					wrap("  "+c, lipgloss.NewStyle())
 				}
 			}
-			for _, w := range d.plan.Warnings {
-				wrap("! "+w, t.Warn)
-			}
-			lines = append(lines, t.Dim.Render(fmt.Sprintf("JSON patch on resourceVersion %s, %d operations, tests first.", d.plan.ResourceVersion, len(d.plan.Patch))))
 		}
 		if len(d.changed) > 0 {
 			wrap("! Changed since shown — confirm again:", t.Warn)

@@ -45,6 +45,8 @@ type fakeBackend struct {
 	mayRevert string
 	reverted  []string
 	settled   []*actions.Result
+	// also are the writes to other objects plans make.
+	also []actions.OtherWrite
 }
 
 // Available answers Flux and Terraform units with the backend's own rules,
@@ -106,6 +108,7 @@ func (f *fakeBackend) planAt(req actions.Request) *actions.Plan {
 		Warnings:        []string{"ApplicationSet/storefront manages this object and may revert spec edits; driftdeck re-reads after the write and reports a revert"},
 		Patch:           make([]actions.Op, 8),
 		ResourceVersion: version,
+		Also:            f.also,
 	}
 	if version != "4711" {
 		p.Changes[2] = `metadata.annotations.driftdeck.io/paused-previous: {"prune":false,"selfHeal":true}`

@@ -137,3 +137,21 @@ func TestRefreshRunsWithoutAFormAndSaysItIsDone(t *testing.T) {
 		t.Fatalf("the refresh is not reported:\n%s", plain(a))
 	}
 }
+
+func TestPauseDialogListsTheApplicationSetWriteUnderItsObject(t *testing.T) {
+	a, be := newTestApp(t, 120, 40)
+	be.also = []actions.OtherWrite{{Object: "applicationset/argocd/storefront", ResourceVersion: "99", When: "before", Patch: make([]actions.Op, 3),
+		Changes: []string{`spec.ignoreApplicationDifferences: + {"jsonPointers":["/spec/syncPolicy/automated/enabled"],"name":"checkout"}`}}}
+	openPause(t, a)
+	text := flat(a)
+	for _, want := range []string{
+		"spec.syncPolicy.automated.enabled: (unset, means true) → false",
+		"and to applicationset/argocd/storefront, before the unit's own patch (JSON patch on resourceVersion",
+		`spec.ignoreApplicationDifferences: +`,
+		`{"jsonPointers":["/spec/syncPolicy/automated/enabled"],"name":"checkout"}`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the confirm dialog does not show %q:\n%s", want, plain(a))
+		}
+	}
+}
