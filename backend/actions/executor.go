@@ -315,8 +315,13 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 	}
 	e.verify(c, req, p, after, res)
 	if h := p.hold; h != nil && !h.first {
+		// The Application is resumed (and announced as such); the entry left
+		// behind keeps it off its template's policy, so the resume is not
+		// wholly in effect.
 		if _, err := e.writeHold(ctx, req, p, h.patch, string(req.Kind)); err != nil {
-			return res, fmt.Errorf("%s is resumed, but the entry the pause added to %s was not removed (remove it from spec.ignoreApplicationDifferences by hand, or resume again): %w", req.Key.Ref(), h.key.Ref(), holdError(h, err))
+			res.Verified = false
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s is resumed, but the entry the pause added to %s was not removed: %v; remove the entry for %s from its spec.ignoreApplicationDifferences by hand",
+				req.Key.Ref(), h.key.Ref(), holdError(h, err), req.Key.Name))
 		}
 	}
 	w.Event = &writeguard.Event{Reason: p.eventReason, Verb: p.eventVerb, Until: req.Until, Object: corev1.ObjectReference{
