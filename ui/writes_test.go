@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumistate"
 )
 
@@ -153,5 +154,21 @@ func TestPauseDialogListsTheApplicationSetWriteUnderItsObject(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the confirm dialog does not show %q:\n%s", want, plain(a))
 		}
+	}
+}
+
+func TestBulkPauseNamesTheApplicationSetsItAlsoWrites(t *testing.T) {
+	child := func(name, owner string) *model.Unit {
+		return &model.Unit{Key: model.Key{Engine: model.EngineArgoCD, Namespace: "argocd", Name: name}, Owner: owner}
+	}
+	units := []*model.Unit{child("web", "ApplicationSet/shop"), child("api", "ApplicationSet/shop"), child("docs", "Application/root"), child("db", "")}
+	if got, want := ownerWrites(actions.Pause, units), "one ignoreApplicationDifferences entry per child to applicationset/argocd/shop (2)"; !strings.HasSuffix(got, want) {
+		t.Errorf("bulk pause: %q, want it to end %q", got, want)
+	}
+	if got := ownerWrites(actions.Resume, units); !strings.Contains(got, "removes") || !strings.Contains(got, "applicationset/argocd/shop (2)") {
+		t.Errorf("bulk resume: %q", got)
+	}
+	if got := ownerWrites(actions.Refresh, units); got != "" {
+		t.Errorf("a refresh writes no ApplicationSet: %q", got)
 	}
 }
