@@ -63,8 +63,9 @@ build:
 	$(GO) build $(BUILD_FLAGS) -o driftdeck-render ./cmd/driftdeck-render
 
 # make bench  the fleet-scale benchmark (DESIGN.md section 6): a real control plane
-#             seeded with 5,000 Applications and 1,000 Stacks; one table of start-up,
-#             memory, keystroke, idle and filter figures against the bare LIST
+#             seeded with 5,000 Applications in 50 ApplicationSets and 1,000 Stacks;
+#             one table of start-up, memory, keystroke (flat list and open tree),
+#             idle and filter figures against the bare LIST
 #             (BENCH_OUT=docs/benchmarks.md also writes it there; BENCH_FLAGS passes
 #             more flags, see go run ./testdata/bench -h); then the Go benchmarks of
 #             the adapters, the store, the list, the diff and the whole workbench.

@@ -30,12 +30,7 @@ import (
 // one such entry, naming the child and exactly the paths the pause writes,
 // and resume removes exactly that entry (ADR 0014).
 
-const (
-	ignoreDiffField = "ignoreApplicationDifferences"
-	// appSetEngine names an ApplicationSet in audit lines and Events
-	// ("applicationset/<namespace>/<name>", as `driftdeck tree` names it).
-	appSetEngine model.Engine = "applicationset"
-)
+const ignoreDiffField = "ignoreApplicationDifferences"
 
 // OtherWrite is a write a plan makes to another object than its unit, shown
 // with the unit's own changes: to which object, what, and when.
@@ -173,7 +168,7 @@ func planPauseHold(env *planEnv, u *model.Unit, child map[string]any, policyPath
 		ops.test(nil, "spec", ignoreDiffField)
 		ops.add([]any{entry}, "spec", ignoreDiffField)
 	}
-	ref := model.Key{Context: u.Key.Context, Engine: appSetEngine, Namespace: u.Key.Namespace, Name: name}
+	ref := model.Key{Context: u.Key.Context, Engine: model.EngineApplicationSet, Namespace: u.Key.Namespace, Name: name}
 	hold := &ownerHold{key: ref, patch: ops, first: true, entry: entry, createdList: !present,
 		eventVerb: "added an ignoreApplicationDifferences entry, so that the pause of " + u.Key.Ref() + " holds, to"}
 	shown := &OtherWrite{Object: ref.Ref(), ResourceVersion: lookupString(set, "metadata", "resourceVersion"), When: "before", Patch: ops,
@@ -227,7 +222,7 @@ func planResumeHold(env *planEnv, u *model.Unit, child map[string]any) (*ownerHo
 		ops.remove("spec", ignoreDiffField, idx)
 		change += fmt.Sprintf(" (entry %d; the other %d stay as they are)", at, len(list)-1)
 	}
-	ref := model.Key{Context: u.Key.Context, Engine: appSetEngine, Namespace: u.Key.Namespace, Name: rec.ApplicationSet}
+	ref := model.Key{Context: u.Key.Context, Engine: model.EngineApplicationSet, Namespace: u.Key.Namespace, Name: rec.ApplicationSet}
 	hold := &ownerHold{key: ref, patch: ops, entry: rec.Entry,
 		eventVerb: "removed the ignoreApplicationDifferences entry of the resumed " + u.Key.Ref() + " from"}
 	shown := &OtherWrite{Object: ref.Ref(), ResourceVersion: lookupString(set, "metadata", "resourceVersion"), When: "after", Patch: ops,

@@ -77,7 +77,10 @@ type childResult struct {
 
 	KeyHandle, KeyCPU, KeyLatency, Batch, BatchCPU stats
 	// ByLabel are the keys' Update + View and CPU times per kind of key.
-	ByLabel    map[string]labelStats
+	ByLabel map[string]labelStats
+	// Tree are the same keys in the tree view (every parent open), typed
+	// after them while the changes still stream in.
+	Tree       treeStats
 	KeysSent   int
 	PeakRSSEnd uint64
 
@@ -87,6 +90,11 @@ type childResult struct {
 }
 
 type labelStats struct{ Handle, CPU stats }
+
+type treeStats struct {
+	Handle, CPU, Latency stats
+	ByLabel              map[string]labelStats
+}
 
 type sortTime struct {
 	Mode string
@@ -243,14 +251,20 @@ func runChild(o childOpts) error {
 		return err
 	}
 	l.take()
-	res.KeysSent = typeKeys(l, o.keys, o.keyRate)
+	res.KeysSent = typeKeys(l, keyCycle, o.keys, o.keyRate)
 	rec := l.take()
 	res.KeyHandle, res.KeyCPU = summarize(rec.keyHandle), summarize(rec.keyCPU)
 	res.KeyLatency, res.Batch, res.BatchCPU = summarize(rec.keyLatency), summarize(rec.batch), summarize(rec.batchCPU)
-	res.ByLabel = map[string]labelStats{}
-	for label, lb := range rec.byLabel {
-		res.ByLabel[label] = labelStats{Handle: summarize(lb.handle), CPU: summarize(lb.cpu)}
-	}
+	res.ByLabel = byLabel(rec)
+	// The tree of the ApplicationSets, every parent open: t, then Z.
+	l.do(key("t"))
+	l.do(key("Z"))
+	l.take()
+	res.KeysSent += typeKeys(l, treeKeyCycle, o.keys/2, o.keyRate)
+	rec = l.take()
+	res.Tree = treeStats{Handle: summarize(rec.keyHandle), CPU: summarize(rec.keyCPU),
+		Latency: summarize(rec.keyLatency), ByLabel: byLabel(rec)}
+	l.do(key("t")) // the flat list again for the filter and sort figures
 	if err := handshake(parent, "stop", "stopped"); err != nil {
 		return err
 	}
@@ -264,6 +278,14 @@ func runChild(o childOpts) error {
 		res.PeakRSSEnd = m.HWM
 	}
 	return json.NewEncoder(os.Stdout).Encode(res)
+}
+
+func byLabel(rec recording) map[string]labelStats {
+	out := map[string]labelStats{}
+	for label, lb := range rec.byLabel {
+		out[label] = labelStats{Handle: summarize(lb.handle), CPU: summarize(lb.cpu)}
+	}
+	return out
 }
 
 func handshake(parent *bufio.Scanner, say, want string) error {

@@ -151,6 +151,19 @@ func (r *report) rows() []row {
 				ms(st.Handle.Median) + " / " + ms(st.Handle.P99) + "; " + ms(st.CPU.Median) + " / " + ms(st.CPU.P99), "ms", "", "p99 < 16"})
 		}
 	}
+	if t := c.Tree; t.Handle.N > 0 {
+		rows = append(rows,
+			row{fmt.Sprintf("[in-process] tree view (the ApplicationSets over their Applications, all open): keystroke Update+View, median / p99 / max (n=%d)", t.Handle.N),
+				ms(t.Handle.Median) + " / " + ms(t.Handle.P99) + " / " + ms(t.Handle.Max), "ms", "", "p99 < 16"},
+			row{"[in-process] tree view: keystroke CPU time, median / p99; latency incl. waits, median / p99",
+				ms(t.CPU.Median) + " / " + ms(t.CPU.P99) + "; " + ms(t.Latency.Median) + " / " + ms(t.Latency.P99), "ms", "", "p99 < 16"})
+		for _, label := range []string{"move", "filter", "sort", "fold"} {
+			if st, ok := t.ByLabel[label]; ok {
+				rows = append(rows, row{fmt.Sprintf("[in-process]   tree %s keys (n=%d): Update+View median / p99; CPU median / p99", label, st.Handle.N),
+					ms(st.Handle.Median) + " / " + ms(st.Handle.P99) + "; " + ms(st.CPU.Median) + " / " + ms(st.CPU.P99), "ms", "", "p99 < 16"})
+			}
+		}
+	}
 	rows = append(rows,
 		row{fmt.Sprintf("[in-process] batch of changes Update+View, median / p99; CPU median / p99 (n=%d)", c.Batch.N),
 			ms(c.Batch.Median) + " / " + ms(c.Batch.P99) + "; " + ms(c.BatchCPU.Median) + " / " + ms(c.BatchCPU.P99), "ms", "", ""},

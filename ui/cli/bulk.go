@@ -120,7 +120,7 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, 
 	if err != nil {
 		return err
 	}
-	outcomes := exec.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: req.Reason, Until: req.Until, Prune: req.Prune, WithSource: req.WithSource})
+	outcomes := exec.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: req.Reason, Until: req.Until, Prune: req.Prune, SyncChoices: req.SyncChoices, WithSource: req.WithSource})
 	return reportBulk(g, outcomes, settleAll(ctx, exec, outcomes))
 }
 
@@ -202,6 +202,9 @@ func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, 
 	for _, u := range f.Store.Snapshot() {
 		if !keep(u) || !sel.Matches(labels.Set(u.Labels)) || (kind == actions.Resume && u.Pause == nil) {
 			continue
+		}
+		if len(actions.KindsFor(u.Key.Engine)) == 0 {
+			continue // no action reaches it (an ApplicationSet's row): never a target of a selection
 		}
 		keys = append(keys, u.Key)
 	}

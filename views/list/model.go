@@ -9,6 +9,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
+	"github.com/driftdeck/driftdeck/backend/tree"
 	"github.com/driftdeck/driftdeck/themes"
 )
 
@@ -31,6 +32,7 @@ type Model struct {
 	scope  Scope
 	sort   SortMode
 	marked map[model.Key]bool
+	tree   treeState
 
 	rows map[model.Key]*rowCache
 	// nameWidth is the widest namespace/name, for the name column.
@@ -65,12 +67,16 @@ type drawInputs struct {
 	// The cells that follow the clock, as text (the automation cell's
 	// style changes only with its text).
 	age, automation string
+	// In the tree: the indentation and fold glyph before the name, and a
+	// parent's summary of the units below it.
+	treePrefix, summary string
 }
 
 // New returns an empty list, sorted by state: the worst first, as someone
 // on call looks for it.
 func New(theme *themes.Theme) *Model {
-	return &Model{theme: theme, sort: ByState, marked: map[model.Key]bool{}, rows: map[model.Key]*rowCache{}}
+	return &Model{theme: theme, sort: ByState, marked: map[model.Key]bool{}, rows: map[model.Key]*rowCache{},
+		tree: treeState{forest: tree.Build(nil), flipped: map[model.Key]bool{}}}
 }
 
 // SetTheme switches palettes.
@@ -129,9 +135,11 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 			if !present[k] {
 				delete(m.rows, k)
 				delete(m.marked, k)
+				delete(m.tree.flipped, k)
 			}
 		}
 	}
+	m.forestOf(units)
 	m.refresh(selected)
 }
 
@@ -149,6 +157,11 @@ func newRowCache(u *model.Unit) *rowCache {
 
 // refresh recomputes the shown rows, keeping the cursor on the same unit.
 func (m *Model) refresh(keep *model.Key) {
+	if m.tree.on {
+		m.shown = m.treeRows()
+		m.reselect(keep)
+		return
+	}
 	shown := make([]*model.Unit, 0, len(m.all))
 	for _, u := range m.all {
 		if !m.scope.Contains(u) {
@@ -204,7 +217,8 @@ func (m *Model) Total() int { return len(m.all) }
 func (m *Model) SetFilter(text string) {
 	prev, keep := m.filter, m.selectedKey()
 	m.filter = ParseFilter(text)
-	if !m.filter.narrows(prev) {
+	m.revealInTree(keep)
+	if !m.filter.narrows(prev) || m.tree.on {
 		m.refresh(keep)
 		return
 	}
@@ -225,7 +239,9 @@ func (m *Model) Filter() Filter { return m.filter }
 // SetScope applies a ":" command's narrowing.
 func (m *Model) SetScope(s Scope) {
 	m.scope = s
-	m.refresh(m.selectedKey())
+	keep := m.selectedKey()
+	m.revealInTree(keep)
+	m.refresh(keep)
 }
 
 // Scope returns the active scope.
@@ -271,10 +287,27 @@ func (m *Model) clampCursor() {
 	m.offset = min(max(m.offset, 0), max(len(m.shown)-page, 0))
 }
 
-// ToggleMark marks or unmarks the selected unit and moves down.
+// ToggleMark marks or unmarks the selected unit and moves down. On a
+// parent row of the tree it marks its children (the ones Targets names),
+// or unmarks them when all were marked.
 func (m *Model) ToggleMark() {
 	u := m.Selected()
 	if u == nil {
+		return
+	}
+	if _, children, ok := m.Targets(); ok {
+		all := true
+		for _, c := range children {
+			all = all && m.marked[c.Key]
+		}
+		for _, c := range children {
+			if all {
+				delete(m.marked, c.Key)
+			} else {
+				m.marked[c.Key] = true
+			}
+		}
+		m.Move(1)
 		return
 	}
 	if m.marked[u.Key] {
