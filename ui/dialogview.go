@@ -88,6 +88,9 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) []string {
 			wrap(fmt.Sprintf("! %d of them are hidden by the current filter or scope: %s", n, strings.Join(refs(d.hidden), ", ")), t.Warn)
 		}
 		wrap(bulkExplanation(d.action), t.Dim)
+		if l := ownerWrites(d.action, d.units); l != "" {
+			wrap(l, t.Bold)
+		}
 	case d.custom != nil:
 		c := d.custom
 		wrap(c.title, t.DialogTitle)
@@ -113,6 +116,12 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) []string {
 				wrap("! "+w, t.Warn)
 			}
 			lines = append(lines, t.Dim.Render(fmt.Sprintf("JSON patch on resourceVersion %s, %d operations, tests first.", d.plan.ResourceVersion, len(d.plan.Patch))))
+			for _, o := range d.plan.Also {
+				wrap(o.Heading(), t.Bold)
+				for _, c := range o.Changes {
+					wrap("  "+c, lipgloss.NewStyle())
+				}
+			}
 		}
 		if len(d.changed) > 0 {
 			wrap("! Changed since shown — confirm again:", t.Warn)
@@ -176,6 +185,39 @@ func bulkExplanation(k actions.Kind) string {
 		return "Each unit gets back exactly the state its pause recorded; a unit changed since its pause is left alone and reported."
 	}
 	return "Units for which there is nothing to do, or whose engine has no " + string(k) + ", are skipped and reported as such."
+}
+
+// ownerWrites names the ApplicationSets a bulk pause or resume also
+// writes: one ignoreApplicationDifferences entry per child it owns (ADR 0014).
+func ownerWrites(k actions.Kind, units []*model.Unit) string {
+	if k != actions.Pause && k != actions.PauseSelfHeal && k != actions.Resume {
+		return ""
+	}
+	count := map[string]int{}
+	var sets []string
+	for _, u := range units {
+		name, ok := strings.CutPrefix(u.Owner, "ApplicationSet/")
+		if !ok || u.Key.Engine != model.EngineArgoCD {
+			continue
+		}
+		ref := "applicationset/" + u.Key.Namespace + "/" + name
+		if count[ref] == 0 {
+			sets = append(sets, ref)
+		}
+		count[ref]++
+	}
+	if len(sets) == 0 {
+		return ""
+	}
+	var each []string
+	for _, s := range sets {
+		each = append(each, fmt.Sprintf("%s (%d)", s, count[s]))
+	}
+	verb := "Also writes, so that each pause holds, one ignoreApplicationDifferences entry per child to "
+	if k == actions.Resume {
+		verb = "Also removes the ignoreApplicationDifferences entry each child's pause added from "
+	}
+	return verb + strings.Join(each, ", ")
 }
 
 func refs(units []*model.Unit) []string {

@@ -46,6 +46,8 @@ type fakeBackend struct {
 	mayRevert string
 	reverted  []string
 	settled   []*actions.Result
+	// also are the writes to other objects plans make.
+	also []actions.OtherWrite
 	// diff and tree answer Diff and ResourceTree when set.
 	diff      *argodiff.Result
 	tree      *restree.Tree
@@ -111,6 +113,7 @@ func (f *fakeBackend) planAt(req actions.Request) *actions.Plan {
 		Warnings:        []string{"ApplicationSet/storefront manages this object and may revert spec edits; driftdeck re-reads after the write and reports a revert"},
 		Patch:           make([]actions.Op, 8),
 		ResourceVersion: version,
+		Also:            f.also,
 	}
 	if version != "4711" {
 		p.Changes[2] = `metadata.annotations.driftdeck.io/paused-previous: {"prune":false,"selfHeal":true}`

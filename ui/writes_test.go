@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumistate"
 )
 
@@ -135,5 +136,39 @@ func TestRefreshRunsWithoutAFormAndSaysItIsDone(t *testing.T) {
 	}
 	if !topIs[*listScreen](a) || !strings.Contains(plain(a), "— done") {
 		t.Fatalf("the refresh is not reported:\n%s", plain(a))
+	}
+}
+
+func TestPauseDialogListsTheApplicationSetWriteUnderItsObject(t *testing.T) {
+	a, be := newTestApp(t, 120, 40)
+	be.also = []actions.OtherWrite{{Object: "applicationset/argocd/storefront", ResourceVersion: "99", When: "before", Patch: make([]actions.Op, 3),
+		Changes: []string{`spec.ignoreApplicationDifferences: + {"jsonPointers":["/spec/syncPolicy/automated/enabled"],"name":"checkout"}`}}}
+	openPause(t, a)
+	text := flat(a)
+	for _, want := range []string{
+		"spec.syncPolicy.automated.enabled: (unset, means true) → false",
+		"and to applicationset/argocd/storefront, before the unit's own patch (JSON patch on resourceVersion",
+		`spec.ignoreApplicationDifferences: +`,
+		`{"jsonPointers":["/spec/syncPolicy/automated/enabled"],"name":"checkout"}`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the confirm dialog does not show %q:\n%s", want, plain(a))
+		}
+	}
+}
+
+func TestBulkPauseNamesTheApplicationSetsItAlsoWrites(t *testing.T) {
+	child := func(name, owner string) *model.Unit {
+		return &model.Unit{Key: model.Key{Engine: model.EngineArgoCD, Namespace: "argocd", Name: name}, Owner: owner}
+	}
+	units := []*model.Unit{child("web", "ApplicationSet/shop"), child("api", "ApplicationSet/shop"), child("docs", "Application/root"), child("db", "")}
+	if got, want := ownerWrites(actions.Pause, units), "one ignoreApplicationDifferences entry per child to applicationset/argocd/shop (2)"; !strings.HasSuffix(got, want) {
+		t.Errorf("bulk pause: %q, want it to end %q", got, want)
+	}
+	if got := ownerWrites(actions.Resume, units); !strings.Contains(got, "removes") || !strings.Contains(got, "applicationset/argocd/shop (2)") {
+		t.Errorf("bulk resume: %q", got)
+	}
+	if got := ownerWrites(actions.Refresh, units); got != "" {
+		t.Errorf("a refresh writes no ApplicationSet: %q", got)
 	}
 }

@@ -42,14 +42,17 @@ func planArgoPause(env *planEnv, obj map[string]any, req Request) (*Plan, error)
 	p := &Plan{gvr: argocd.Applications, Previous: previous, eventReason: "DriftdeckPause"}
 	var ops patch
 	ops.test(automated, automatedPath...)
+	written := automatedPath
 	switch {
 	case mode == pause.ModeSelfHeal:
-		ops.add(false, append(automatedPath, "selfHeal")...)
+		written = append(automatedPath[:3:3], "selfHeal")
+		ops.add(false, written...)
 		p.Changes = append(p.Changes, "spec.syncPolicy.automated.selfHeal: true → false")
 		p.Summary = "pause self-heal of " + u.Key.Ref() + " (auto-sync stays on)"
 		p.eventVerb = "paused self-heal of"
 	case env.knowsEnabled():
-		ops.add(false, append(automatedPath, "enabled")...)
+		written = append(automatedPath[:3:3], "enabled")
+		ops.add(false, written...)
 		p.Changes = append(p.Changes, "spec.syncPolicy.automated.enabled: "+describeBool(f.EnabledField)+" → false")
 		p.Summary = "pause auto-sync and self-heal of " + u.Key.Ref()
 		p.eventVerb = "paused auto-sync of"
@@ -60,12 +63,22 @@ func planArgoPause(env *planEnv, obj map[string]any, req Request) (*Plan, error)
 		p.eventVerb = "paused auto-sync of"
 	}
 	ann := pauseAnnotations(env, req, mode, previous)
+	hold, shown, record, err := planPauseHold(env, u, obj, written, sortedKeys(ann))
+	if err != nil {
+		return nil, err
+	}
+	if hold != nil {
+		ann[pause.AnnotationOwnerHold] = record
+		p.hold, p.Also = hold, []OtherWrite{*shown}
+		p.Warnings = append(p.Warnings, u.Owner+" regenerates this Application from its template and would revert the pause: driftdeck first adds an ignoreApplicationDifferences entry for it to the ApplicationSet (resume removes exactly that entry), then re-reads after the controller's reconcile and reports a revert")
+	} else {
+		p.Warnings = append(p.Warnings, ownerWarning(u.Owner)...)
+	}
 	ops.setAnnotations(annotationsOf(obj), ann)
 	for _, k := range sortedKeys(ann) {
 		p.Changes = append(p.Changes, "metadata.annotations."+k+": "+ann[k])
 	}
 	p.Patch = ops
-	p.Warnings = append(p.Warnings, ownerWarning(u.Owner)...)
 	p.verify = func(after map[string]any) error {
 		a := argocd.Convert(env.cluster.Context, after).Argo
 		if mode == pause.ModeSelfHeal && a.SelfHeal {
@@ -113,7 +126,16 @@ func planArgoResume(env *planEnv, obj map[string]any, req Request) (*Plan, error
 	if u.Pause.Expired(env.now) {
 		p.Warnings = append(p.Warnings, "the pause expired at "+u.Pause.Until.Format(time.RFC3339))
 	}
-	p.Warnings = append(p.Warnings, ownerWarning(u.Owner)...)
+	hold, shown, notes, err := planResumeHold(env, u, obj)
+	if err != nil {
+		return nil, err
+	}
+	p.Warnings = append(p.Warnings, notes...)
+	if hold != nil {
+		p.hold, p.Also = hold, []OtherWrite{*shown}
+	} else {
+		p.Warnings = append(p.Warnings, ownerWarning(u.Owner)...)
+	}
 	p.verify = func(after map[string]any) error {
 		got, _ := lookup(after, automatedPath...)
 		if !reflect.DeepEqual(normalizeJSON(got), normalizeJSON(previous)) {

@@ -278,7 +278,23 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 	if err := writeBefore(ctx, c, p, opts); err != nil {
 		return nil, err
 	}
+	var held map[string]any
+	if h := p.hold; h != nil && h.first {
+		held, err = e.writeHold(ctx, req, p, h.patch, string(req.Kind))
+		switch {
+		case err != nil && preconditionFailed(err) && rebinds < maxRebinds:
+			return e.write(ctx, w, confirmed, rebinds+1)
+		case err != nil:
+			return nil, holdError(h, err)
+		}
+		if _, kept := undoHold(held, h); !kept {
+			return nil, fmt.Errorf("%s does not keep the ignoreApplicationDifferences entry driftdeck wrote (its CRD pruned it?): the Application was not paused", h.key.Ref())
+		}
+	}
 	out, err := c.Dynamic.Resource(p.gvr).Namespace(req.Key.Namespace).Patch(ctx, req.Key.Name, types.JSONPatchType, body, opts, subresources(p)...)
+	if err != nil && held != nil && !w.DryRun {
+		err = e.undoHold(ctx, req, p, held, err)
+	}
 	switch {
 	case err != nil && preconditionFailed(err) && rebinds < maxRebinds && (req.ResourceVersion != "" || len(p.before) == 0):
 		// Nothing was written. An unbound request with requests to its
@@ -317,6 +333,16 @@ func (e *Executor) finish(w *writeguard.Write, c *kube.Cluster, req Request, p *
 		res.Token = p.token
 	}
 	e.verify(c, req, p, after, res)
+	if h := p.hold; h != nil && !h.first {
+		// The Application is resumed (and announced as such); the entry left
+		// behind keeps it off its template's policy, so the resume is not
+		// wholly in effect.
+		if _, err := e.writeHold(ctx, req, p, h.patch, string(req.Kind)); err != nil {
+			res.Verified = false
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s is resumed, but the entry the pause added to %s was not removed: %v; remove the entry for %s from its spec.ignoreApplicationDifferences by hand",
+				req.Key.Ref(), h.key.Ref(), holdError(h, err), req.Key.Name))
+		}
+	}
 	w.Event = &writeguard.Event{Reason: p.eventReason, Verb: p.eventVerb, Until: req.Until, Object: corev1.ObjectReference{
 		APIVersion:      lookupString(after, "apiVersion"),
 		Kind:            lookupString(after, "kind"),

@@ -24,6 +24,9 @@ type Plan struct {
 	ResourceVersion string
 	// Previous is the state a pause replaced (JSON), for the audit log.
 	Previous string
+	// Also are the writes to other objects the action makes, each shown
+	// with its object (the ApplicationSet a pause of its child writes to).
+	Also []OtherWrite
 
 	// at is the time the plan was made for (pause records, approvals).
 	at          time.Time
@@ -40,6 +43,8 @@ type Plan struct {
 	// before are requests to other objects (a unit's sources) written
 	// ahead of the patch.
 	before []sideWrite
+	// hold is the owning ApplicationSet's write of a pause or resume.
+	hold *ownerHold
 }
 
 // sideWrite is a JSON patch on another object than the unit.

@@ -61,8 +61,9 @@ func planDifferences(old, now *Plan) []string {
 	if old.Summary != now.Summary {
 		out = append(out, "now: "+now.Summary+" (was: "+old.Summary+")")
 	}
-	oldBy, nowBy := changesByField(old.Changes), changesByField(now.Changes)
-	for _, c := range now.Changes {
+	oldChanges, nowChanges := old.allChanges(), now.allChanges()
+	oldBy, nowBy := changesByField(oldChanges), changesByField(nowChanges)
+	for _, c := range nowChanges {
 		f := field(c)
 		switch was, ok := oldBy[f]; {
 		case !ok:
@@ -71,7 +72,7 @@ func planDifferences(old, now *Plan) []string {
 			out = append(out, "writes "+c+" (was "+strings.TrimPrefix(was, f+": ")+")")
 		}
 	}
-	for _, c := range old.Changes {
+	for _, c := range oldChanges {
 		if _, ok := nowBy[field(c)]; !ok {
 			out = append(out, "no longer writes "+c)
 		}
@@ -88,6 +89,18 @@ func planDifferences(old, now *Plan) []string {
 	}
 	if len(out) == 0 && patchText(old.Patch) != patchText(now.Patch) {
 		out = append(out, "the preconditions of the write changed (the values it checks before writing)")
+	}
+	return out
+}
+
+// allChanges are the unit's changes and those to other objects, each of
+// these named by its object.
+func (p *Plan) allChanges() []string {
+	out := append([]string(nil), p.Changes...)
+	for _, o := range p.Also {
+		for _, c := range o.Changes {
+			out = append(out, o.Object+" "+c)
+		}
 	}
 	return out
 }

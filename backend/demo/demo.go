@@ -114,6 +114,8 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 		Git: e.git, Outcome: e.outcome, Events: kc, OnError: opts.OnError,
 	})
 	go func() { _ = argo.Run(ctx) }()
+	appSets := sim.NewAppSet(dyn, sim.AppSetOptions{Events: kc, OnError: opts.OnError})
+	go func() { _ = appSets.Run(ctx) }()
 	fluxControllers := sim.NewFlux(dyn, sim.FluxOptions{Events: kc, OnError: opts.OnError})
 	go func() { _ = operator.Run(ctx) }()
 	go func() { _ = fluxControllers.Run(ctx) }()

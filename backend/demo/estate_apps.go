@@ -168,19 +168,21 @@ func (e *estate) storefront(t Timings) {
 		"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationSet",
 		"metadata": metadata("argocd", appSetName, map[string]any{"uid": appSetUID, "creationTimestamp": e.ago(200 * 24 * time.Hour), "generation": int64(14)}),
 		"spec": map[string]any{
+			// No ignoreApplicationDifferences: the simulated ApplicationSet
+			// controller reverts any edit of a child, as upstream does, until
+			// a pause adds its entry (ADR 0014). The template generates the
+			// children exactly as they are seeded.
 			"goTemplate": true,
-			// As teams that pause generated apps during incidents set it: the
-			// ApplicationSet controller leaves each app's syncPolicy alone, so
-			// a pause holds (without it, upstream reverts the edit).
-			"ignoreApplicationDifferences": []any{map[string]any{"jsonPointers": strs("/spec/syncPolicy")}},
-			"generators":                   []any{map[string]any{"list": map[string]any{"elements": elements}}},
+			"generators": []any{map[string]any{"list": map[string]any{"elements": elements}}},
 			"template": map[string]any{
-				"metadata": map[string]any{"name": "{{.svc}}", "labels": map[string]any{"team": "storefront", "tier": "prod"}},
+				"metadata": map[string]any{"name": "{{.svc}}",
+					"labels":     map[string]any{"app.kubernetes.io/part-of": "storefront", "team": "storefront", "tier": "prod"},
+					"finalizers": strs("resources-finalizer.argocd.argoproj.io")},
 				"spec": map[string]any{
 					"project":     "storefront",
 					"source":      map[string]any{"repoURL": storefrontRepo, "path": "services/{{.svc}}/overlays/prod", "targetRevision": "main"},
 					"destination": map[string]any{"server": prodCluster, "namespace": "storefront"},
-					"syncPolicy":  map[string]any{"automated": map[string]any{"prune": true, "selfHeal": true}, "syncOptions": strs(selfHeal.syncOptions...)},
+					"syncPolicy":  syncPolicyOf(selfHeal),
 				},
 			},
 		},

@@ -30,6 +30,20 @@ var (
 	selfHeal = policy{auto: true, prune: true, selfHeal: true, syncOptions: []string{"CreateNamespace=true", "ServerSideApply=true"}}
 )
 
+// syncPolicyOf is the spec.syncPolicy of a policy.
+func syncPolicyOf(p policy) map[string]any {
+	sp := map[string]any{"syncOptions": strs(p.syncOptions...), "retry": map[string]any{
+		"limit": int64(5), "backoff": map[string]any{"duration": "5s", "factor": int64(2), "maxDuration": "3m"}}}
+	if p.auto {
+		auto := map[string]any{"prune": p.prune, "selfHeal": p.selfHeal}
+		if p.disabled {
+			auto["enabled"] = false
+		}
+		sp["automated"] = auto
+	}
+	return sp
+}
+
 // appDef describes one Application of the estate.
 type appDef struct {
 	namespace, name, project string
@@ -105,16 +119,7 @@ func (e *estate) app(d appDef) map[string]any {
 	} else {
 		spec["source"] = srcs[0]
 	}
-	sp := map[string]any{"syncOptions": strs(d.policy.syncOptions...), "retry": map[string]any{
-		"limit": int64(5), "backoff": map[string]any{"duration": "5s", "factor": int64(2), "maxDuration": "3m"}}}
-	if d.policy.auto {
-		auto := map[string]any{"prune": d.policy.prune, "selfHeal": d.policy.selfHeal}
-		if d.policy.disabled {
-			auto["enabled"] = false
-		}
-		sp["automated"] = auto
-	}
-	spec["syncPolicy"] = sp
+	spec["syncPolicy"] = syncPolicyOf(d.policy)
 
 	resources := d.resources
 	if resources == nil {

@@ -18,6 +18,10 @@ const (
 	AnnotationUntil    = "driftdeck.io/paused-until"
 	AnnotationMode     = "driftdeck.io/paused-mode"
 	AnnotationPrevious = "driftdeck.io/paused-previous"
+	// AnnotationOwnerHold records the ignoreApplicationDifferences entry a
+	// pause added to the owning ApplicationSet (ADR 0014), so that resume
+	// removes exactly that entry.
+	AnnotationOwnerHold = "driftdeck.io/paused-owner-hold"
 )
 
 // Modes of a pause.
@@ -29,7 +33,7 @@ const (
 )
 
 // Annotations lists every pause annotation, for removal on resume.
-var Annotations = []string{AnnotationBy, AnnotationReason, AnnotationAt, AnnotationUntil, AnnotationMode, AnnotationPrevious}
+var Annotations = []string{AnnotationBy, AnnotationReason, AnnotationAt, AnnotationUntil, AnnotationMode, AnnotationPrevious, AnnotationOwnerHold}
 
 // Read returns the pause recorded in the annotations, or nil when there is none.
 // A pause with an unreadable timestamp is still returned, with the error.

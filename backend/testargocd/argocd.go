@@ -33,6 +33,7 @@ type ArgoCD struct {
 	cfg                             *rest.Config
 	kubeconfig, redisAddr, repoAddr string
 	server                          serverOnce
+	appSets                         appSetOnce
 }
 
 // Start runs the three components against c until Stop. It returns

@@ -304,6 +304,12 @@ func printPlan(w io.Writer, p *actions.Plan, verb string) {
 	for _, c := range p.Changes {
 		fmt.Fprintf(w, "  %s\n", safetext.Visible(c))
 	}
+	for _, o := range p.Also {
+		fmt.Fprintf(w, "%s\n", safetext.Visible(o.Heading()))
+		for _, c := range o.Changes {
+			fmt.Fprintf(w, "  %s\n", safetext.Visible(c))
+		}
+	}
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", safetext.Visible(warn))
 	}

@@ -70,3 +70,27 @@ func TestDiffExits1OnDifferencesAnd0Without(t *testing.T) {
 		t.Errorf("an app in sync: exit %d, want 0: %s", code, stderr)
 	}
 }
+
+// A pause of an Application the demo's ApplicationSet owns lists both
+// writes, each under its object, and holds against the demo's ApplicationSet
+// controller.
+func TestPauseOfAnApplicationSetChildListsBothWrites(t *testing.T) {
+	isolate(t)
+	code, out, stderr := run(t, "--demo", "pause", "argocd/argocd/cart", "--reason", "INC-1", "--dry-run", "--yes")
+	text := out + stderr
+	for _, want := range []string{
+		"spec.syncPolicy.automated.enabled: (unset, means true) → false",
+		"and to applicationset/argocd/storefront-services, before the unit's own patch",
+		`spec.ignoreApplicationDifferences: + {"jsonPointers":["/spec/syncPolicy/automated/enabled","/metadata/annotations/driftdeck.io~1paused-at"`,
+		`"name":"cart"}`,
+		"metadata.annotations.driftdeck.io/paused-owner-hold: ",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the dry run does not show %q (exit %d):\n%s", want, code, text)
+		}
+	}
+	code, out, stderr = run(t, "--demo", "pause", "argocd/argocd/cart", "--reason", "INC-1", "--yes")
+	if code != 0 || !strings.Contains(out, "done: pause auto-sync and self-heal of argocd/argocd/cart") || strings.Contains(out+stderr, "reverted") {
+		t.Errorf("the pause must hold against the ApplicationSet controller: exit %d\n%s%s", code, out, stderr)
+	}
+}
