@@ -314,18 +314,18 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 		if lerr != nil {
 			return nil, lerr
 		}
-		res := e.finish(w, c, req, p, after)
+		res := e.finish(ctx, w, c, req, p, after)
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the connection dropped before the cluster answered (%v); read back, %s holds the write: it was applied", err, req.Key.Ref()))
 		return res, nil
 	case err != nil:
 		return nil, explainWriteError(req, err)
 	}
-	return e.finish(w, c, req, p, out.Object), nil
+	return e.finish(ctx, w, c, req, p, out.Object), nil
 }
 
 // finish builds the result of a write from the object after it, verifies
 // it, and names the Event to record.
-func (e *Executor) finish(w *writeguard.Write, c *kube.Cluster, req Request, p *Plan, after map[string]any) *Result {
+func (e *Executor) finish(ctx context.Context, w *writeguard.Write, c *kube.Cluster, req Request, p *Plan, after map[string]any) *Result {
 	res := &Result{Plan: p, Actor: w.Actor, DryRun: w.DryRun, ResourceVersion: lookupString(after, "metadata", "resourceVersion")}
 	w.Entry.ResourceVersion = res.ResourceVersion
 	res.Token = annotationsOf(after)[pulumiop.AnnotationReconcileRequest]
