@@ -68,7 +68,7 @@ func TestClusterMemoryStaysBoundedUnderAHundredStatusChangesASecond(t *testing.T
 		tick := time.NewTicker(time.Second / perSecond)
 		defer tick.Stop()
 		jobs := make(chan int, perSecond)
-		for w := 0; w < 4; w++ {
+		for w := 0; w < 8; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
