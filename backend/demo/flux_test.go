@@ -45,10 +45,12 @@ func TestDemoShowsEveryFluxAndTerraformState(t *testing.T) {
 		"kustomization/flux-system/apps": {model.Running, "Progressing: Building manifests", "", func(u *model.Unit) bool {
 			return u.HealthNative == "Reconciling" && len(u.Flux.DependsOn) == 1
 		}},
-		"kustomization/flux-system/tenants":         {model.Stuck, "Stalled: InvalidCELExpression", "Stalled condition is True", nil},
-		"kustomization/team-web/web-frontend":       {model.Stuck, "BuildFailed", "failing (BuildFailed) on revision main@sha1:", func(u *model.Unit) bool { return u.Flux.LastAttempted != u.Flux.LastApplied }},
-		"kustomization/team-web/web-backend":        {model.Running, "DependencyNotReady: dependency 'team-web/web-frontend' is not ready", "", func(u *model.Unit) bool { return u.Persisting != "" }},
-		"kustomization/team-web/web-config":         {model.Running, "ArtifactFailed", "", func(u *model.Unit) bool { return u.Flux.Source.String() == "GitRepository/team-web/web-config" }},
+		"kustomization/flux-system/tenants":   {model.Stuck, "Stalled: InvalidCELExpression", "Stalled condition is True", nil},
+		"kustomization/team-web/web-frontend": {model.Stuck, "BuildFailed", "failing (BuildFailed) on revision main@sha1:", func(u *model.Unit) bool { return u.Flux.LastAttempted != u.Flux.LastApplied }},
+		"kustomization/team-web/web-backend":  {model.Running, "DependencyNotReady: dependency 'team-web/web-frontend' is not ready", "", func(u *model.Unit) bool { return u.Persisting != "" }},
+		"kustomization/team-web/web-config": {model.Stuck, "the source GitRepository/team-web/web-config is not ready: AuthenticationFailed", "source is not Ready", func(u *model.Unit) bool {
+			return u.SourceState != nil && u.SourceState.Ready == "False" && u.SourceState.Reason == "AuthenticationFailed"
+		}},
 		"kustomization/flux-system/monitoring-crds": {model.Idle, "suspended", "", func(u *model.Unit) bool { return u.Automation == model.Suspended }},
 		"helmrelease/flux-system/cert-manager": {model.Idle, "", "", func(u *model.Unit) bool {
 			h := u.Flux.Helm

@@ -23,12 +23,12 @@ func fluxStuckFix(u *model.Unit) (fix actions.Kind, flags []string, hint string,
 	case u.Flux != nil && u.Flux.Helm != nil && u.Flux.Helm.RetriesExhausted:
 		return actions.Force, nil, "", false
 	}
-	f := u.Flux
-	if u.Tofu != nil {
-		f = &u.Tofu.FluxFacts
-	}
+	f := u.FluxRuntime()
 	if f == nil {
 		return "", nil, "see the controller's conditions and logs", false
+	}
+	if src := u.SourceState; src != nil && (src.Missing || src.Ready == "False" || src.Suspended) {
+		return "", nil, "the cause is in the source " + src.Ref.String() + ", which cannot be read (see why above): create it or fix its URL, credentials or ref, then `driftdeck refresh " + u.Key.Ref() + " --with-source` fetches it and applies", true
 	}
 	where := "its source"
 	if s := f.Source.String(); s != "" {

@@ -26,6 +26,7 @@ type Fleet struct {
 	Store    *store.Store
 	Projects *argocd.Projects
 	Updates  *pulumiop.UpdateIndex
+	Sources  *flux.Sources
 
 	mu       sync.Mutex
 	clusters map[string]*kube.Cluster
@@ -53,11 +54,13 @@ func New(opts Options) *Fleet {
 		Store:    store.New(th),
 		Projects: argocd.NewProjects(),
 		Updates:  pulumiop.NewUpdateIndex(),
+		Sources:  flux.NewSources(),
 		clusters: map[string]*kube.Cluster{},
 		refused:  make(chan error, 16),
 	}
 	f.Store.AddClassifier(f.Projects)
 	f.Store.AddClassifier(f.Updates)
+	f.Store.AddClassifier(f.Sources)
 	return f
 }
 
@@ -79,7 +82,7 @@ func (f *Fleet) Contexts() []string {
 // watched lists every resource driftdeck looks for.
 var watched = slices.Concat([]schema.GroupVersionResource{
 	argocd.Applications, argocd.AppProjects, pulumiop.Stacks, pulumiop.Updates,
-}, flux.Kustomizations, flux.HelmReleases, tofu.Terraforms)
+}, flux.Kustomizations, flux.HelmReleases, tofu.Terraforms, sourceResources())
 
 // fluxEngines are the engines served in several versions: each is watched
 // through the newest version the cluster serves.
@@ -171,6 +174,7 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 			watchUnits(ctx, f.Store, c, pulumiop.Stacks, model.EnginePulumi, namespace, nil, pulumiop.Convert, h, done)
 		})
 	}
+	f.watchSources(ctx, c, namespace, h)
 	for _, e := range fluxEngines {
 		if gvr, ok := served(c, e.versions); ok {
 			f.start(ctx, h, func(ctx context.Context, done func()) {

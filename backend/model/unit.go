@@ -62,6 +62,10 @@ type Unit struct {
 	// ReadErrors lists the fields that could not be read (missing or wrong type).
 	ReadErrors []string
 
+	// SourceState is how the source a Flux unit reads is doing, when the
+	// source objects are watched; nil otherwise.
+	SourceState *SourceState
+
 	Argo   *ArgoFacts
 	Stack  *StackFacts
 	Flux   *FluxFacts
@@ -162,6 +166,19 @@ type FluxFacts struct {
 	Interval      string
 	// Helm holds what only a HelmRelease has.
 	Helm *HelmFacts
+}
+
+// SourceState is the readiness of a source-controller object (GitRepository,
+// OCIRepository, HelmRepository, HelmChart, Bucket) as its own status says.
+type SourceState struct {
+	Ref       Ref
+	Missing   bool   // the source kind was listed and this object is not there
+	Suspended bool   // spec.suspend
+	Ready     string // the Ready condition's status: True, False, Unknown or "" (none yet)
+	Reason    string
+	Message   string
+	Since     time.Time
+	Revision  string // status.artifact.revision
 }
 
 // Ref names a Kubernetes object by kind, namespace and name.

@@ -195,7 +195,14 @@ func (s *Store) deriveLocked(k model.Key, base *model.Unit, now time.Time) {
 func sameShown(a, b *model.Unit) bool {
 	return a.ResourceVersion == b.ResourceVersion && a.UID == b.UID &&
 		a.Run == b.Run && a.StuckRule == b.StuckRule && a.RunReason == b.RunReason &&
-		a.RunSince.Equal(b.RunSince) && a.Window == b.Window
+		a.RunSince.Equal(b.RunSince) && a.Window == b.Window && sameSourceState(a.SourceState, b.SourceState)
+}
+
+func sameSourceState(a, b *model.SourceState) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func (s *Store) removeLocked(k model.Key) {

@@ -186,28 +186,29 @@ func printTable(g *globals, units []*model.Unit, ends map[model.Key]string, now 
 
 // unitRecord is the -o json shape: one record per unit.
 type unitRecord struct {
-	Unit             string     `json:"unit"`
-	Context          string     `json:"context"`
-	Engine           string     `json:"engine"`
-	Namespace        string     `json:"namespace"`
-	Name             string     `json:"name"`
-	Kind             string     `json:"kind"`
-	Sync             string     `json:"sync"`
-	SyncNative       string     `json:"syncNative,omitempty"`
-	Health           string     `json:"health"`
-	HealthNative     string     `json:"healthNative,omitempty"`
-	Automation       string     `json:"automation"`
-	AutomationNative string     `json:"automationNative,omitempty"`
-	Run              string     `json:"run"`
-	RunSince         *time.Time `json:"runSince,omitempty"`
-	Reason           string     `json:"reason,omitempty"`
-	StuckRule        string     `json:"stuckRule,omitempty"`
-	Window           string     `json:"syncWindow,omitempty"`
-	Desired          string     `json:"desiredRevision,omitempty"`
-	Applied          string     `json:"appliedRevision,omitempty"`
-	Owner            string     `json:"owner,omitempty"`
-	Pause            *pauseJSON `json:"pause,omitempty"`
-	ReadErrors       []string   `json:"readErrors,omitempty"`
+	Unit             string      `json:"unit"`
+	Context          string      `json:"context"`
+	Engine           string      `json:"engine"`
+	Namespace        string      `json:"namespace"`
+	Name             string      `json:"name"`
+	Kind             string      `json:"kind"`
+	Sync             string      `json:"sync"`
+	SyncNative       string      `json:"syncNative,omitempty"`
+	Health           string      `json:"health"`
+	HealthNative     string      `json:"healthNative,omitempty"`
+	Automation       string      `json:"automation"`
+	AutomationNative string      `json:"automationNative,omitempty"`
+	Run              string      `json:"run"`
+	RunSince         *time.Time  `json:"runSince,omitempty"`
+	Reason           string      `json:"reason,omitempty"`
+	StuckRule        string      `json:"stuckRule,omitempty"`
+	Window           string      `json:"syncWindow,omitempty"`
+	Desired          string      `json:"desiredRevision,omitempty"`
+	Applied          string      `json:"appliedRevision,omitempty"`
+	Owner            string      `json:"owner,omitempty"`
+	Pause            *pauseJSON  `json:"pause,omitempty"`
+	Source           *sourceJSON `json:"source,omitempty"`
+	ReadErrors       []string    `json:"readErrors,omitempty"`
 }
 
 type pauseJSON struct {
@@ -242,11 +243,32 @@ func printJSON(g *globals, units []*model.Unit, ends map[model.Key]string, now t
 				r.Pause.Until = &t
 			}
 		}
+		r.Source = sourceRecord(u.SourceState)
 		recs = append(recs, r)
 	}
 	enc := json.NewEncoder(g.out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(recs)
+}
+
+// sourceJSON is how the source a Flux unit reads is doing, when driftdeck
+// watches the source objects.
+type sourceJSON struct {
+	Ref       string `json:"ref"`
+	Exists    bool   `json:"exists"`
+	Suspended bool   `json:"suspended,omitempty"`
+	Ready     string `json:"ready,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Revision  string `json:"revision,omitempty"`
+}
+
+func sourceRecord(s *model.SourceState) *sourceJSON {
+	if s == nil {
+		return nil
+	}
+	return &sourceJSON{Ref: s.Ref.String(), Exists: !s.Missing, Suspended: s.Suspended, Ready: s.Ready,
+		Reason: s.Reason, Message: s.Message, Revision: s.Revision}
 }
 
 func automationWord(u *model.Unit, now time.Time) string {

@@ -18,7 +18,9 @@ import (
 func (m *Model) fluxFacts(f *model.FluxFacts, now time.Time) []string {
 	out := []string{"", m.heading(m.unit.Kind)}
 	ready := condition(f.Conditions, "Ready")
-	switch {
+	switch src := m.unit.SourceState; {
+	case src != nil:
+		out = append(out, m.sourceState(src, now)...)
 	case ready != nil && ready.Status == "False" && ready.Reason == "ArtifactFailed":
 		out = append(out, m.fieldNote("  source", f.Source.String(), "not ready", m.theme.Bad)...)
 		out = append(out, m.text("", ready.Message)...)
@@ -57,6 +59,29 @@ func (m *Model) fluxFacts(f *model.FluxFacts, now time.Time) []string {
 		out = append(out, m.field("  generation", gen))
 	}
 	return out
+}
+
+// sourceState is the source as the source-controller reports it: ready
+// with the revision the unit reads, or why it is not.
+func (m *Model) sourceState(src *model.SourceState, now time.Time) []string {
+	name := src.Ref.String()
+	switch {
+	case src.Missing:
+		return m.fieldNote("  source", name, "does not exist", m.theme.Bad)
+	case src.Suspended:
+		return m.fieldNote("  source", name, "suspended: not fetched until resumed", m.theme.Warn)
+	case src.Ready == "True":
+		out := m.fieldNote("  source", name, "ready", m.theme.Good)
+		return append(out, m.field("  artifact", v(orDash(src.Revision))))
+	case src.Ready == "False":
+		note := "not ready"
+		if !src.Since.IsZero() {
+			note += " for " + model.HumanDuration(now.Sub(src.Since))
+		}
+		out := m.fieldNote("  source", name, note, m.theme.Bad)
+		return append(out, m.text("", src.Reason+": "+src.Message)...)
+	}
+	return m.fieldNote("  source", name, "not fetched yet", m.theme.Warn)
 }
 
 // fieldNote is a value from outside with a note of ours after it, on one

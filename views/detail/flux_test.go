@@ -84,3 +84,37 @@ func TestTerraformDetailNamesThePendingPlanWhole(t *testing.T) {
 		}
 	}
 }
+
+// The source line is what the source object says: not ready for how long
+// and why (escaped), or ready with the artifact the unit reads.
+func TestFluxDetailShowsTheSourcesOwnState(t *testing.T) {
+	src := model.Ref{Kind: "GitRepository", Namespace: "team-web", Name: "web-config"}
+	u := &model.Unit{
+		Key:  model.Key{Context: "prod", Engine: model.EngineKustomization, Namespace: "team-web", Name: "web-config"},
+		Kind: "Kustomization", Run: model.Stuck,
+		Flux: &model.FluxFacts{Source: src},
+		SourceState: &model.SourceState{Ref: src, Ready: "False", Reason: "AuthenticationFailed",
+			Message: "ssh: unable to authenticate \x1b]52;c;cHduZWQ=\x07", Since: now.Add(-20 * time.Minute)},
+	}
+	m := New(themes.Dark(), u)
+	m.SetSize(100, 60)
+	m.SetAvailability([]actions.Availability{})
+	out := m.View(now)
+	if strings.Contains(out, "\x1b]52") {
+		t.Fatal("an OSC 52 sequence from the source's message reached the terminal")
+	}
+	all := words(out)
+	for _, want := range []string{"source GitRepository/team-web/web-config not ready for 20m", `AuthenticationFailed: ssh: unable to authenticate \x1b]52;c;cHduZWQ=\x07`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the detail lacks %q:\n%s", want, ansi.Strip(out))
+		}
+	}
+
+	u.SourceState = &model.SourceState{Ref: src, Ready: "True", Revision: "main@sha1:42d7b0fb"}
+	m = New(themes.Dark(), u)
+	m.SetSize(100, 60)
+	m.SetAvailability([]actions.Availability{})
+	if all := words(m.View(now)); !strings.Contains(all, "source GitRepository/team-web/web-config ready") || !strings.Contains(all, "artifact main@sha1:42d7b0fb") {
+		t.Errorf("a ready source is not shown with its artifact:\n%s", all)
+	}
+}
