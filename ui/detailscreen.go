@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -12,8 +13,12 @@ import (
 )
 
 // detailScreen is one unit, kept current from the app's index whatever the
-// list shows, its description re-read at most once a second.
+// list shows, its description re-read at most once a second. Its reads run
+// under a context of its own, cancelled when it closes: a read nobody will
+// see must not wait in the client's rate limit ahead of the next screen's.
 type detailScreen struct {
+	ctx      context.Context
+	cancel   context.CancelFunc
 	m        *detail.Model
 	height   int
 	inflight bool
@@ -26,7 +31,8 @@ func (a *App) openDetail(u *model.Unit, tab detail.Tab) tea.Cmd {
 	if u == nil {
 		return nil
 	}
-	s := &detailScreen{m: detail.New(a.theme, u)}
+	ctx, cancel := context.WithCancel(a.opts.Context)
+	s := &detailScreen{ctx: ctx, cancel: cancel, m: detail.New(a.theme, u)}
 	s.m.ShowTab(tab)
 	if av, ok := a.avail[u.Key]; ok {
 		s.m.SetAvailability(av)
@@ -34,6 +40,8 @@ func (a *App) openDetail(u *model.Unit, tab detail.Tab) tea.Cmd {
 	a.push(s)
 	return tea.Batch(s.describeCmd(a), a.availCmd(u, nil, nil))
 }
+
+func (s *detailScreen) close() { s.cancel() }
 
 func (s *detailScreen) setSize(w, h int)         { s.m.SetSize(w, h); s.height = h }
 func (s *detailScreen) setTheme(t *themes.Theme) { s.m.SetTheme(t) }
@@ -58,8 +66,8 @@ func (s *detailScreen) update(a *App, msg tea.Msg) tea.Cmd {
 			return s.describeCmd(a)
 		}
 	case describeMsg:
-		if msg.key != s.m.Key() {
-			return nil
+		if msg.from != s {
+			return nil // another screen's, or one closed before its read returned
 		}
 		s.inflight = false
 		s.m.SetDetail(msg.detail, msg.err)
@@ -109,10 +117,10 @@ func (s *detailScreen) describeCmd(a *App) tea.Cmd {
 		return nil
 	}
 	k := s.m.Key()
-	be, ctx := a.opts.Backend, a.opts.Context
+	be, ctx := a.opts.Backend, s.ctx
 	fetch := func() tea.Msg {
 		d, err := be.Describe(ctx, k)
-		return describeMsg{key: k, detail: d, err: err}
+		return describeMsg{from: s, detail: d, err: err}
 	}
 	s.inflight, s.stale = true, false
 	now := a.now()

@@ -11,8 +11,9 @@ import (
 
 type tickMsg time.Time
 
+// describeMsg answers the read of the detail screen from.
 type describeMsg struct {
-	key    model.Key
+	from   *detailScreen
 	detail *describe.Detail
 	err    error
 }
