@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -13,12 +12,10 @@ import (
 )
 
 // detailScreen is one unit, kept current from the app's index whatever the
-// list shows, its description re-read at most once a second. Its reads run
-// under a context of its own, cancelled when it closes: a read nobody will
-// see must not wait in the client's rate limit ahead of the next screen's.
+// list shows, its description re-read at most once a second, until it
+// closes.
 type detailScreen struct {
-	ctx      context.Context
-	cancel   context.CancelFunc
+	reads
 	m        *detail.Model
 	height   int
 	inflight bool
@@ -31,8 +28,7 @@ func (a *App) openDetail(u *model.Unit, tab detail.Tab) tea.Cmd {
 	if u == nil {
 		return nil
 	}
-	ctx, cancel := context.WithCancel(a.opts.Context)
-	s := &detailScreen{ctx: ctx, cancel: cancel, m: detail.New(a.theme, u)}
+	s := &detailScreen{reads: newReads(a), m: detail.New(a.theme, u)}
 	s.m.ShowTab(tab)
 	if av, ok := a.avail[u.Key]; ok {
 		s.m.SetAvailability(av)
@@ -40,8 +36,6 @@ func (a *App) openDetail(u *model.Unit, tab detail.Tab) tea.Cmd {
 	a.push(s)
 	return tea.Batch(s.describeCmd(a), a.availCmd(u, nil, nil))
 }
-
-func (s *detailScreen) close() { s.cancel() }
 
 func (s *detailScreen) setSize(w, h int)         { s.m.SetSize(w, h); s.height = h }
 func (s *detailScreen) setTheme(t *themes.Theme) { s.m.SetTheme(t) }

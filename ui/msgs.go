@@ -39,8 +39,9 @@ type bulkMsg struct {
 	outcomes []actions.BulkOutcome
 }
 
+// diffMsg answers the diff of the diff screen from.
 type diffMsg struct {
-	key    model.Key
+	from   *diffScreen
 	result *argodiff.Result
 	err    error
 }
