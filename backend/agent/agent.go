@@ -82,25 +82,25 @@ func (a *Agent) IsLeader() bool {
 	return len(a.leading) > 0
 }
 
-// Leads tells whether this replica writes to the context now.
-func (a *Agent) Leads(context string) bool {
+// Leads tells whether this replica writes to the named context now.
+func (a *Agent) Leads(name string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.leading[context] > 0 || a.leading[""] > 0
+	return a.leading[name] > 0 || a.leading[""] > 0
 }
 
-// setLeading records that this replica starts (on) or stops writing to
-// context ("": every context), in the leader gauge too.
-func (a *Agent) setLeading(context string, on bool) {
+// setLeading records that this replica starts (on) or stops writing to the
+// named context ("": every context), in the leader gauge too.
+func (a *Agent) setLeading(name string, on bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.leading == nil {
 		a.leading = map[string]int{}
 	}
 	if on {
-		a.leading[context]++
-	} else if a.leading[context]--; a.leading[context] <= 0 {
-		delete(a.leading, context)
+		a.leading[name]++
+	} else if a.leading[name]--; a.leading[name] <= 0 {
+		delete(a.leading, name)
 	}
 	for _, c := range a.Contexts {
 		a.leader.WithLabelValues(c).Set(map[bool]float64{true: 1}[a.leading[c] > 0 || a.leading[""] > 0])
@@ -243,15 +243,15 @@ func (a *Agent) waitReady(ctx context.Context) {
 
 // lead runs the leader's passes over one context ("": every context) until
 // ctx ends (or the context's Lease is lost).
-func (a *Agent) lead(ctx context.Context, context string) {
+func (a *Agent) lead(ctx context.Context, only string) {
 	if ctx.Err() != nil {
 		return
 	}
-	a.setLeading(context, true)
-	defer a.setLeading(context, false)
+	a.setLeading(only, true)
+	defer a.setLeading(only, false)
 	what := "every context"
-	if context != "" {
-		what = "context " + context
+	if only != "" {
+		what = "context " + only
 	}
 	a.logf("leading: this replica writes to %s", what)
 	interval := a.Interval
@@ -261,7 +261,7 @@ func (a *Agent) lead(ctx context.Context, context string) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		a.pass(ctx, context)
+		a.pass(ctx, only)
 		select {
 		case <-ctx.Done():
 			a.logf("stopped leading %s", what)
@@ -273,11 +273,11 @@ func (a *Agent) lead(ctx context.Context, context string) {
 
 // pass is one look at the units of one context ("": of every context): end
 // expired pauses, then run the policies.
-func (a *Agent) pass(ctx context.Context, context string) {
+func (a *Agent) pass(ctx context.Context, only string) {
 	a.Store.Tick()
 	units := a.Store.Snapshot()
-	if context != "" {
-		units = slices.DeleteFunc(units, func(u *model.Unit) bool { return u.Key.Context != context })
+	if only != "" {
+		units = slices.DeleteFunc(units, func(u *model.Unit) bool { return u.Key.Context != only })
 	}
 	a.resumeExpired(ctx, units)
 	if a.Policies != nil && ctx.Err() == nil {
