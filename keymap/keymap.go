@@ -22,7 +22,7 @@ type Keymap struct {
 	Freeze, Thaw, Yaml                      key.Binding
 	NextObject, PrevObject, SideBySide      key.Binding
 	Unlock, Force, Reset, Replan            key.Binding
-	ForceUnlock                             key.Binding
+	ForceUnlock, Resources                  key.Binding
 	Confirm, Cancel                         key.Binding
 }
 
@@ -74,6 +74,7 @@ func Default() *Keymap {
 		Reset:        b("reset", "X"),
 		Replan:       b("replan", "P"),
 		ForceUnlock:  b("force unlock", "K"),
+		Resources:    b("resources", "w"),
 		Confirm:      b("yes", "y"),
 		Cancel:       b("no", "n", "esc"),
 	}
@@ -92,6 +93,7 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"freeze": &k.Freeze, "thaw": &k.Thaw, "yaml": &k.Yaml, "confirm": &k.Confirm, "cancel": &k.Cancel,
 		"nextobject": &k.NextObject, "prevobject": &k.PrevObject, "sidebyside": &k.SideBySide, "unlock": &k.Unlock,
 		"force": &k.Force, "reset": &k.Reset, "replan": &k.Replan, "forceunlock": &k.ForceUnlock,
+		"resources": &k.Resources,
 	}
 }
 

@@ -24,6 +24,8 @@ func (a *App) actionKey(msg tea.KeyPressMsg, from screen) (tea.Cmd, bool) {
 			return a.openPreview(u), true
 		}
 		return a.openDiff(u), true
+	case key.Matches(msg, k.Resources):
+		return a.openResourceTree(a.cursorUnit(from)), true
 	case key.Matches(msg, k.Actions):
 		units, ok := a.singleTarget(from, "the actions menu is for one unit")
 		if !ok {

@@ -16,6 +16,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
+	"github.com/driftdeck/driftdeck/backend/restree"
 	"github.com/driftdeck/driftdeck/backend/stackops"
 	"github.com/driftdeck/driftdeck/backend/store"
 )
@@ -29,6 +30,9 @@ type Backend interface {
 	Settled(ctx context.Context, res *actions.Result) []string
 	Describe(ctx context.Context, k model.Key) (*describe.Detail, error)
 	Diff(ctx context.Context, k model.Key) (*argodiff.Result, error)
+	// ResourceTree reads an Application's resources with the live objects
+	// they own on its destination.
+	ResourceTree(ctx context.Context, k model.Key) (*restree.Tree, error)
 	Preview(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error)
 	Approve(ctx context.Context, r *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error)
 	PlanUnstick(ctx context.Context, k model.Key, clearPending, force bool) (*stackops.Unstick, error)

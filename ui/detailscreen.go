@@ -15,12 +15,10 @@ import (
 // list shows, its description re-read at most once a second, until it
 // closes.
 type detailScreen struct {
-	reads
-	m        *detail.Model
-	height   int
-	inflight bool
-	stale    bool
-	last     time.Time
+	ownContext
+	m      *detail.Model
+	height int
+	reads  rereader
 }
 
 // openDetail shows the detail view of u on a tab.
@@ -28,7 +26,7 @@ func (a *App) openDetail(u *model.Unit, tab detail.Tab) tea.Cmd {
 	if u == nil {
 		return nil
 	}
-	s := &detailScreen{reads: newReads(a), m: detail.New(a.theme, u)}
+	s := &detailScreen{ownContext: newOwnContext(a), m: detail.New(a.theme, u)}
 	s.m.ShowTab(tab)
 	if av, ok := a.avail[u.Key]; ok {
 		s.m.SetAvailability(av)
@@ -63,9 +61,8 @@ func (s *detailScreen) update(a *App, msg tea.Msg) tea.Cmd {
 		if msg.from != s {
 			return nil // another screen's, or one closed before its read returned
 		}
-		s.inflight = false
 		s.m.SetDetail(msg.detail, msg.err)
-		if s.stale {
+		if s.reads.done() {
 			return s.describeCmd(a)
 		}
 	case availMsg:
@@ -106,28 +103,21 @@ func (s *detailScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 // describeCmd re-reads the unit, at most once a second; a change that
 // arrives meanwhile is picked up when the read in flight returns.
 func (s *detailScreen) describeCmd(a *App) tea.Cmd {
-	if s.inflight {
-		s.stale = true
-		return nil
-	}
 	k := s.m.Key()
 	be, ctx := a.opts.Backend, s.ctx
-	fetch := func() tea.Msg {
+	return s.reads.read(a.now(), time.Second, func() tea.Msg {
 		d, err := be.Describe(ctx, k)
 		return describeMsg{from: s, detail: d, err: err}
-	}
-	s.inflight, s.stale = true, false
-	now := a.now()
-	if wait := time.Second - now.Sub(s.last); wait > 0 && !s.last.IsZero() {
-		s.last = now.Add(wait)
-		return tea.Tick(wait, func(time.Time) tea.Msg { return fetch() })
-	}
-	s.last = now
-	return fetch
+	})
 }
 
 func (s *detailScreen) keyHelp(a *App) string {
 	k := a.keys
-	return a.keyHints(bindings(k.Back, k.NextTab, k.Up, k.Down, k.Actions, k.Diff)) + "  " +
+	// j/k are left to the help screen: the keys that open things need the room.
+	bs := bindings(k.Back, k.NextTab, k.Actions, k.Diff)
+	if s.m.Key().Engine == model.EngineArgoCD {
+		bs = append(bs, k.Resources)
+	}
+	return a.keyHints(bs) + "  " +
 		a.actHints(s.m.Unit()) + a.keyHints(bindings(k.Help))
 }

@@ -40,8 +40,10 @@ type dialog struct {
 	reason textinput.Model
 	until  textinput.Model
 	inputs []*textinput.Model
-	focus  int // an input, the option (when there is one), or the buttons
-	yes    bool
+	focus  int // an input, an option, or the buttons
+	// options are boxes to tick between the inputs and the buttons.
+	options []*dialogOption
+	yes     bool
 
 	plan     *actions.Plan
 	planID   int // the plan request whose answer is awaited
@@ -77,8 +79,6 @@ type customConfirm struct {
 	title    string
 	lines    []string
 	warnings []string
-	// option is a choice off by default (forget pending operations).
-	option *dialogOption
 	// notReady says why it cannot be confirmed yet ("" when it can).
 	notReady func() string
 	run      func(reason string) tea.Cmd
@@ -129,10 +129,7 @@ func (d *dialog) setTheme(*themes.Theme) {}
 
 // buttons is the focus index of the Yes/No row.
 func (d *dialog) buttons() int {
-	if d.custom != nil && d.custom.option != nil {
-		return len(d.inputs) + 1
-	}
-	return len(d.inputs)
+	return len(d.inputs) + len(d.options)
 }
 
 func (d *dialog) focused() *textinput.Model {
@@ -192,6 +189,7 @@ func (a *App) startRequest(req actions.Request, from screen) tea.Cmd {
 	}
 	d := a.newDialog(dlgConfirm, req.Kind, []*model.Unit{u})
 	d.req = req
+	d.addSyncOptions(a)
 	a.push(d)
 	return tea.Batch(d.setFocus(0), d.requestPlan(a))
 }
@@ -335,8 +333,8 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		*in, cmd = in.Update(msg)
 		return cmd
 	}
-	if d.focus < d.buttons() { // the option
-		opt := d.custom.option
+	if d.focus < d.buttons() { // an option
+		opt := d.options[d.focus-len(d.inputs)]
 		switch msg.String() {
 		case "space", " ", "x":
 			opt.on = !opt.on
@@ -344,9 +342,11 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			if opt.toggled != nil {
 				return opt.toggled(opt.on)
 			}
-		case "enter", "tab", "down":
+		case "enter":
 			return d.setFocus(d.buttons())
-		case "shift+tab", "up":
+		case "tab", "down", "j":
+			return d.setFocus(d.focus + 1)
+		case "shift+tab", "up", "k":
 			return d.setFocus(d.focus - 1)
 		case "esc":
 			a.close(d.self())
@@ -528,7 +528,7 @@ func (d *dialog) keyHelp(a *App) string {
 	case d.focused() != nil:
 		return a.hints("enter", "next field", "shift+tab", "previous field", "esc", "cancel")
 	case d.focus < d.buttons():
-		return a.hints("space", "tick / untick", "enter", "to the buttons", "shift+tab", "edit reason", "esc", "cancel")
+		return a.hints("space", "tick / untick", "↑↓", "move", "enter", "to the buttons", "esc", "cancel")
 	}
 	return a.hints("y", "yes", "n/esc", "no", "←→", "choose", "enter", "confirm choice", "shift+tab", "edit reason")
 }

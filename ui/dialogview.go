@@ -132,13 +132,13 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) []string {
 	if takesUntil(d.action) {
 		lines = append(lines, label(1, "Until:  ")+d.until.View())
 	}
-	if c := d.custom; c != nil && c.option != nil {
+	for i, opt := range d.options {
 		box := "[ ]"
-		if c.option.on {
+		if opt.on {
 			box = "[x]"
 		}
-		lines = append(lines, label(len(d.inputs), box+" "+c.option.label))
-		for _, l := range c.option.detail {
+		lines = append(lines, label(len(d.inputs)+i, box+" "+opt.label))
+		for _, l := range opt.detail {
 			wrap("      "+l, t.Dim)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	engine "github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/themes"
 	diffview "github.com/driftdeck/driftdeck/views/diff"
@@ -18,10 +19,10 @@ import (
 // Kustomization (again when it attempts another revision) or the readable
 // plan of a Terraform (again when another plan is pending).
 type diffScreen struct {
-	reads    // the diff runs until the screen closes
-	unitKey  model.Key
-	v        *diffview.Model
-	compared string // what the shown diff belongs to: see diffMark
+	ownContext // the diff runs until the screen closes
+	unitKey    model.Key
+	v          *diffview.Model
+	compared   string // what the shown diff belongs to: see diffMark
 	// revision is what an approval binds to: the app's sync revision, or
 	// the id of the plan shown.
 	revision string
@@ -29,6 +30,8 @@ type diffScreen struct {
 	stale    bool
 	// unavailable says why no diff can be computed; no backend call is made.
 	unavailable string
+	// only narrows the diff to one resource (opened from the resource tree).
+	only *engine.ObjectKey
 }
 
 // demoKustomizationDiff: the demo's GitRepositories name repositories that
@@ -49,10 +52,22 @@ func (a *App) openDiff(u *model.Unit) tea.Cmd {
 		a.toastError("diffs are for Argo CD Applications, Kustomizations and Terraforms; a Stack shows what would change in its preview")
 		return nil
 	}
-	s := &diffScreen{reads: newReads(a), unitKey: u.Key, v: diffview.New(a.theme), compared: mark}
+	s := &diffScreen{ownContext: newOwnContext(a), unitKey: u.Key, v: diffview.New(a.theme), compared: mark}
 	if a.opts.Demo && u.Key.Engine == model.EngineKustomization {
 		s.unavailable = demoKustomizationDiff
 	}
+	a.push(s)
+	return s.diffCmd(a)
+}
+
+// openResourceDiff shows the part of an Application's diff about one of its
+// resources; approving it syncs that resource only.
+func (a *App) openResourceDiff(u *model.Unit, k engine.ObjectKey) tea.Cmd {
+	if u == nil {
+		return nil
+	}
+	mark, _ := diffMark(u)
+	s := &diffScreen{unitKey: u.Key, v: diffview.New(a.theme), compared: mark, only: &k}
 	a.push(s)
 	return s.diffCmd(a)
 }
@@ -103,8 +118,12 @@ func (s *diffScreen) update(a *App, msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			s.v.SetError(msg.err)
 		} else {
-			s.v.SetReport(msg.result.Report, msg.result.Revision)
-			s.v.SetSource(msg.result.Source)
+			report, source := msg.result.Report, msg.result.Source
+			if s.only != nil {
+				report, source = report.Only(*s.only), s.only.String()+" only · "+source
+			}
+			s.v.SetReport(report, msg.result.Revision)
+			s.v.SetSource(source)
 			s.v.SetWarnings(msg.result.Warnings)
 			s.revision = msg.result.SyncRevision
 		}
@@ -165,6 +184,10 @@ func (s *diffScreen) approve(a *App) tea.Cmd {
 	if u == nil {
 		a.toastError(errGone(s.unitKey).Error())
 		return nil
+	}
+	if o := s.only; o != nil {
+		one := actions.Resource{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
+		return a.startRequest(actions.Request{Kind: actions.Sync, Key: s.unitKey, Revision: s.revision, Resources: []actions.Resource{one}}, s)
 	}
 	return a.startRequest(actions.Request{Kind: actions.Approve, Key: s.unitKey, Revision: s.revision}, s)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/driftdeck/driftdeck/backend/pulumistate"
+	"github.com/driftdeck/driftdeck/backend/restree"
 	"github.com/driftdeck/driftdeck/backend/stackops"
 )
 
@@ -45,6 +46,10 @@ type fakeBackend struct {
 	mayRevert string
 	reverted  []string
 	settled   []*actions.Result
+	// diff and tree answer Diff and ResourceTree when set.
+	diff      *argodiff.Result
+	tree      *restree.Tree
+	treeReads int
 }
 
 // Available answers Flux and Terraform units with the backend's own rules,
@@ -176,7 +181,22 @@ func (f *fakeBackend) Describe(_ context.Context, k model.Key) (*describe.Detail
 }
 
 func (f *fakeBackend) Diff(_ context.Context, k model.Key) (*argodiff.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.diff != nil {
+		return f.diff, nil
+	}
 	return nil, fmt.Errorf("no diff source in this test")
+}
+
+func (f *fakeBackend) ResourceTree(_ context.Context, k model.Key) (*restree.Tree, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.treeReads++
+	if f.tree == nil {
+		return nil, fmt.Errorf("no resource tree in this test")
+	}
+	return f.tree, nil
 }
 
 func (f *fakeBackend) Preview(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error) {

@@ -55,7 +55,7 @@ func (s *helpScreen) lines(a *App) []string {
 		{"Find", []key.Binding{k.Filter, k.Command, k.Sort, k.Mark, k.MarkAll}},
 		{"Act", []key.Binding{k.Actions, k.Freeze, k.Thaw}},
 		{"Diff", []key.Binding{k.Diff, k.NextObject, k.PrevObject, k.SideBySide}},
-		{"Screen", []key.Binding{k.Yaml, k.Help, k.Redraw, k.Quit, k.ForceQuit}},
+		{"Screen", []key.Binding{k.Yaml, k.Resources, k.Help, k.Redraw, k.Quit, k.ForceQuit}},
 	}
 	var lines []string
 	lines = append(lines, t.Title.Render("Keys"))

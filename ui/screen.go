@@ -27,20 +27,20 @@ type screen interface {
 // run to cancel, a saved plan to remove.
 type closer interface{ close() }
 
-// reads is the context a screen's backend calls run under, cancelled when
-// the screen closes: a read nobody will see must not run on, nor wait in
-// the client's rate limit ahead of the next screen's reads and writes.
-type reads struct {
+// ownContext is the context a screen's backend calls run under, cancelled
+// when the screen closes: a read nobody will see must not run on, nor wait
+// in the client's rate limit ahead of the next screen's reads and writes.
+type ownContext struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 }
 
-func newReads(a *App) reads {
+func newOwnContext(a *App) ownContext {
 	ctx, cancel := context.WithCancel(a.opts.Context)
-	return reads{ctx: ctx, cancel: cancel}
+	return ownContext{ctx: ctx, cancel: cancel}
 }
 
-func (r reads) close() { r.cancel() }
+func (o ownContext) close() { o.cancel() }
 
 // unitsChangedMsg tells every screen which units a batch changed, after the
 // index holds them.

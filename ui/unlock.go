@@ -114,7 +114,7 @@ func (ud *unlockDialog) showPlan(a *App, m unstickPlanMsg) {
 		c.lines = append(c.lines, "  "+ch)
 	}
 	c.warnings = []string{"only break a lock whose run is dead: a live update would lose its lock; then retry (x) to re-request a run"}
-	if n := len(p.Info.Pending); n > 0 && c.option == nil {
+	if n := len(p.Info.Pending); n > 0 && len(ud.options) == 0 {
 		opt := &dialogOption{label: fmt.Sprintf("also forget the %d pending operation(s) (a backup of the state is kept); off: they stay in the state", n)}
 		for _, op := range p.Info.Pending {
 			opt.detail = append(opt.detail, op.Type+" "+op.URN)
@@ -123,7 +123,7 @@ func (ud *unlockDialog) showPlan(a *App, m unstickPlanMsg) {
 			c.lines = []string{"planning …"}
 			return ud.replan(a, on)
 		}
-		c.option = opt
+		ud.options = []*dialogOption{opt}
 	}
 }
 

@@ -30,9 +30,16 @@ func planArgoSync(env *planEnv, obj map[string]any, req Request) (*Plan, error) 
 	if !verdict.ManualOK {
 		return nil, refusef("%s: blocked by sync window: %s", u.Key.Ref(), verdict.Reason)
 	}
+	hook := map[string]any{}
+	if req.Force {
+		hook["force"] = true
+	}
 	sync := map[string]any{
 		"prune":        req.Prune,
-		"syncStrategy": map[string]any{"hook": map[string]any{}},
+		"syncStrategy": map[string]any{"hook": hook},
+	}
+	if req.SyncDryRun {
+		sync["dryRun"] = true
 	}
 	if f.MultiSource {
 		if req.Revision != "" {
@@ -41,7 +48,11 @@ func planArgoSync(env *planEnv, obj map[string]any, req Request) (*Plan, error) 
 	} else {
 		sync["revision"] = req.Revision
 	}
-	if opts, ok := lookup(obj, "spec", "syncPolicy", "syncOptions"); ok {
+	opts, _ := lookup(obj, "spec", "syncPolicy", "syncOptions")
+	if req.ApplyOutOfSyncOnly {
+		opts = withSyncOption(opts, "ApplyOutOfSyncOnly", "true")
+	}
+	if opts != nil {
 		sync["syncOptions"] = deepCopyJSON(opts)
 	}
 	if len(req.Resources) > 0 {
@@ -60,9 +71,7 @@ func planArgoSync(env *planEnv, obj map[string]any, req Request) (*Plan, error) 
 	} else {
 		what += " to its target revision (" + f.TargetRevision + ")"
 	}
-	if req.Prune {
-		what += ", pruning"
-	}
+	what += syncChoices(req)
 	if len(req.Resources) > 0 {
 		what += fmt.Sprintf(", %d selected resources only", len(req.Resources))
 	}
@@ -77,6 +86,38 @@ func planArgoSync(env *planEnv, obj map[string]any, req Request) (*Plan, error) 
 	}
 	p.verify = verifyOperationRequested(env)
 	return p, nil
+}
+
+// withSyncOption returns the app's syncOptions with name=value in place of
+// any other value of name; the app's own list is not modified.
+func withSyncOption(opts any, name, value string) []any {
+	list, _ := opts.([]any)
+	out := make([]any, 0, len(list)+1)
+	for _, o := range list {
+		if s, _ := o.(string); strings.HasPrefix(s, name+"=") {
+			continue
+		}
+		out = append(out, o)
+	}
+	return append(out, name+"="+value)
+}
+
+// syncChoices words the options of a sync for its summary.
+func syncChoices(req Request) string {
+	var what string
+	if req.Prune {
+		what += ", pruning"
+	}
+	if req.Force {
+		what += ", forcing (replace what cannot be patched)"
+	}
+	if req.ApplyOutOfSyncOnly {
+		what += ", applying only what is out of sync"
+	}
+	if req.SyncDryRun {
+		what += ", as an Argo CD dry run (nothing applied)"
+	}
+	return what
 }
 
 // operation builds an Application operation carrying who and why.

@@ -16,6 +16,7 @@ type BulkRequest struct {
 	Reason string
 	Until  time.Time
 	Prune  bool
+	SyncChoices
 	// WithSource: a Flux or Terraform refresh requests each unit's source first.
 	WithSource bool
 }
@@ -55,7 +56,7 @@ func (e *Executor) Bulk(ctx context.Context, r BulkRequest) []BulkOutcome {
 		case !spec.Knows(k.Engine):
 			o.Why = fmt.Sprintf("%s is not possible for %s units", r.Kind, k.Engine)
 		default:
-			o.Result, o.Err = e.Execute(ctx, Request{Kind: r.Kind, Key: k, Reason: r.Reason, Until: r.Until, Prune: r.Prune, WithSource: r.WithSource})
+			o.Result, o.Err = e.Execute(ctx, Request{Kind: r.Kind, Key: k, Reason: r.Reason, Until: r.Until, Prune: r.Prune, SyncChoices: r.SyncChoices, WithSource: r.WithSource})
 			var ref *Refusal
 			switch {
 			case o.Err == nil:

@@ -212,7 +212,9 @@ func (e *Executor) plan(env *planEnv, obj map[string]any, req Request) (*Plan, e
 // the user confirmed when the request names one, written as one patch with
 // its preconditions, and verified on the object the server returns. A
 // precondition that fails writes nothing: a bound request gets *PlanChanged
-// with the new plan, an unbound one a refusal to try again.
+// with the new plan; an unbound one is planned again on a fresh read (it
+// asked for whatever the object's state allows then), a few times, and then
+// refused.
 func (e *Executor) Execute(ctx context.Context, req Request) (*Result, error) {
 	gvr, _ := engines.Resource(req.Key.Engine)
 	var res *Result
@@ -234,7 +236,8 @@ func (e *Executor) guard() *writeguard.Guard {
 }
 
 // maxRebinds bounds how often a confirmed write is bound again to a newer
-// version of an object whose status keeps moving under it.
+// version of an object whose status keeps moving under it, and how often an
+// unbound write is planned again after another writer came in between.
 const maxRebinds = 3
 
 func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, rebinds int) (*Result, error) {
@@ -277,7 +280,9 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 	}
 	out, err := c.Dynamic.Resource(p.gvr).Namespace(req.Key.Namespace).Patch(ctx, req.Key.Name, types.JSONPatchType, body, opts, subresources(p)...)
 	switch {
-	case err != nil && preconditionFailed(err) && req.ResourceVersion != "" && rebinds < maxRebinds:
+	case err != nil && preconditionFailed(err) && rebinds < maxRebinds && (req.ResourceVersion != "" || len(p.before) == 0):
+		// Nothing was written. An unbound request with requests to its
+		// sources already sent is not planned again: they would be sent twice.
 		return e.write(ctx, w, confirmed, rebinds+1)
 	case err != nil && preconditionFailed(err) && req.ResourceVersion != "":
 		now, rerr := e.get(ctx, c, req.Key)

@@ -153,6 +153,7 @@ type Request struct {
 	Prune bool
 	// Resources limits a sync to these resources (group/kind/namespace/name).
 	Resources []Resource
+	SyncChoices
 	// Revision binds a sync or approval to the revision the user reviewed:
 	// the write is refused when the app now compares against another one.
 	// For a Terraform it is the plan id reviewed, which must be the full
@@ -170,6 +171,21 @@ type Request struct {
 	// the object still is at that version, and otherwise returns
 	// *PlanChanged with nothing written. Empty: plan fresh and write once.
 	ResourceVersion string
+}
+
+// SyncChoices are the options of an Argo CD sync beyond prune, as the sync
+// dialog and the sync command's flags offer them.
+type SyncChoices struct {
+	// Force has the sync replace what it cannot patch
+	// (syncStrategy.hook.force: delete and re-create).
+	Force bool
+	// SyncDryRun has the Argo CD controller run the sync as a dry run
+	// (operation.sync.dryRun): the operation is written, nothing applied.
+	// Unlike the executor's DryRun, which writes nothing at all.
+	SyncDryRun bool
+	// ApplyOutOfSyncOnly has the sync apply only the resources out of sync
+	// (syncOptions ApplyOutOfSyncOnly=true added to the app's own).
+	ApplyOutOfSyncOnly bool
 }
 
 // Resource names one managed resource of an Argo CD Application.

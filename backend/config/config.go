@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/yaml"
@@ -28,6 +29,10 @@ type Config struct {
 	} `json:"thresholds,omitempty"`
 	// Stacks maps Pulumi Stacks to local programs for previews.
 	Stacks []StackProgram `json:"stacks,omitempty"`
+	// Destinations map Argo CD destination clusters to the kubeconfig
+	// contexts that reach them, for an Application's live resource tree
+	// (the in-cluster destination needs no entry).
+	Destinations []Destination `json:"destinations,omitempty"`
 	// Policies are the remediations `driftdeck agent` may do on its own:
 	// none unless listed here.
 	Policies []Policy `json:"policies,omitempty"`
@@ -51,6 +56,35 @@ type Policy struct {
 	MaxAttempts int `json:"maxAttempts,omitempty"`
 	// MaxPerHour remediations of this policy, all units together (default 5).
 	MaxPerHour int `json:"maxPerHour,omitempty"`
+}
+
+// Destination names one Argo CD destination cluster, by server URL or by
+// name (spec.destination.server / .name), and the context that reaches it.
+type Destination struct {
+	Server  string `json:"server,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Context string `json:"context"`
+}
+
+// DestinationContexts indexes the destinations by server and by name, and
+// says which entries are unusable.
+func (c *Config) DestinationContexts() (byServer, byName map[string]string, err error) {
+	byServer, byName = map[string]string{}, map[string]string{}
+	for i, d := range c.Destinations {
+		switch {
+		case d.Context == "":
+			return nil, nil, fmt.Errorf("destinations[%d]: no context", i)
+		case d.Server == "" && d.Name == "":
+			return nil, nil, fmt.Errorf("destinations[%d]: name a server or a name for context %q", i, d.Context)
+		}
+		if d.Server != "" {
+			byServer[strings.TrimSuffix(d.Server, "/")] = d.Context
+		}
+		if d.Name != "" {
+			byName[d.Name] = d.Context
+		}
+	}
+	return byServer, byName, nil
 }
 
 // StackProgram says where the program of a Stack lives on this machine and

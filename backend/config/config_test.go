@@ -35,3 +35,23 @@ func TestLoad(t *testing.T) {
 		}
 	}
 }
+
+func TestDestinationsMapServersAndNamesToContexts(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(path, []byte("destinations:\n- server: https://prod.example.com:6443/\n  context: prod-admin\n- name: staging\n  context: stg\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byServer, byName, err := c.DestinationContexts()
+	if err != nil || byServer["https://prod.example.com:6443"] != "prod-admin" || byName["staging"] != "stg" {
+		t.Fatalf("%v %v %v", byServer, byName, err)
+	}
+	c.Destinations = append(c.Destinations, Destination{Server: "https://x"})
+	if _, _, err := c.DestinationContexts(); err == nil || !strings.Contains(err.Error(), "no context") {
+		t.Errorf("an entry without a context must be an error: %v", err)
+	}
+}

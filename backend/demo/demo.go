@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -81,11 +82,12 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 	}
 	e := newEstate(now, diy)
 	e.argo(t)
+	e.live()
 	e.stacks()
 	e.flux()
 	e.events()
 
-	srv := inmem.New(resources...)
+	srv := inmem.New(slices.Concat(resources, liveResources)...)
 	if err := srv.Seed(crdGVR, crds()...); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err

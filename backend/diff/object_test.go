@@ -81,6 +81,26 @@ func TestObjectsSortedWithTotals(t *testing.T) {
 	}
 }
 
+func TestOnlyKeepsOneObjectWithItsCounts(t *testing.T) {
+	r, err := Objects([]Pair{
+		{Live: deployment("web", 2, "nginx:1"), Desired: deployment("web", 2, "nginx:2")},
+		{Desired: configMap("shop", "new", map[string]any{"a": "1"})},
+	}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := r.Only(ObjectKey{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "web"})
+	if len(one.Objects) != 1 || one.Modified != 1 || one.Added != 0 || one.Inserted != 1 || one.Deleted != 1 {
+		t.Errorf("only the deployment: %+v", one)
+	}
+	if len(r.Objects) != 2 {
+		t.Error("the report itself must stay whole")
+	}
+	if none := r.Only(ObjectKey{Kind: "Secret", Namespace: "shop", Name: "x"}); len(none.Objects) != 0 || none.Unchanged != 0 {
+		t.Errorf("an object not in the report: %+v", none)
+	}
+}
+
 func TestObjectNeedsASide(t *testing.T) {
 	if _, err := Object(Pair{Key: ObjectKey{Kind: "X", Name: "x"}}, Options{}); err == nil {
 		t.Error("an empty pair was compared")

@@ -54,6 +54,23 @@ func Objects(pairs []Pair, opts Options) (*Report, error) {
 			cmp.Compare(a.Key.Group, b.Key.Group),
 		)
 	})
+	return summarize(diffs), nil
+}
+
+// Only is the part of the report about one object: the selected resource of
+// a resource tree. The report is not modified.
+func (r *Report) Only(k ObjectKey) *Report {
+	var keep []*ObjectDiff
+	for _, d := range r.Objects {
+		if d.Key == k {
+			keep = append(keep, d)
+		}
+	}
+	return summarize(keep)
+}
+
+// summarize counts the changes of sorted object diffs.
+func summarize(diffs []*ObjectDiff) *Report {
 	r := &Report{Objects: diffs}
 	for _, d := range diffs {
 		switch d.Change {
@@ -70,5 +87,5 @@ func Objects(pairs []Pair, opts Options) (*Report, error) {
 		r.Deleted += d.Text.Deleted
 		r.Approximate = r.Approximate || d.Text.Approximate
 	}
-	return r, nil
+	return r
 }

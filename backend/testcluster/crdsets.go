@@ -167,3 +167,27 @@ func (s CRDSet) CRD(gvk schema.GroupVersionKind) (*apiextensionsv1.CustomResourc
 	}
 	return nil, nil
 }
+
+// NewestUpstream names the newest upstream CRD set of every engine, which
+// can share one control plane.
+var NewestUpstream = []string{"argocd-v3.5.1", "pulumi-operator-v2.9.0", "flux", "tofu-controller-v0.16.5"}
+
+// UpstreamCRDSetsNamed returns the named upstream sets; the test fails when
+// one is missing (a checkout without ../shared/crds cannot run it).
+func UpstreamCRDSetsNamed(t testing.TB, names ...string) []CRDSet {
+	t.Helper()
+	byName := map[string]CRDSet{}
+	for _, s := range UpstreamCRDSets(t) {
+		byName[s.Name] = s
+	}
+	out := make([]CRDSet, 0, len(names))
+	for _, n := range names {
+		s, ok := byName[n]
+		if !ok {
+			dir, _ := SharedCRDsDir()
+			t.Fatalf("the upstream CRD set %s is not in %s", n, dir)
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	authnv1 "k8s.io/api/authentication/v1"
 	authzv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,11 +46,54 @@ func (c *Cluster) UserConfig(t testing.TB, name string, rules []rbacv1.PolicyRul
 	return user.Config()
 }
 
+// ServiceAccountConfig returns a connection by bearer token (a TokenRequest,
+// valid an hour) as ServiceAccount name of namespace, allowed exactly rules
+// in that namespace, and the user name the apiserver knows it by
+// (system:serviceaccount:<namespace>:<name>), which --as impersonates. The
+// grants are removed when the test ends; it returns once they are in force.
+func (c *Cluster) ServiceAccountConfig(t testing.TB, name string, rules []rbacv1.PolicyRule, namespace string) (*rest.Config, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	kc := c.Kube(t)
+	user := "system:serviceaccount:" + namespace + ":" + name
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+	if _, err := kc.CoreV1().ServiceAccounts(namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("creating ServiceAccount %s: %v", user, err)
+	}
+	subject := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: namespace}
+	if err := grantTo(ctx, kc, grantName(user), subject, rules, namespace); err != nil {
+		t.Fatalf("granting %s: %v", user, err)
+	}
+	t.Cleanup(func() {
+		if err := revokeGrant(context.Background(), kc, grantName(user), namespace); err != nil {
+			t.Errorf("revoking the grants of %s: %v", user, err)
+		}
+	})
+	expiry := int64(3600)
+	tr, err := kc.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name,
+		&authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("a token for %s: %v", user, err)
+	}
+	if err := waitAllowed(ctx, kc, user, rules, namespace); err != nil {
+		t.Fatalf("the grants of %s are not in force: %v", user, err)
+	}
+	cfg := &rest.Config{Host: c.cfg.Host, BearerToken: tr.Status.Token}
+	cfg.CAData = c.cfg.CAData
+	return cfg, user
+}
+
+// grantName is the Role and binding of a user; colons are kept, as RBAC
+// names allow them.
 func grantName(user string) string { return "testcluster:" + user }
 
 func grant(ctx context.Context, kc kubernetes.Interface, user string, rules []rbacv1.PolicyRule, namespace string) error {
-	name := grantName(user)
-	subjects := []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}
+	return grantTo(ctx, kc, grantName(user), rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}, rules, namespace)
+}
+
+func grantTo(ctx context.Context, kc kubernetes.Interface, name string, subject rbacv1.Subject, rules []rbacv1.PolicyRule, namespace string) error {
+	subjects := []rbacv1.Subject{subject}
 	if namespace == "" {
 		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}
 		binding := &rbacv1.ClusterRoleBinding{
@@ -90,7 +135,10 @@ func replace[T metav1.Object](ctx context.Context, obj T,
 }
 
 func revoke(ctx context.Context, kc kubernetes.Interface, user, namespace string) error {
-	name := grantName(user)
+	return revokeGrant(ctx, kc, grantName(user), namespace)
+}
+
+func revokeGrant(ctx context.Context, kc kubernetes.Interface, name, namespace string) error {
 	var errs []error
 	if namespace == "" {
 		errs = append(errs,

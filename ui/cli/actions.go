@@ -29,8 +29,12 @@ type actionOpts struct {
 	withSource   bool
 	lockID       string
 	resources    []string
+	sync         syncFlags
 	sel          selection
 }
+
+// syncFlags are the choices of an Argo CD sync beyond prune.
+type syncFlags struct{ force, dryRun, outOfSyncOnly bool }
 
 // commandKinds are the action kinds with a command of their own: pause's
 // self-heal-only form and hard refresh are flags, unlock has its own command.
@@ -121,6 +125,9 @@ func newActionCmd(g *globals, spec actions.Spec) *cobra.Command {
 		f.BoolVar(&o.prune, "prune", false, "delete resources no longer in the source")
 		f.StringVar(&o.revision, "revision", "", "sync to this revision only if the app still compares against it")
 		f.StringSliceVar(&o.resources, "resource", nil, "sync only these resources: group/kind/namespace/name (group empty for core), repeatable")
+		f.BoolVar(&o.sync.force, "force", false, "replace what cannot be patched (syncStrategy.hook.force: delete and re-create)")
+		f.BoolVar(&o.sync.outOfSyncOnly, "apply-out-of-sync-only", false, "apply only the resources out of sync (adds syncOptions ApplyOutOfSyncOnly=true)")
+		f.BoolVar(&o.sync.dryRun, "sync-dry-run", false, "have Argo CD run the sync as a dry run (operation.sync.dryRun): the operation is written, nothing applied; --dry-run writes nothing at all")
 	case actions.Approve:
 		f.StringVar(&o.revision, "revision", "", "the revision you reviewed (Argo CD; default: the one the app compares against now) or the full Terraform plan id (default: the pending plan shown)")
 		f.BoolVar(&o.prune, "prune", false, "Argo CD: delete resources no longer in the source")
@@ -229,7 +236,8 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 
 // request builds the request the flags ask for (the unit comes later).
 func (o *actionOpts) request(kind actions.Kind) (actions.Request, error) {
-	req := actions.Request{Kind: kind, Reason: strings.TrimSpace(o.reason), Prune: o.prune, Revision: o.revision, WithSource: o.withSource, LockID: o.lockID}
+	req := actions.Request{Kind: kind, Reason: strings.TrimSpace(o.reason), Prune: o.prune, Revision: o.revision, WithSource: o.withSource, LockID: o.lockID,
+		SyncChoices: actions.SyncChoices{Force: o.sync.force, SyncDryRun: o.sync.dryRun, ApplyOutOfSyncOnly: o.sync.outOfSyncOnly}}
 	if req.Reason == "" && kind.Destructive() {
 		return req, usageError(fmt.Errorf("--reason is required for %s: it goes into the Event and the audit log", kind))
 	}

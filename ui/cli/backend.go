@@ -10,6 +10,8 @@ import (
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/fleet"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/restree"
 	"github.com/driftdeck/driftdeck/backend/stackops"
 )
 
@@ -20,6 +22,12 @@ type service struct {
 	*describe.Describer
 	*unitDiffer
 	*stackops.Ops
+	trees *restree.Reader
+}
+
+// ResourceTree reads an Application's live resource tree.
+func (s *service) ResourceTree(ctx context.Context, k model.Key) (*restree.Tree, error) {
+	return s.trees.Read(ctx, k)
 }
 
 // newService wires the executor and describer to a fleet, with the audit log
@@ -37,6 +45,10 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 	if err != nil {
 		return nil, err
 	}
+	trees, err := newTreeReader(g, cfg, f.Cluster)
+	if err != nil {
+		return nil, err
+	}
 	return &service{
 		Executor: &actions.Executor{
 			Cluster:  f.Cluster,
@@ -48,5 +60,6 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 		Describer:  &describe.Describer{Cluster: f.Cluster, Updates: f.Updates},
 		unitDiffer: differ,
 		Ops:        &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun},
+		trees:      trees,
 	}, nil
 }

@@ -120,7 +120,7 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, 
 	if err != nil {
 		return err
 	}
-	outcomes := exec.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: req.Reason, Until: req.Until, Prune: req.Prune, WithSource: req.WithSource})
+	outcomes := exec.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: req.Reason, Until: req.Until, Prune: req.Prune, SyncChoices: req.SyncChoices, WithSource: req.WithSource})
 	return reportBulk(g, outcomes, settleAll(ctx, exec, outcomes))
 }
 

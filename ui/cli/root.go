@@ -107,6 +107,7 @@ embedded demo control plane instead of a cluster.`,
 	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newDiffCmd(g), newPreviewCmd(g), newUnlockCmd(g), newStateCmd(g), newAgentCmd(g), newDoctorCmd(g))
 	root.AddCommand(newActionCmds(g)...)
 	root.AddCommand(newBulkCmds(g)...)
+	root.AddCommand(newResourcesCmd(g))
 	root.Version = Version
 	root.SetVersionTemplate(versionLine() + "\n")
 	markUsage(root)

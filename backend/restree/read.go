@@ -1,0 +1,189 @@
+package restree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/objread"
+)
+
+// Reader reads Application resource trees.
+type Reader struct {
+	// Cluster finds a connected context by name.
+	Cluster func(string) (*kube.Cluster, bool)
+	// Destinations maps destination clusters to contexts (see Resolve).
+	Destinations Destinations
+	// Limit caps each LIST (default 500): a namespace with more objects of a
+	// kind shows the first Limit and says so.
+	Limit int64
+	// MaxNamespaces caps how many namespaces are listed (default 20).
+	MaxNamespaces int
+}
+
+// liveKind is a kind read from the destination.
+type liveKind struct {
+	gvr  schema.GroupVersionResource
+	kind string
+}
+
+// liveKinds are the kinds read from the destination: the workloads the
+// tree shows and what they own.
+var liveKinds = []liveKind{
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, "Deployment"},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, "ReplicaSet"},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}, "StatefulSet"},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, "DaemonSet"},
+	{schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}, "Job"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "pods"}, "Pod"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "services"}, "Service"},
+	{schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}, "Ingress"},
+}
+
+// Kinds is a set of kinds by group and kind.
+type Kinds map[[2]string]bool
+
+// LiveKinds are the kinds Read lists on the destination: of these, a
+// resource not found is Missing; of any other kind, its presence is not known.
+func LiveKinds() Kinds {
+	out := Kinds{}
+	for _, k := range liveKinds {
+		out[[2]string{k.gvr.Group, k.kind}] = true
+	}
+	return out
+}
+
+// Read builds the tree of an Application: the full object by GET (the
+// list's store keeps no status.resources), then the live objects of every
+// namespace its resources are in, from the destination cluster when one is
+// reachable. A destination that cannot be reached or read leaves the tree
+// as status.resources says, with a note; only a failed read of the
+// Application itself is an error.
+func (r *Reader) Read(ctx context.Context, k model.Key) (*Tree, error) {
+	if k.Engine != model.EngineArgoCD {
+		return nil, fmt.Errorf("%s: resource trees are for Argo CD Applications", k.Ref())
+	}
+	c, ok := r.Cluster(k.Context)
+	if !ok {
+		return nil, fmt.Errorf("unknown context %q", k.Context)
+	}
+	got, err := c.Dynamic.Resource(argocd.Applications).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
+	}
+	app := got.Object
+	dest, where, why := r.Destinations.Resolve(app, c, r.Cluster)
+	if dest == nil {
+		t := Build(app, nil, nil)
+		t.Destination, t.Notes = where, append([]string{why}, t.Notes...)
+		return t, nil
+	}
+	live, read, notes, err := r.readLive(ctx, dest, namespacesOf(app))
+	if err != nil {
+		t := Build(app, nil, nil)
+		t.Destination, t.Notes = where, append([]string{fmt.Sprintf("live objects not read from %s: %v", where, err)}, t.Notes...)
+		return t, nil
+	}
+	t := Build(app, live, read)
+	t.Destination, t.Notes = where, append(notes, t.Notes...)
+	return t, nil
+}
+
+// namespacesOf lists the namespaces of the app's resources and hooks, and
+// its destination namespace.
+func namespacesOf(app map[string]any) []string {
+	a := objread.New(app)
+	seen := map[string]bool{}
+	if ns := a.Str("spec", "destination", "namespace"); ns != "" {
+		seen[ns] = true
+	}
+	for _, path := range [][]string{{"status", "resources"}, {"status", "operationState", "syncResult", "resources"}} {
+		for _, res := range a.Objects(path...) {
+			if ns := res.Str("namespace"); ns != "" {
+				seen[ns] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for ns := range seen {
+		out = append(out, ns)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// readLive lists the live kinds in each namespace, bounded, and says which
+// kinds it read. A kind the user may not list is noted and skipped; an
+// unreachable cluster is an error.
+func (r *Reader) readLive(ctx context.Context, c *kube.Cluster, namespaces []string) ([]map[string]any, Kinds, []string, error) {
+	limit, maxNS := r.Limit, r.MaxNamespaces
+	if limit <= 0 {
+		limit = 500
+	}
+	if maxNS <= 0 {
+		maxNS = 20
+	}
+	var notes []string
+	if len(namespaces) > maxNS {
+		notes = append(notes, fmt.Sprintf("live objects read in the first %d of %d namespaces", maxNS, len(namespaces)))
+		namespaces = namespaces[:maxNS]
+	}
+	var out []map[string]any
+	read := LiveKinds()
+	for _, ns := range namespaces {
+		for _, lk := range liveKinds {
+			gvr := lk.gvr
+			list, err := c.Dynamic.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{Limit: limit})
+			switch {
+			case apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err):
+				notes = append(notes, fmt.Sprintf("%s in %s not readable: %v", gvr.Resource, ns, reasonOf(err)))
+				delete(read, [2]string{gvr.Group, lk.kind})
+				continue
+			case err != nil:
+				return nil, nil, nil, err
+			}
+			if list.GetContinue() != "" {
+				notes = append(notes, fmt.Sprintf("more than %d %s in %s: the first %d are shown", limit, gvr.Resource, ns, limit))
+			}
+			for i := range list.Items {
+				obj := list.Items[i].Object
+				// Lists carry kind and apiVersion on the list only.
+				if _, ok := obj["kind"]; !ok {
+					obj["kind"] = lk.kind
+				}
+				if _, ok := obj["apiVersion"]; !ok {
+					obj["apiVersion"] = schema.GroupVersion{Group: gvr.Group, Version: gvr.Version}.String()
+				}
+				out = append(out, obj)
+			}
+		}
+	}
+	return out, read, notes, nil
+}
+
+func reasonOf(err error) string {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		return string(st.Status().Reason)
+	}
+	return err.Error()
+}
+
+// Find returns the node of a ref in the tree, hooks included.
+func (t *Tree) Find(ref Ref) *Node {
+	rows := t.Rows()
+	i := slices.IndexFunc(rows, func(r Row) bool { return r.Node.Ref == ref })
+	if i < 0 {
+		return nil
+	}
+	return rows[i].Node
+}

@@ -1,0 +1,24 @@
+package restree
+
+import (
+	"fmt"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+)
+
+// SyncResources names the selected nodes as a sync's operation.sync.resources
+// does. Argo CD syncs only what the Application manages: a selected object
+// it does not manage (a ReplicaSet, a Pod) is refused by name.
+func SyncResources(nodes []*Node) ([]actions.Resource, error) {
+	var out []actions.Resource
+	for _, n := range nodes {
+		if !n.Managed {
+			return nil, fmt.Errorf("%s %s is not a resource of the Application (its owner is): select what owns it to sync it", n.Kind, n.Name)
+		}
+		out = append(out, actions.Resource{Group: n.Group, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no resource selected")
+	}
+	return out, nil
+}

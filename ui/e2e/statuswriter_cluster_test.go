@@ -1,0 +1,324 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/flux"
+	"github.com/driftdeck/driftdeck/backend/pulumiop"
+)
+
+// heartbeat is where a test controller writes a counter into a unit's
+// status, in a field the real controller rewrites (Argo CD's reconciledAt, the
+// Pulumi operator's lastUpdate.lastResyncTime, kustomize-controller's
+// lastAttemptedRevision), so that a write that clobbered status shows as the
+// counter going back.
+type heartbeat struct {
+	gvr schema.GroupVersionResource
+	// subresource: status is written through /status (Stack, Kustomization);
+	// Argo CD's status is part of the object.
+	subresource bool
+	// update: the write is a read-modify-write with the object's version
+	// (controller-runtime's Status().Update, as the Pulumi operator does),
+	// retried on conflict; otherwise a merge patch, as Argo CD and Flux do.
+	update bool
+	path   []string
+	encode func(n int) string
+	decode func(s string) (int, error)
+}
+
+var heartbeatBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func timeCounter(n int) string {
+	return heartbeatBase.Add(time.Duration(n) * time.Second).Format(time.RFC3339)
+}
+
+func timeCounterOf(s string) (int, error) {
+	t, err := time.Parse(time.RFC3339, s)
+	return int(t.Sub(heartbeatBase) / time.Second), err
+}
+
+func revisionCounter(n int) string { return fmt.Sprintf("main@sha1:%040d", n) }
+
+func revisionCounterOf(s string) (int, error) {
+	digits, ok := strings.CutPrefix(s, "main@sha1:")
+	if !ok {
+		return 0, fmt.Errorf("%q is not a counter revision", s)
+	}
+	return strconv.Atoi(digits)
+}
+
+var (
+	argoHeartbeat  = heartbeat{gvr: argocd.Applications, path: []string{"status", "reconciledAt"}, encode: timeCounter, decode: timeCounterOf}
+	stackHeartbeat = heartbeat{gvr: pulumiop.Stacks, subresource: true, update: true,
+		path: []string{"status", "lastUpdate", "lastResyncTime"}, encode: timeCounter, decode: timeCounterOf}
+	kustHeartbeat = heartbeat{gvr: flux.Kustomizations[0], subresource: true,
+		path: []string{"status", "lastAttemptedRevision"}, encode: revisionCounter, decode: revisionCounterOf}
+)
+
+// counterOf reads the heartbeat counter of an object; -1 when absent.
+func (h heartbeat) counterOf(obj map[string]any) (int, error) {
+	s, found, _ := unstructured.NestedString(obj, h.path...)
+	if !found {
+		return -1, nil
+	}
+	return h.decode(s)
+}
+
+// statusWriter is a test controller: it rewrites the status of its units
+// at a fixed rate in all, logging every write the API server
+// accepted; it plays the controller's side of the requests driftdeck writes
+// (finishes Argo CD operations and refreshes, notes reconcile requests); and
+// it watches every unit to catch its counter ever going back.
+type statusWriter struct {
+	dyn   dynamic.Interface
+	ns    string
+	units []writerUnit
+
+	mu sync.Mutex
+	// writes: per unit, the writes the API server accepted (the log).
+	writes map[string]int
+	// conflicts: read-modify-write status updates that met a newer version.
+	conflicts int
+	// seen: per unit, the highest counter a watch event showed.
+	seen map[string]int
+	// backwards: every time a unit's counter went back.
+	backwards []string
+	// handled: the reasons of the Argo CD operations finished, and the
+	// reconcile request tokens noted, per unit, in order.
+	handled map[string][]string
+	errs    []string
+}
+
+type writerUnit struct {
+	name string
+	hb   heartbeat
+}
+
+func newStatusWriter(dyn dynamic.Interface, ns string, units []writerUnit) *statusWriter {
+	return &statusWriter{dyn: dyn, ns: ns, units: units, writes: map[string]int{}, seen: map[string]int{}, handled: map[string][]string{}}
+}
+
+func (s *statusWriter) fail(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.errs) < 20 {
+		s.errs = append(s.errs, fmt.Sprintf(format, args...))
+	}
+}
+
+// run writes perSecond status updates in all until ctx ends, and watches.
+func (s *statusWriter) run(ctx context.Context, perSecond int) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	gvrs := map[schema.GroupVersionResource]heartbeat{}
+	for _, u := range s.units {
+		gvrs[u.hb.gvr] = u.hb
+	}
+	for _, hb := range gvrs {
+		wg.Go(func() { s.watch(ctx, hb) })
+	}
+	// One writer per unit, as a controller's workers: a slow write to one
+	// unit does not hold up the others.
+	every := time.Duration(len(s.units)) * time.Second / time.Duration(perSecond)
+	for i, u := range s.units {
+		wg.Go(func() {
+			// Spread the units' writes over the period.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(every * time.Duration(i) / time.Duration(len(s.units))):
+			}
+			tick := time.NewTicker(every)
+			defer tick.Stop()
+			for {
+				s.writeOne(ctx, u)
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+				}
+			}
+		})
+	}
+	return &wg
+}
+
+// writeOne writes the unit's next counter and logs it once accepted.
+func (s *statusWriter) writeOne(ctx context.Context, u writerUnit) {
+	s.mu.Lock()
+	n := s.writes[u.name] + 1
+	s.mu.Unlock()
+	res := s.dyn.Resource(u.hb.gvr).Namespace(s.ns)
+	var sub []string
+	if u.hb.subresource {
+		sub = []string{"status"}
+	}
+	for {
+		var err error
+		if u.hb.update {
+			var obj *unstructured.Unstructured
+			if obj, err = res.Get(ctx, u.name, metav1.GetOptions{}); err == nil {
+				_ = unstructured.SetNestedField(obj.Object, u.hb.encode(n), u.hb.path...)
+				_, err = res.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
+			}
+		} else {
+			patch := map[string]any{}
+			_ = unstructured.SetNestedField(patch, u.hb.encode(n), u.hb.path...)
+			body, _ := json.Marshal(patch)
+			_, err = res.Patch(ctx, u.name, types.MergePatchType, body, metav1.PatchOptions{}, sub...)
+		}
+		switch {
+		case err == nil:
+			s.mu.Lock()
+			s.writes[u.name] = n
+			s.mu.Unlock()
+			return
+		case apierrors.IsConflict(err):
+			s.mu.Lock()
+			s.conflicts++
+			s.mu.Unlock()
+			continue
+		case ctx.Err() != nil:
+			return
+		}
+		s.fail("status write %d of %s: %v", n, u.name, err)
+		return
+	}
+}
+
+// watch follows one kind: every event's counter must be at least the last
+// seen, and what the controller must answer (an operation, a refresh, a
+// reconcile request) is answered or noted.
+func (s *statusWriter) watch(ctx context.Context, hb heartbeat) {
+	res := s.dyn.Resource(hb.gvr).Namespace(s.ns)
+	list, err := res.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		s.fail("listing %s: %v", hb.gvr.Resource, err)
+		return
+	}
+	rv := list.GetResourceVersion()
+	for ctx.Err() == nil {
+		w, err := res.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
+		if err != nil {
+			if ctx.Err() == nil {
+				s.fail("watching %s: %v", hb.gvr.Resource, err)
+			}
+			return
+		}
+		for ev := range w.ResultChan() {
+			obj, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok {
+				if ev.Type == watch.Error && ctx.Err() == nil {
+					s.fail("watch of %s: %v", hb.gvr.Resource, ev.Object)
+				}
+				continue
+			}
+			rv = obj.GetResourceVersion()
+			s.observe(ctx, hb, obj)
+		}
+		w.Stop()
+	}
+}
+
+func (s *statusWriter) observe(ctx context.Context, hb heartbeat, obj *unstructured.Unstructured) {
+	name := obj.GetName()
+	n, err := hb.counterOf(obj.Object)
+	s.mu.Lock()
+	switch last, ok := s.seen[name]; {
+	case err != nil:
+		s.backwards = append(s.backwards, fmt.Sprintf("%s: unreadable counter: %v", name, err))
+	case ok && n < last:
+		s.backwards = append(s.backwards, fmt.Sprintf("%s: counter %d after %d (resourceVersion %s)", name, n, last, obj.GetResourceVersion()))
+	default:
+		s.seen[name] = n
+	}
+	s.mu.Unlock()
+	ann := obj.GetAnnotations()
+	switch hb.gvr {
+	case argocd.Applications:
+		s.finishOperation(ctx, obj)
+		if level, ok := ann[argocd.AnnotationRefresh]; ok {
+			s.patch(ctx, hb.gvr, name, []map[string]any{
+				{"op": "test", "path": "/metadata/annotations/argocd.argoproj.io~1refresh", "value": level},
+				{"op": "remove", "path": "/metadata/annotations/argocd.argoproj.io~1refresh"},
+			})
+		}
+	case pulumiop.Stacks:
+		s.note(name, ann[pulumiop.AnnotationReconcileRequest])
+	default:
+		s.note(name, ann[flux.AnnotationRequestedAt])
+	}
+}
+
+// note records a reconcile request token the first time it shows.
+func (s *statusWriter) note(name, token string) {
+	if token == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.handled[name]; len(h) == 0 || h[len(h)-1] != token {
+		s.handled[name] = append(h, token)
+	}
+}
+
+// finishOperation does what Argo CD's controller does with a requested
+// sync: the operation goes, status.operationState records it as done. The
+// patch tests the very operation it finishes, so a newer request is never
+// taken for it.
+func (s *statusWriter) finishOperation(ctx context.Context, obj *unstructured.Unstructured) {
+	op, ok, _ := unstructured.NestedMap(obj.Object, "operation")
+	if !ok {
+		return
+	}
+	reason := ""
+	if info, _, _ := unstructured.NestedSlice(op, "info"); len(info) > 0 {
+		reason, _ = info[0].(map[string]any)["value"].(string)
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	if s.patch(ctx, argocd.Applications, obj.GetName(), []map[string]any{
+		{"op": "test", "path": "/operation", "value": op},
+		{"op": "remove", "path": "/operation"},
+		{"op": "add", "path": "/status/operationState", "value": map[string]any{
+			"phase": "Succeeded", "message": "successfully synced", "operation": op, "startedAt": now, "finishedAt": now,
+		}},
+	}) {
+		s.note(obj.GetName(), reason)
+	}
+}
+
+// patch sends a JSON patch; a failed test means the object moved on (a
+// later event brings it again) and is not an error.
+func (s *statusWriter) patch(ctx context.Context, gvr schema.GroupVersionResource, name string, ops []map[string]any) bool {
+	body, _ := json.Marshal(ops)
+	_, err := s.dyn.Resource(gvr).Namespace(s.ns).Patch(ctx, name, types.JSONPatchType, body, metav1.PatchOptions{})
+	if err != nil && ctx.Err() == nil && !apierrors.IsInvalid(err) && !apierrors.IsNotFound(err) {
+		s.fail("answering %s: %v", name, err)
+	}
+	return err == nil
+}
+
+// total is the number of writes the controller made.
+func (s *statusWriter) total() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, w := range s.writes {
+		n += w
+	}
+	return n
+}
