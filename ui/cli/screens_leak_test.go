@@ -147,10 +147,12 @@ type screenCycle struct {
 }
 
 // screenCycles are the screens of the workbench that start work of their
-// own (a describe, a diff, a preview run): each must end it when closed.
+// own (a describe, a diff, a tree read, a preview run): each must end it
+// when closed.
 var screenCycles = []screenCycle{
 	{name: "detail", unit: "guestbook", open: []string{"enter"}, shown: []string{"[Overview]", "Can do"}, cycles: 1000},
 	{name: "diff", unit: "guestbook", open: []string{"d"}, shown: []string{"Diff  revision", "unchanged"}, cycles: 1000},
+	{name: "resource tree", unit: "guestbook", open: []string{"w"}, shown: []string{"Resources of", "live objects from"}, cycles: 1000},
 	{name: "preview", unit: "analytics-preview", open: []string{"d"}, shown: []string{"preview done"}, cycles: 40,
 		first: func(t *testing.T) { pulumiruntest.CLI(t); pulumiruntest.ReleaseHelper(t) },
 		midway: func(i int) []string {
