@@ -64,22 +64,37 @@ build:
 	$(GO) build $(BUILD_FLAGS) -o driftdeck-render ./cmd/driftdeck-render
 
 # make bench  the fleet-scale benchmark (DESIGN.md section 6): a real control plane
-#             seeded with 5,000 Applications and 1,000 Stacks; one table of start-up,
-#             memory, keystroke, idle and filter figures against the bare LIST
-#             (BENCH_OUT=docs/benchmarks.md also writes it there; BENCH_FLAGS passes
-#             more flags, see go run ./testdata/bench -h); then the Go benchmarks of
-#             the adapters, the store, the list, the diff and the whole workbench.
-#             About 10 min on 2 cores, warm.
+#             seeded with 5,000 Applications in 50 ApplicationSets, 1,000 Stacks,
+#             1,000 Flux and 200 Terraform units; one table of start-up, memory,
+#             keystroke (flat list and open tree), idle and filter figures against
+#             the bare LIST (BENCH_OUT=file also writes it there; BENCH_FLAGS passes
+#             more flags, see go run ./testdata/bench -h); then the several-cluster
+#             table (five control planes of 1,200 units at once, one slow, one
+#             context unreachable; BENCH_CLUSTERS_OUT, BENCH_CLUSTERS_FLAGS); then the
+#             Go benchmarks of the adapters, the store, the list, the diff and the
+#             whole workbench. About 25 min on 2 quiet cores, warm. make
+#             bench-clusters runs the several-cluster table alone (about 12 min).
 BENCH_OUT ?=
 BENCH_FLAGS ?=
+BENCH_CLUSTERS_OUT ?=
+BENCH_CLUSTERS_FLAGS ?=
 
-.PHONY: bench
+.PHONY: bench bench-clusters
 
-bench:
+# bench_run builds the bench and the release binary and runs the bench with $(1).
+define bench_run
 	@tools=$$($(TOOLS) controlplane); \
 	export KUBEBUILDER_ASSETS=$$(sed -n 's/^KUBEBUILDER_ASSETS=//p' <<<"$$tools"); \
 	dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
 	$(GO) build -o "$$dir/bench" ./testdata/bench; \
 	$(GO) build $(BUILD_FLAGS) -o "$$dir/driftdeck" .; \
-	"$$dir/bench" -driftdeck "$$dir/driftdeck" $(if $(BENCH_OUT),-out $(BENCH_OUT)) $(BENCH_FLAGS); \
+	"$$dir/bench" -driftdeck "$$dir/driftdeck" $(1)
+endef
+
+bench:
+	$(call bench_run,$(if $(BENCH_OUT),-out $(BENCH_OUT)) $(BENCH_FLAGS))
+	$(call bench_run,-clusters 5 $(if $(BENCH_CLUSTERS_OUT),-out $(BENCH_CLUSTERS_OUT)) $(BENCH_CLUSTERS_FLAGS))
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/argocd ./backend/pulumiop ./backend/store ./backend/diff ./views/list ./views/diff ./ui
+
+bench-clusters:
+	$(call bench_run,-clusters 5 $(if $(BENCH_CLUSTERS_OUT),-out $(BENCH_CLUSTERS_OUT)) $(BENCH_CLUSTERS_FLAGS))

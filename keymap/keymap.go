@@ -23,6 +23,7 @@ type Keymap struct {
 	NextObject, PrevObject, SideBySide      key.Binding
 	Unlock, Force, Reset, Replan            key.Binding
 	ForceUnlock, Resources                  key.Binding
+	Tree, Fold, FoldAll                     key.Binding
 	Confirm, Cancel                         key.Binding
 }
 
@@ -75,6 +76,9 @@ func Default() *Keymap {
 		Replan:       b("replan", "P"),
 		ForceUnlock:  b("force unlock", "K"),
 		Resources:    b("resources", "w"),
+		Tree:         b("tree", "t"),
+		Fold:         b("open/fold row", "z"),
+		FoldAll:      b("open/fold all", "Z"),
 		Confirm:      b("yes", "y"),
 		Cancel:       b("no", "n", "esc"),
 	}
@@ -93,7 +97,7 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"freeze": &k.Freeze, "thaw": &k.Thaw, "yaml": &k.Yaml, "confirm": &k.Confirm, "cancel": &k.Cancel,
 		"nextobject": &k.NextObject, "prevobject": &k.PrevObject, "sidebyside": &k.SideBySide, "unlock": &k.Unlock,
 		"force": &k.Force, "reset": &k.Reset, "replan": &k.Replan, "forceunlock": &k.ForceUnlock,
-		"resources": &k.Resources,
+		"resources": &k.Resources, "tree": &k.Tree, "fold": &k.Fold, "foldall": &k.FoldAll,
 	}
 }
 

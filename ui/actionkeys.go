@@ -61,9 +61,23 @@ func (a *App) targets(from screen, s actions.Spec) ([]*model.Unit, bool) {
 		if marked := l.m.Marked(); len(marked) > 0 {
 			return marked, true
 		}
+		if units, ok := a.parentTargets(l); ok {
+			return units, len(units) > 0
+		}
 	}
 	u := a.cursorUnit(from)
 	return []*model.Unit{u}, u != nil
+}
+
+// parentTargets are the children of the tree's parent row under the
+// cursor, what the keys that work in bulk act on there; ok is false on any
+// other row.
+func (a *App) parentTargets(l *listScreen) ([]*model.Unit, bool) {
+	parent, children, ok := l.m.Targets()
+	if ok && len(children) == 0 {
+		a.toastError(parent.Key.Ref() + ": no child is shown to act on")
+	}
+	return children, ok
 }
 
 func (a *App) singleTarget(from screen, why string) ([]*model.Unit, bool) {
@@ -107,7 +121,7 @@ func (a *App) startKind(kind actions.Kind, from screen, units []*model.Unit) tea
 		a.toastError(fmt.Sprintf("%s is not an action of %s units", kind, engineList(units)))
 		return nil
 	}
-	if len(units) > 1 || isMarked(from) {
+	if len(units) > 1 || isMarked(from) || isParentRow(from) {
 		return a.openBulk(kind, units)
 	}
 	u := units[0]
@@ -121,6 +135,15 @@ func (a *App) startKind(kind actions.Kind, from screen, units []*model.Unit) tea
 func isMarked(from screen) bool {
 	l, ok := from.(*listScreen)
 	return ok && len(l.m.Marked()) > 0
+}
+
+func isParentRow(from screen) bool {
+	l, ok := from.(*listScreen)
+	if !ok {
+		return false
+	}
+	_, _, parent := l.m.Targets()
+	return parent
 }
 
 // startChecked starts an action on one unit whose availability is known.
@@ -169,13 +192,32 @@ func (a *App) startBulk(kind actions.Kind) tea.Cmd {
 	l := a.list().m
 	units := l.Marked()
 	if len(units) == 0 {
-		units = l.Shown()
+		if children, ok := a.parentTargets(a.list()); ok {
+			if len(children) == 0 {
+				return nil
+			}
+			units = children
+		} else {
+			units = actionable(l.Shown())
+		}
 	}
 	if len(units) == 0 {
 		a.toastError("nothing to " + string(kind) + ": no unit is shown")
 		return nil
 	}
 	return a.openBulk(kind, units)
+}
+
+// actionable drops the rows no action reaches (an ApplicationSet's), so
+// that acting on everything shown lists only what it can act on.
+func actionable(units []*model.Unit) []*model.Unit {
+	var out []*model.Unit
+	for _, u := range units {
+		if len(actions.KindsFor(u.Key.Engine)) > 0 {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // openBulk confirms one action on many units, naming each, and those the

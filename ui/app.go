@@ -53,7 +53,7 @@ type App struct {
 	stack []screen
 	// units is every unit of the last batch by key, whatever the list
 	// shows: open screens read their unit from here.
-	units   map[model.Key]*model.Unit
+	units   unitsByKey
 	avail   availCache
 	pending *pendingKey
 	// specKeys are the action table's keys, looked up once.
@@ -89,7 +89,7 @@ func New(opts Options) *App {
 		theme = themes.Dark()
 	}
 	a := &App{opts: opts, keys: opts.Keys, theme: theme, themeName: opts.Theme, dark: true, width: 80, height: 24,
-		units: map[model.Key]*model.Unit{}, avail: availCache{}}
+		avail: availCache{}}
 	a.stack = []screen{newListScreen(theme)}
 	a.input = textinput.New()
 	a.applyBatch(opts.Initial)
@@ -180,16 +180,12 @@ func (a *App) applyBatch(b store.Batch) {
 	}
 	a.list().m.SetUnits(b.Units, b.Changed, a.now())
 	a.counts = countUnits(b.Units, a.now())
-	index := make(map[model.Key]*model.Unit, len(b.Units))
-	for _, u := range b.Units {
-		index[u.Key] = u
-	}
-	a.units = index
-	a.avail.forget(b.Changed, index)
+	a.units = inKeyOrder(b.Units)
+	a.avail.forget(b.Changed, a.units)
 }
 
 // unit is the unit as the last batch has it; nil once it is gone.
-func (a *App) unit(k model.Key) *model.Unit { return a.units[k] }
+func (a *App) unit(k model.Key) *model.Unit { return a.units.get(k) }
 
 // layout hands every screen its size.
 func (a *App) layout() {

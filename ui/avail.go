@@ -11,9 +11,9 @@ import (
 // batch that changes a unit forgets its entry, so the next key asks again.
 type availCache map[model.Key][]actions.Availability
 
-func (c availCache) forget(changed map[model.Key]bool, present map[model.Key]*model.Unit) {
+func (c availCache) forget(changed map[model.Key]bool, present unitsByKey) {
 	for k := range c {
-		if changed[k] || present[k] == nil {
+		if changed[k] || present.get(k) == nil {
 			delete(c, k)
 		}
 	}
@@ -53,7 +53,7 @@ func (a *App) availCmd(u *model.Unit, from screen, then func() tea.Cmd) tea.Cmd 
 }
 
 func (a *App) onAvail(m availMsg) tea.Cmd {
-	if a.units[m.key] != nil {
+	if a.unit(m.key) != nil {
 		a.avail[m.key] = m.avail
 	}
 	cmds := []tea.Cmd{a.broadcast(m)}

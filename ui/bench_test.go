@@ -56,3 +56,67 @@ func BenchmarkKeyUpdateView(b *testing.B) {
 		_ = a.View()
 	}
 }
+
+// fleetTreeApp is the workbench at 120x40 in the tree view of 5,000
+// Applications in 50 ApplicationSets and 1,000 Stacks, every parent open.
+func fleetTreeApp(b *testing.B) (*App, []*model.Unit) {
+	b.Helper()
+	now := time.Now()
+	units, err := fleetunits.TreeSnapshot(5000, 1000, now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := New(Options{Backend: &fakeBackend{}, Theme: "dark", Initial: store.Batch{Units: units}, Now: func() time.Time { return now }})
+	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	a.Update(keyMsg("t"))
+	a.Update(keyMsg("Z"))
+	if !a.list().m.Tree() || len(a.list().m.Shown()) != len(units) {
+		b.Fatalf("tree of %d rows, want all %d open", len(a.list().m.Shown()), len(units))
+	}
+	return a, units
+}
+
+// BenchmarkTreeKeyUpdateView is one cursor move in the open tree.
+func BenchmarkTreeKeyUpdateView(b *testing.B) {
+	a, _ := fleetTreeApp(b)
+	down, up := keyMsg("j"), keyMsg("k")
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		k := down
+		if n++; n%200 >= 100 {
+			k = up
+		}
+		a.Update(k)
+		_ = a.View()
+	}
+}
+
+// BenchmarkTreeFoldUpdateView is one parent row folded or opened (z) and
+// drawn, on the first ApplicationSet of the open tree.
+func BenchmarkTreeFoldUpdateView(b *testing.B) {
+	a, _ := fleetTreeApp(b)
+	a.Update(keyMsg("g"))
+	fold := keyMsg("z")
+	b.ReportAllocs()
+	for b.Loop() {
+		a.Update(fold)
+		_ = a.View()
+	}
+}
+
+// BenchmarkTreeBatchUpdateView is one batch of 10 changed Applications
+// handled and drawn in the open tree: the forest is kept, only the
+// changed units' parents are counted again.
+func BenchmarkTreeBatchUpdateView(b *testing.B) {
+	a, units := fleetTreeApp(b)
+	next := append([]*model.Unit(nil), units...)
+	var changes fleetunits.Changes
+	b.ReportAllocs()
+	for b.Loop() {
+		changed := changes.Apply(next, 10)
+		snapshot := append([]*model.Unit(nil), next...)
+		a.Update(BatchMsg(store.Batch{Units: snapshot, Changed: changed}))
+		_ = a.View()
+	}
+}

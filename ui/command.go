@@ -46,6 +46,15 @@ func init() {
 		{"kustomizations", "kustomizations (or ks)", "only Flux Kustomizations", engine(model.EngineKustomization)},
 		{"helmreleases", "helmreleases (or hr)", "only Flux HelmReleases", engine(model.EngineHelmRelease)},
 		{"terraform", "terraform (or tf)", "only tofu-controller Terraforms", engine(model.EngineTerraform)},
+		{"appsets", "appsets", "only Argo CD ApplicationSets", engine(model.EngineApplicationSet)},
+		{"tree", "tree", "each unit under its parent (the t key)", func(a *App, _ []string) (tea.Cmd, error) {
+			a.list().m.SetTree(true)
+			return nil, nil
+		}},
+		{"flat", "flat", "the flat list (the t key again)", func(a *App, _ []string) (tea.Cmd, error) {
+			a.list().m.SetTree(false)
+			return nil, nil
+		}},
 		{"all", "all", "every unit: clears the engine, state, namespace and context scope", func(a *App, _ []string) (tea.Cmd, error) {
 			a.list().m.SetScope(list.Scope{})
 			return nil, nil

@@ -482,10 +482,13 @@ func (a *App) onResult(m resultMsg) tea.Cmd {
 }
 
 func bulkReport(a *App, m bulkMsg) *dialog {
-	var applied, skipped, failed int
+	var applied, skipped, failed, unknown int
 	var lines []reportLine
 	for _, o := range m.outcomes {
 		switch o.Outcome {
+		case actions.OutcomeUnknown:
+			unknown++
+			lines = append(lines, reportLine{text: "? unknown  " + o.Key.Ref() + ": " + o.Why, bad: true})
 		case actions.OutcomeFailed:
 			failed++
 			lines = append(lines, reportLine{text: "✗ failed   " + o.Key.Ref() + ": " + o.Why, bad: true})
@@ -506,7 +509,10 @@ func bulkReport(a *App, m bulkMsg) *dialog {
 	}
 	d := &dialog{id: a.nextID(), kind: dlgReport, action: m.kind}
 	head := fmt.Sprintf("%s of %d units: %d applied, %d skipped, %d failed", m.kind, len(m.outcomes), applied, skipped, failed)
-	d.report = append([]reportLine{{text: head, bad: failed > 0}}, lines...)
+	if unknown > 0 {
+		head += fmt.Sprintf(", %d unknown (the answer was lost: look before retrying)", unknown)
+	}
+	d.report = append([]reportLine{{text: head, bad: failed+unknown > 0}}, lines...)
 	return d
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumistate"
 	"github.com/driftdeck/driftdeck/backend/store"
@@ -102,5 +103,23 @@ func TestUnlockKeepsPendingOperationsUnlessChosen(t *testing.T) {
 		if got := be.applied[0].ClearPending; got != forget {
 			t.Errorf("forget=%v: the applied plan clears pending operations: %v (plans asked: %v)", forget, got, be.unstickCalls)
 		}
+	}
+}
+
+// A bulk write whose answer was lost and could not be read back is neither
+// applied nor failed on the report: it says unknown, and why.
+func TestBulkReportSaysUnknownForAWriteOfUnknownOutcome(t *testing.T) {
+	a, _ := newTestApp(t, 120, 30)
+	k := model.Key{Context: "prod", Engine: model.EngineArgoCD, Namespace: "shop", Name: "cart"}
+	d := bulkReport(a, bulkMsg{kind: actions.Pause, outcomes: []actions.BulkOutcome{
+		{Key: k, Outcome: actions.OutcomeUnknown, Why: "whether it was applied is not known"},
+	}})
+	var text []string
+	for _, l := range d.report {
+		text = append(text, l.text)
+	}
+	got := strings.Join(text, "\n")
+	if !strings.Contains(got, "0 applied, 0 skipped, 0 failed, 1 unknown") || !strings.Contains(got, "? unknown  argocd/shop/cart: whether it was applied is not known") || !d.report[0].bad {
+		t.Fatalf("report:\n%s", got)
 	}
 }

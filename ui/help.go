@@ -53,6 +53,7 @@ func (s *helpScreen) lines(a *App) []string {
 	}{
 		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Back, k.NextTab, k.PrevTab}},
 		{"Find", []key.Binding{k.Filter, k.Command, k.Sort, k.Mark, k.MarkAll}},
+		{"Tree", []key.Binding{k.Tree, k.Fold, k.FoldAll}},
 		{"Act", []key.Binding{k.Actions, k.Freeze, k.Thaw}},
 		{"Diff", []key.Binding{k.Diff, k.NextObject, k.PrevObject, k.SideBySide}},
 		{"Screen", []key.Binding{k.Yaml, k.Resources, k.Help, k.Redraw, k.Quit, k.ForceQuit}},
@@ -97,6 +98,10 @@ func (s *helpScreen) lines(a *App) []string {
 		"  ! in front inverts it; esc clears marks, then the filter, then the : scope",
 		"", t.Title.Render("Marks"),
 		"  with units marked, the keys that work in bulk act on the marks (the footer names them), the others refuse until esc clears the marks",
+		"", t.Title.Render("Tree ("+k.Tree.Help().Key+", again for the flat list)"),
+		"  each unit under its parent: an ApplicationSet or app of apps over its Applications, a Stack over those that name it a prerequisite, a Flux object over those that depend on it",
+		"  a parent row counts the units below it, the worst state first; on a parent row the keys that work in bulk, and mark, act on its children (the dialog lists them); "+k.Actions.Help().Key+" acts on the row itself",
+		"  a filter or : scope keeps the path to every matching unit",
 		"", t.Dim.Render("Destructive actions ask for a reason and a confirmation that defaults to No. Every write is recorded as a Kubernetes Event and in the local audit log."))
 	return wrapAll(lines, a.width)
 }

@@ -50,6 +50,19 @@ func (s *listScreen) update(a *App, msg tea.Msg) tea.Cmd {
 		l.ToggleMark()
 	case key.Matches(km, k.MarkAll):
 		l.MarkShown()
+	case key.Matches(km, k.Tree):
+		l.SetTree(!l.Tree())
+		if l.Tree() {
+			a.toastInfo("tree: each unit under its parent; " + k.Fold.Help().Key + " opens/folds a row, " + k.FoldAll.Help().Key + " all, " + k.Tree.Help().Key + " the flat list")
+		} else {
+			a.toastInfo("flat list")
+		}
+	case key.Matches(km, k.Fold, k.FoldAll) && !l.Tree():
+		a.toastInfo(k.Fold.Help().Key + " and " + k.FoldAll.Help().Key + " fold rows of the tree: " + k.Tree.Help().Key + " shows it")
+	case key.Matches(km, k.Fold):
+		l.ToggleFold()
+	case key.Matches(km, k.FoldAll):
+		l.ToggleFoldAll()
 	case key.Matches(km, k.Sort):
 		l.SetSort((l.Sort() + 1) % (list.ByAge + 1))
 		a.toastInfo("sorted by " + l.Sort().String())
@@ -82,6 +95,16 @@ func (s *listScreen) keyHelp(a *App) string {
 		return a.hints(fmt.Sprintf("%d marked:", len(marked)), strings.Join(a.bulkKeys(marked), " ")+" act on the marks",
 			k.Freeze.Help().Key+"/"+k.Thaw.Help().Key, "freeze/thaw them", k.Mark.Help().Key, "mark", "esc", "clear marks")
 	}
+	if parent, children, ok := s.m.Targets(); ok {
+		// On a parent row the bulk keys act on its children: say so.
+		return a.hints(fmt.Sprintf("%d children of %s:", len(children), parent.Key.Name), strings.Join(a.bulkKeys(children), " ")+" act on them",
+			k.Freeze.Help().Key+"/"+k.Thaw.Help().Key, "freeze/thaw them", k.Mark.Help().Key, "mark them", k.Fold.Help().Key, "open/fold",
+			k.Actions.Help().Key, "actions of the row itself", k.Tree.Help().Key, "flat list")
+	}
+	tree := k.Tree
+	if s.m.Tree() {
+		tree = key.NewBinding(key.WithKeys(k.Tree.Keys()...), key.WithHelp(k.Tree.Help().Key, "flat"))
+	}
 	return a.keyHints(bindings(k.Open, k.Filter, k.Command, k.Mark, k.Actions, k.Diff)) + "  " +
-		a.actHints(s.m.Selected()) + a.keyHints(bindings(k.Freeze, k.Sort, k.Help, k.Quit))
+		a.actHints(s.m.Selected()) + a.keyHints(bindings(k.Freeze, k.Sort, k.Help, tree, k.Quit))
 }

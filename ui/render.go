@@ -126,6 +126,9 @@ func (a *App) headerView(now time.Time) string {
 	if f := l.Filter(); f.Active() {
 		view = append(view, "/"+f.Text)
 	}
+	if l.Tree() {
+		view = append(view, "tree")
+	}
 	view = append(view, "sort "+l.Sort().String())
 	if n := len(l.Marked()); n > 0 {
 		view = append(view, t.Marked.Render(fmt.Sprintf("%d marked", n)))

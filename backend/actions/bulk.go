@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
 // BulkRequest is one action on many units: one reason and one expiry for all.
@@ -30,6 +31,9 @@ const (
 	// for the unit's engine. Never a failure.
 	OutcomeSkipped Outcome = "skipped"
 	OutcomeFailed  Outcome = "failed"
+	// OutcomeUnknown: the write's answer was lost and it could not be read
+	// back (writeguard.Unknown): it may or may not have been applied.
+	OutcomeUnknown Outcome = "unknown"
 )
 
 // BulkOutcome is what happened to one unit of a bulk action.
@@ -63,6 +67,8 @@ func (e *Executor) Bulk(ctx context.Context, r BulkRequest) []BulkOutcome {
 				o.Outcome = OutcomeApplied
 			case errors.As(o.Err, &ref) && ref.NothingToDo:
 				o.Why, o.Err = ref.Reason, nil
+			case writeguard.IsUnknown(o.Err):
+				o.Outcome, o.Why = OutcomeUnknown, o.Err.Error()
 			default:
 				o.Outcome, o.Why = OutcomeFailed, o.Err.Error()
 			}

@@ -292,10 +292,24 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 		return nil, e.planChanged(env, now, confirmed)
 	case err != nil && preconditionFailed(err):
 		return nil, &Refusal{Reason: fmt.Sprintf("%s changed while driftdeck wrote to it (a precondition of the patch failed): nothing written; look again and retry", req.Key.Ref())}
+	case err != nil && answerLost(err):
+		// The write may have landed: read it back rather than guess.
+		after, lerr := e.readBackLost(ctx, c, req, p, err)
+		if lerr != nil {
+			return nil, lerr
+		}
+		res := e.finish(w, c, req, p, after)
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the connection dropped before the cluster answered (%v); read back, %s holds the write: it was applied", err, req.Key.Ref()))
+		return res, nil
 	case err != nil:
 		return nil, explainWriteError(req, err)
 	}
-	after := out.Object
+	return e.finish(w, c, req, p, out.Object), nil
+}
+
+// finish builds the result of a write from the object after it, verifies
+// it, and names the Event to record.
+func (e *Executor) finish(w *writeguard.Write, c *kube.Cluster, req Request, p *Plan, after map[string]any) *Result {
 	res := &Result{Plan: p, Actor: w.Actor, DryRun: w.DryRun, ResourceVersion: lookupString(after, "metadata", "resourceVersion")}
 	w.Entry.ResourceVersion = res.ResourceVersion
 	res.Token = annotationsOf(after)[pulumiop.AnnotationReconcileRequest]
@@ -309,7 +323,7 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 		UID:             types.UID(lookupString(after, "metadata", "uid")),
 		ResourceVersion: res.ResourceVersion,
 	}}
-	return res, nil
+	return res
 }
 
 // writeBefore writes a plan's requests to other objects (a unit's sources),

@@ -39,13 +39,14 @@ func Convert(context string, obj map[string]any) *model.Unit {
 	readHealth(r, u)
 	readPolicy(r, u, f)
 	readOperation(r, u, f)
-	readResources(r, f)
+	u.Children = readResources(r, context, f)
 	f.Conditions = readConditions(r.At("status"), "conditions")
 	f.ReconciledAt = r.Time("status", "reconciledAt")
 	for _, h := range r.Objects("status", "history") {
 		f.HistoryIDs = append(f.HistoryIDs, h.Int("id"))
 	}
 	u.Owner = owner(r, ann)
+	u.Parents = ownerSets(r, context, u.Key.Namespace)
 
 	var pauseErrs []string
 	u.Pause, pauseErrs = pause.Read(ann)
@@ -174,12 +175,14 @@ func readOperation(r *objread.Reader, u *model.Unit, f *model.ArgoFacts) {
 	f.RetryCount = op.Int("retryCount")
 }
 
-func readResources(r *objread.Reader, f *model.ArgoFacts) {
-	res := r.Objects("status", "resources")
-	if len(res) == 0 {
-		return
-	}
-	for _, it := range res {
+// readResources counts the resources by sync status and returns the
+// Applications among them: the children of an app of apps.
+func readResources(r *objread.Reader, context string, f *model.ArgoFacts) []model.Key {
+	var children []model.Key
+	for _, it := range r.Objects("status", "resources") {
+		if isApplication(it.Str("group"), it.Str("kind")) && it.Str("name") != "" {
+			children = append(children, model.Key{Context: context, Engine: model.EngineArgoCD, Namespace: it.Str("namespace"), Name: it.Str("name")})
+		}
 		switch it.Str("status") {
 		case "Synced":
 			f.Resources.Synced++
@@ -192,6 +195,21 @@ func readResources(r *objread.Reader, f *model.ArgoFacts) {
 			f.PruneRequired = true
 		}
 	}
+	return children
+}
+
+func isApplication(group, kind string) bool { return group == "argoproj.io" && kind == "Application" }
+
+// ownerSets are the ApplicationSets that own the Application, as the
+// ApplicationSet controller sets its owner reference (same namespace).
+func ownerSets(r *objread.Reader, context, namespace string) []model.Key {
+	var out []model.Key
+	for _, ref := range r.Objects("metadata", "ownerReferences") {
+		if ref.Str("kind") == "ApplicationSet" && strings.HasPrefix(ref.Str("apiVersion"), "argoproj.io/") && ref.Str("name") != "" {
+			out = append(out, model.Key{Context: context, Engine: model.EngineApplicationSet, Namespace: namespace, Name: ref.Str("name")})
+		}
+	}
+	return out
 }
 
 func readConditions(r *objread.Reader, field string) []model.Condition {

@@ -3,6 +3,7 @@ package argocd
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 )
 
 // DecodeSlim decodes an Application's JSON into a map holding only the
@@ -17,7 +18,21 @@ func DecodeSlim(data []byte) (map[string]any, error) {
 	if err := json.Unmarshal(data, &a); err != nil {
 		return nil, err
 	}
-	return a.toMap(), nil
+	var children []slimChild
+	if a.Status != nil && slices.ContainsFunc(a.Status.Resources, (*slimResource).isApplication) {
+		// An app of apps: read its children's names in a second pass, so
+		// that the other Applications' resource names are never decoded.
+		var again struct {
+			Status struct {
+				Resources []slimChild `json:"resources"`
+			} `json:"status"`
+		}
+		if err := json.Unmarshal(data, &again); err != nil {
+			return nil, err
+		}
+		children = again.Status.Resources
+	}
+	return a.toMap(children), nil
 }
 
 type slimApp struct {
@@ -64,14 +79,46 @@ type slimOperation struct {
 type slimResource struct {
 	Status          *string `json:"status"`
 	RequiresPruning *bool   `json:"requiresPruning"`
+	// ArgoGroup and AppKind say, without decoding a string, whether the
+	// entry is an Application: the child of an app of apps.
+	ArgoGroup equalsJSON[argoGroup]       `json:"group"`
+	AppKind   equalsJSON[applicationKind] `json:"kind"`
 }
+
+func (r *slimResource) isApplication() bool {
+	return r != nil && bool(r.ArgoGroup.yes) && bool(r.AppKind.yes)
+}
+
+// slimChild is an Application entry of status.resources.
+type slimChild struct {
+	Group, Kind, Namespace, Name string
+}
+
+// equalsJSON decodes a JSON string into whether it equals W's value,
+// allocating nothing.
+type equalsJSON[W interface{ want() string }] struct{ yes bool }
+
+func (e *equalsJSON[W]) UnmarshalJSON(b []byte) error {
+	var w W
+	e.yes = len(b) == len(w.want())+2 && string(b[1:len(b)-1]) == w.want()
+	return nil
+}
+
+type argoGroup struct{}
+
+func (argoGroup) want() string { return "argoproj.io" }
+
+type applicationKind struct{}
+
+func (applicationKind) want() string { return "Application" }
 
 type slimHistory struct {
 	ID *int64 `json:"id"`
 }
 
 // toMap rebuilds the object from what was kept, with absent fields absent.
-func (a *slimApp) toMap() map[string]any {
+// children holds status.resources again, with names, for an app of apps.
+func (a *slimApp) toMap(children []slimChild) map[string]any {
 	obj := map[string]any{"apiVersion": a.APIVersion, "kind": a.Kind}
 	if a.Metadata != nil {
 		delete(a.Metadata, "managedFields")
@@ -120,6 +167,10 @@ func (a *slimApp) toMap() map[string]any {
 				m := map[string]any{}
 				putPtr(m, "status", r.Status)
 				putPtr(m, "requiresPruning", r.RequiresPruning)
+				if r.isApplication() && i < len(children) {
+					c := children[i]
+					m["group"], m["kind"], m["namespace"], m["name"] = c.Group, c.Kind, c.Namespace, c.Name
+				}
 				res[i] = m
 			}
 			status["resources"] = res

@@ -149,6 +149,9 @@ func (s *APISource) managedResources(ctx context.Context, name, namespace string
 		return nil, err
 	}
 	resp, err := client.Do(req)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("Argo CD API server %s closed the connection before answering (did it stop or restart?): %w", s.Server, redactURLError(err))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("Argo CD API server %s: %w", s.Server, redactURLError(err))
 	}

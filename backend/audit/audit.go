@@ -22,7 +22,7 @@ type Entry struct {
 	Action   string          `json:"action"`
 	Reason   string          `json:"reason,omitempty"`
 	DryRun   bool            `json:"dryRun,omitempty"`
-	Outcome  string          `json:"outcome"` // done, dry-run, refused, failed
+	Outcome  string          `json:"outcome"` // done, dry-run, refused, failed, unknown
 	Error    string          `json:"error,omitempty"`
 	Patch    json.RawMessage `json:"patch,omitempty"`
 	Previous string          `json:"previous,omitempty"`

@@ -85,6 +85,7 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 	e.live()
 	e.stacks()
 	e.flux()
+	e.trees()
 	e.events()
 
 	srv := inmem.New(slices.Concat(resources, liveResources)...)

@@ -20,6 +20,8 @@ func Resource(e model.Engine) (gvr schema.GroupVersionResource, ok bool) {
 		return argocd.Applications, true
 	case model.EnginePulumi:
 		return pulumiop.Stacks, true
+	case model.EngineApplicationSet:
+		return argocd.ApplicationSets, true
 	}
 	if vs := Versions(e); len(vs) > 0 {
 		return vs[0], true

@@ -81,7 +81,7 @@ func (f *Fleet) Contexts() []string {
 
 // watched lists every resource driftdeck looks for.
 var watched = slices.Concat([]schema.GroupVersionResource{
-	argocd.Applications, argocd.AppProjects, pulumiop.Stacks, pulumiop.Updates,
+	argocd.Applications, argocd.AppProjects, argocd.ApplicationSets, pulumiop.Stacks, pulumiop.Updates,
 }, flux.Kustomizations, flux.HelmReleases, tofu.Terraforms, sourceResources())
 
 // fluxEngines are the engines served in several versions: each is watched
@@ -153,13 +153,19 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 
 	h := &health{store: f.Store, context: c.Context, refused: f.refused}
 	if c.Has(argocd.AppProjects) {
-		// AppProjects live in Argo CD's own namespace, which may differ from
-		// the one selected: watch them everywhere when we may.
-		projectNS := namespace
-		if v, err := c.Access.Can(ctx, "list", argocd.AppProjects, "", ""); err == nil && v.Allowed {
-			projectNS = ""
-		}
-		f.start(ctx, h, func(ctx context.Context, done func()) { f.watchProjects(ctx, c, projectNS, h, done) })
+		f.start(ctx, h, func(ctx context.Context, done func()) {
+			// AppProjects live in Argo CD's own namespace, which may differ
+			// from the one selected: watch them everywhere when we may. Asked
+			// here, beside the other watches' first lists: on a slow link the
+			// question is a round trip of its own.
+			projectNS := namespace
+			if namespace != "" {
+				if v, err := c.Access.Can(ctx, "list", argocd.AppProjects, "", ""); err == nil && v.Allowed {
+					projectNS = ""
+				}
+			}
+			f.watchProjects(ctx, c, projectNS, h, done)
+		})
 	}
 	if c.Has(pulumiop.Updates) {
 		f.start(ctx, h, func(ctx context.Context, done func()) { f.watchUpdates(ctx, c, namespace, h, done) })
@@ -167,6 +173,14 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 	if c.Has(argocd.Applications) {
 		f.start(ctx, h, func(ctx context.Context, done func()) {
 			watchUnits(ctx, f.Store, c, argocd.Applications, model.EngineArgoCD, namespace, argocd.DecodeSlim, argocd.Convert, h, done)
+		})
+	}
+	if c.Has(argocd.ApplicationSets) && mayWatch(ctx, c, argocd.ApplicationSets, namespace) {
+		// Parents of the Applications they generate; without the CRD, or
+		// the right to read them, there is simply no such row: the
+		// Applications are shown as roots and nothing else changes.
+		f.start(ctx, h, func(ctx context.Context, done func()) {
+			watchUnits(ctx, f.Store, c, argocd.ApplicationSets, model.EngineApplicationSet, namespace, argocd.DecodeAppSet, argocd.ConvertAppSet, h, done)
 		})
 	}
 	if c.Has(pulumiop.Stacks) {
@@ -183,6 +197,16 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 		}
 	}
 	return nil
+}
+
+// mayWatch asks the cluster whether the user may list and watch a resource.
+func mayWatch(ctx context.Context, c *kube.Cluster, gvr schema.GroupVersionResource, namespace string) bool {
+	for _, verb := range []string{"list", "watch"} {
+		if v, err := c.Access.Can(ctx, verb, gvr, namespace, ""); err != nil || !v.Allowed {
+			return false
+		}
+	}
+	return true
 }
 
 // AddRetrying adds a context in the background, trying again with backoff

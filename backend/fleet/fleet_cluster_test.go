@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
-	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
@@ -165,21 +163,7 @@ func TestClusterStatusChangesReachTheModelWithinASecond(t *testing.T) {
 // first lists.
 func startFleet(t *testing.T, c *testcluster.Cluster, ns string) *Fleet {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	kc, err := kube.NewCluster("test", c.Config(), "default")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := New(Options{})
-	if err := f.Add(ctx, kc, ns); err != nil {
-		t.Fatal(err)
-	}
-	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
-	defer wcancel()
-	if err := f.WaitSynced(wctx); err != nil {
-		t.Fatal(err)
-	}
+	f := startSession(t, "test", c.Config(), ns).f
 	f.Store.Tick()
 	return f
 }

@@ -47,6 +47,7 @@ func NewUnit(context string, engine model.Engine, kind string, r *objread.Reader
 			ns = u.Key.Namespace
 		}
 		f.DependsOn = append(f.DependsOn, ns+"/"+d.Str("name"))
+		u.Parents = append(u.Parents, model.Key{Context: u.Key.Context, Engine: u.Key.Engine, Namespace: ns, Name: d.Str("name")})
 	}
 	u.LastChange = latestCondition(f.Conditions)
 	return u, f

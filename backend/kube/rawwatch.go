@@ -25,7 +25,7 @@ import (
 // decode, when set, decodes an object (it may keep only what the adapter
 // reads); when it fails, the whole object is decoded instead.
 func rawWatch(ctx context.Context, rc rest.Interface, gvr schema.GroupVersionResource, namespace string, opts metav1.ListOptions,
-	decode func([]byte) (map[string]any, error)) (watch.Interface, error) {
+	decode func([]byte) (map[string]any, error), broken func()) (watch.Interface, error) {
 	opts.Watch = true
 	body, err := rc.Get().AbsPath(resourcePath(gvr, namespace)...).
 		SpecificallyVersionedParams(&opts, scheme.ParameterCodec, schema.GroupVersion{Version: "v1"}).
@@ -33,7 +33,7 @@ func rawWatch(ctx context.Context, rc rest.Interface, gvr schema.GroupVersionRes
 	if err != nil {
 		return nil, err
 	}
-	w := &streamWatch{body: body, result: make(chan watch.Event, 64), done: make(chan struct{}), decode: decode}
+	w := &streamWatch{body: body, result: make(chan watch.Event, 64), done: make(chan struct{}), decode: decode, broken: broken}
 	go w.run()
 	return w, nil
 }
@@ -56,6 +56,9 @@ type streamWatch struct {
 	done   chan struct{}
 	once   sync.Once
 	decode func([]byte) (map[string]any, error)
+	// broken, when set, runs (in its own goroutine) when the stream ends
+	// other than by Stop: the server closed it or the connection broke.
+	broken func()
 }
 
 func (w *streamWatch) ResultChan() <-chan watch.Event { return w.result }
@@ -70,6 +73,15 @@ func (w *streamWatch) Stop() {
 func (w *streamWatch) run() {
 	defer close(w.result)
 	defer w.Stop()
+	defer func() {
+		select {
+		case <-w.done:
+		default:
+			if w.broken != nil {
+				go w.broken()
+			}
+		}
+	}()
 	// A watch sends one object at a time: a buffer of a few of them is
 	// enough, and each watch keeps its buffer for as long as it runs.
 	dec := json.NewDecoder(bufio.NewReaderSize(w.body, 32<<10))

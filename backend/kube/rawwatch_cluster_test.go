@@ -81,7 +81,7 @@ func TestClusterRawListThenWatchFromItsVersion(t *testing.T) {
 		t.Fatal("listing a resource the server does not serve must fail")
 	}
 
-	w, err := rawWatch(ctx, c.REST, configMaps, ns, metav1.ListOptions{ResourceVersion: list.ResourceVersion, AllowWatchBookmarks: true}, nil)
+	w, err := rawWatch(ctx, c.REST, configMaps, ns, metav1.ListOptions{ResourceVersion: list.ResourceVersion, AllowWatchBookmarks: true}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,10 @@ package kube
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -35,10 +37,30 @@ type Health interface {
 
 // Watch lists and watches one resource in one namespace ("" for all) until ctx
 // ends, feeding every change. Reconnection is the reflector's: on a broken
-// watch it relists with backoff; health hears of every list and watch attempt.
+// watch it relists with backoff; health hears of every list and watch attempt,
+// and of a failed probe as soon as a watch stream ends.
 func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResource, namespace string, feed Feed[T], health Health) {
 	ri := c.Dynamic.Resource(gvr).Namespace(namespace)
 	store := &feedStore[T]{feed: feed, health: health}
+	// answered counts the list and watch calls the server answered: a probe
+	// that fails after one of them is stale news.
+	var answered atomic.Int64
+	reportAnswer := func(err error) {
+		if err == nil {
+			answered.Add(1)
+		}
+		report(health, err)
+	}
+	// When a watch stream ends, the reflector waits a backoff (about a
+	// second, more after repeated failures) before it lists again: ask the
+	// server at once whether it is still there, so that a lost connection
+	// shows within the probe's timeout.
+	broken := func() {
+		before := answered.Load()
+		if err := c.probe(ctx); err != nil && ctx.Err() == nil && answered.Load() == before {
+			health.Disconnected(err)
+		}
+	}
 	read := func(raw []byte) (*item[T], error) {
 		obj, err := decodeObject(raw, feed.Decode)
 		if err != nil {
@@ -55,24 +77,41 @@ func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResour
 			} else {
 				list, err = ri.List(ctx, opts)
 			}
-			report(health, err)
+			reportAnswer(err)
 			return list, err
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			var w watch.Interface
 			var err error
 			if c.REST != nil {
-				w, err = rawWatch(ctx, c.REST, gvr, namespace, opts, feed.Decode)
+				w, err = rawWatch(ctx, c.REST, gvr, namespace, opts, feed.Decode, broken)
 			} else {
 				w, err = ri.Watch(ctx, opts)
 			}
-			report(health, err)
+			reportAnswer(err)
 			return w, err
 		},
 	}
 	r := cache.NewReflectorWithOptions(listFirst{lw}, &unstructured.Unstructured{}, store,
 		cache.ReflectorOptions{Name: fmt.Sprintf("%s %s", c.Context, gvr.Resource), MinWatchTimeout: 5 * time.Minute})
 	r.RunWithContext(ctx)
+}
+
+// probeTimeout bounds the question "is the server still there?".
+const probeTimeout = time.Second
+
+// probe asks the apiserver whether it is ready to serve (/readyz): nil when
+// it answers ready, or when it answers at all but refuses to say (the
+// endpoint is public by default; a cluster may restrict it).
+func (c *Cluster) probe(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	// No retries: a refused or reset connection is the answer.
+	err := c.REST.Get().AbsPath("/readyz").MaxRetries(0).Do(ctx).Error()
+	if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+		return nil
+	}
+	return err
 }
 
 // listFirst makes the reflector LIST, then watch from the list's version,

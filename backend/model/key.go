@@ -14,6 +14,10 @@ const (
 	EngineKustomization Engine = "kustomization"
 	EngineHelmRelease   Engine = "helmrelease"
 	EngineTerraform     Engine = "terraform"
+	// EngineApplicationSet is an Argo CD ApplicationSet: no reconciler of its
+	// own, the parent row of the Applications it generates. Not in Engines,
+	// which lists the engines that reconcile.
+	EngineApplicationSet Engine = "applicationset"
 )
 
 // Engines lists every engine in display order.
@@ -32,8 +36,10 @@ func ParseEngine(s string) (Engine, error) {
 		return EngineHelmRelease, nil
 	case "terraform", "terraforms", "tf", "tofu":
 		return EngineTerraform, nil
+	case "applicationset", "applicationsets", "appset", "appsets":
+		return EngineApplicationSet, nil
 	}
-	return "", fmt.Errorf("unknown engine %q (want one of argocd, pulumi, kustomization, helmrelease, terraform)", s)
+	return "", fmt.Errorf("unknown engine %q (want one of argocd, pulumi, kustomization, helmrelease, terraform, applicationset)", s)
 }
 
 // Key identifies a unit. Names are unique only per cluster, namespace and kind,

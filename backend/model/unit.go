@@ -56,6 +56,15 @@ type Unit struct {
 	Owner   string
 	Project string
 
+	// Parents are the units this one's object names as above it, in the
+	// order the tree uses (the first is where it is shown): the owning
+	// ApplicationSet, the prerequisite Stacks, the Flux objects of its
+	// dependsOn.
+	Parents []Key
+	// Children are the units this one's object says it manages: the
+	// Applications an app-of-apps lists in status.resources.
+	Children []Key
+
 	// LastChange is the time of the last status change the object shows.
 	LastChange time.Time
 
@@ -67,6 +76,7 @@ type Unit struct {
 	SourceState *SourceState
 
 	Argo   *ArgoFacts
+	AppSet *AppSetFacts
 	Stack  *StackFacts
 	Flux   *FluxFacts
 	Tofu   *TofuFacts
@@ -115,6 +125,17 @@ type ArgoFacts struct {
 	Conditions     []Condition
 	Resources      ResourceCounts
 	RefreshPending string // value of the refresh annotation while set
+}
+
+// AppSetFacts are the ApplicationSet fields the tree and the detail view show.
+type AppSetFacts struct {
+	Generators int
+	// ApplicationsSync is syncPolicy.applicationsSync (create-only,
+	// create-update, create-delete, sync), "" when unset (sync).
+	ApplicationsSync   string
+	PreserveOnDeletion bool // syncPolicy.preserveResourcesOnDeletion
+	IgnoreDifferences  int  // entries of spec.ignoreApplicationDifferences
+	Conditions         []Condition
 }
 
 // StackFacts are the Pulumi Stack fields actions and the detail view depend on.

@@ -52,6 +52,12 @@ func Convert(context string, obj map[string]any) *model.Unit {
 		OperatorV2:       last.Has("name") || last.Has("type") || st.Has("currentUpdate"),
 	}
 	f.Preview, _ = spec.Bool("preview")
+	for _, p := range spec.Objects("prerequisites") {
+		if name := p.Str("name"); name != "" {
+			// A prerequisite is a Stack of the same namespace.
+			u.Parents = append(u.Parents, model.Key{Context: context, Engine: model.EnginePulumi, Namespace: u.Key.Namespace, Name: name})
+		}
+	}
 	u.Stack = f
 	if f.PendingCommit == f.Commit {
 		f.PendingCommit = ""

@@ -25,6 +25,9 @@ type DIY struct {
 	// or version 0, from before pulumi 3.61).
 	legacy bool
 	host   string
+	// name is the bucket in messages: a file:// bucket's path, another's
+	// scheme and host.
+	name string
 }
 
 var stackExts = []string{".json", ".json.gz", ".json.zst"}
@@ -45,7 +48,14 @@ func OpenDIY(ctx context.Context, rawURL string) (*DIY, error) {
 	if err != nil {
 		return nil, err
 	}
-	return openDIYOn(ctx, b)
+	d, err := openDIYOn(ctx, b)
+	if err == nil {
+		d.name = bucketName(u)
+		if p, ok := strings.CutPrefix(u, "file://"); ok {
+			d.name, _, _ = strings.Cut(p, "?")
+		}
+	}
+	return d, err
 }
 
 func dialHelper(ctx context.Context, rawURL string) (objstore.Store, error) {

@@ -13,6 +13,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/driftdeck/driftdeck/backend/pulumistate/objstore"
 )
 
 // BreakLock plans deleting the stack's lock objects, as `pulumi cancel`
@@ -46,9 +48,12 @@ func (d *DIY) BreakLock(ctx context.Context, ref StackRef, force bool) (*Repair,
 	r.Summary = fmt.Sprintf("break the lock of %s (%d lock object(s))", ref, len(planned))
 	r.apply = func(ctx context.Context) error {
 		for k, body := range planned {
-			now, err := d.bucket.ReadAll(ctx, k)
+			now, err := d.reread(ctx, k)
+			if errors.Is(err, objstore.ErrNotFound) {
+				return fmt.Errorf("lock %s is gone since it was shown (its holder released it?): nothing deleted", k)
+			}
 			if err != nil {
-				return fmt.Errorf("lock %s changed since it was shown: %w", k, err)
+				return err
 			}
 			if !bytes.Equal(now, body) {
 				return fmt.Errorf("lock %s changed since it was shown: nothing deleted", k)
@@ -62,6 +67,23 @@ func (d *DIY) BreakLock(ctx context.Context, ref StackRef, force bool) (*Repair,
 		return nil
 	}
 	return r, nil
+}
+
+// reread reads key again just before a repair writes. When it cannot, it
+// tells the bucket gone (unreachable, unmounted, emptied: nothing of the
+// state is left to read) from the key gone (an error wrapping
+// objstore.ErrNotFound); either way the repair writes nothing.
+func (d *DIY) reread(ctx context.Context, key string) ([]byte, error) {
+	body, err := d.bucket.ReadAll(ctx, key)
+	if err == nil {
+		return body, nil
+	}
+	if errors.Is(err, objstore.ErrNotFound) {
+		if left, lerr := d.bucket.List(ctx, ".pulumi/", "/"); lerr == nil && len(left) > 0 {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("the state bucket %s cannot be read any more (unreachable, unmounted or emptied?): %v: nothing written", d.name, err)
 }
 
 func describeLock(l Lock, now time.Time) string {
@@ -135,7 +157,7 @@ func (d *DIY) ClearPending(ctx context.Context, ref StackRef) (*Repair, error) {
 			return err
 		}
 		defer release()
-		now, err := d.bucket.ReadAll(ctx, key)
+		now, err := d.reread(ctx, key)
 		if err != nil {
 			return err
 		}

@@ -13,11 +13,20 @@ import (
 // context, the way a user's kubeconfig would name the cluster: for the
 // binaries a test runs (driftdeck itself, the real controllers).
 func WriteKubeconfig(cfg *rest.Config, context, path string) error {
+	return WriteKubeconfigContexts(path, context, map[string]*rest.Config{context: cfg})
+}
+
+// WriteKubeconfigContexts writes a kubeconfig file with a context (and its
+// cluster and user, of the same name) for each of contexts, current the
+// current one: a session across several clusters.
+func WriteKubeconfigContexts(path, current string, contexts map[string]*rest.Config) error {
 	kc := clientcmdapi.NewConfig()
-	kc.Clusters[context] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos[context] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	kc.Contexts[context] = &clientcmdapi.Context{Cluster: context, AuthInfo: context}
-	kc.CurrentContext = context
+	for name, cfg := range contexts {
+		kc.Clusters[name] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+		kc.AuthInfos[name] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+		kc.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
+	}
+	kc.CurrentContext = current
 	return clientcmd.WriteToFile(*kc, path)
 }
 

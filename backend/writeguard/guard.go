@@ -22,6 +22,9 @@ const (
 	OutcomeDryRun  = "dry-run"
 	OutcomeRefused = "refused"
 	OutcomeFailed  = "failed"
+	// OutcomeUnknown: the connection dropped with the write in flight and
+	// it could not be read back (see Unknown).
+	OutcomeUnknown = "unknown"
 )
 
 // Guard decides, the same way for every write, whether it may happen, and
@@ -103,6 +106,8 @@ func (g *Guard) Do(ctx context.Context, a Attempt, write func(w *Write) error) (
 		w.Entry.Outcome = OutcomeDone
 	case IsRefusal(err):
 		w.Entry.Outcome, w.Entry.Error = OutcomeRefused, err.Error()
+	case IsUnknown(err):
+		w.Entry.Outcome, w.Entry.Error = OutcomeUnknown, err.Error()
 	default:
 		w.Entry.Outcome, w.Entry.Error = OutcomeFailed, err.Error()
 	}

@@ -37,3 +37,18 @@ func IsRefusal(err error) bool {
 	var r *Refusal
 	return errors.As(err, &r) || errors.Is(err, ErrReadOnly)
 }
+
+// Unknown is a write whose answer never came (the connection dropped while
+// it was in flight) and whose effect could not be read back either: it may
+// or may not have been applied. Its audit outcome is "unknown", never done
+// or failed.
+type Unknown struct{ Err error }
+
+func (u *Unknown) Error() string { return u.Err.Error() }
+func (u *Unknown) Unwrap() error { return u.Err }
+
+// IsUnknown tells a write of unknown effect.
+func IsUnknown(err error) bool {
+	var u *Unknown
+	return errors.As(err, &u)
+}

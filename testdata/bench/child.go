@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,11 +49,14 @@ type childOpts struct {
 	// startOnly stops after the full screen: a sample of start-up alone.
 	startOnly  bool
 	kubeconfig string
-	units      int
-	keys       int
-	keyRate    float64
-	idle       time.Duration
-	profileDir string
+	// contexts are the kubeconfig's contexts to watch ("": its current
+	// one); unreachable those of them expected never to answer.
+	contexts, unreachable string
+	units                 int
+	keys                  int
+	keyRate               float64
+	idle                  time.Duration
+	profileDir            string
 }
 
 // childResult is what the in-process run reports to the parent.
@@ -77,16 +81,32 @@ type childResult struct {
 
 	KeyHandle, KeyCPU, KeyLatency, Batch, BatchCPU stats
 	// ByLabel are the keys' Update + View and CPU times per kind of key.
-	ByLabel    map[string]labelStats
+	ByLabel map[string]labelStats
+	// Tree are the same keys in the tree view (every parent open), typed
+	// after them while the changes still stream in.
+	Tree       treeStats
 	KeysSent   int
 	PeakRSSEnd uint64
 
 	FilterPrefixes []time.Duration // "/", then each typed character
 	FilterText     string
 	Sorts          []sortTime
+
+	// Synced is, per reachable context, when its every first list was in.
+	Synced map[string]time.Duration
+	// Goroutines and Sockets are counted at the full screen, Before ones
+	// before any context was added.
+	Goroutines, GoroutinesBefore int
+	Sockets                      int
+	HeapInuseBefore              uint64 // after a GC, before any context was added
 }
 
 type labelStats struct{ Handle, CPU stats }
+
+type treeStats struct {
+	Handle, CPU, Latency stats
+	ByLabel              map[string]labelStats
+}
 
 type sortTime struct {
 	Mode string
@@ -123,28 +143,28 @@ func runChild(o childOpts) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	flags := kube.NewFlags()
-	flags.KubeConfig = o.kubeconfig
+	flags.KubeConfig, flags.Context = o.kubeconfig, o.contexts
 	names, err := kube.ContextNames(flags)
 	if err != nil {
 		return err
 	}
+	res := childResult{Units: o.units, GoroutinesBefore: runtime.NumGoroutine()}
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	res.HeapInuseBefore = ms.HeapInuse
 	cfg := &config.Config{}
 	f := fleet.New(fleet.Options{Thresholds: cfg.StuckThresholds()})
+	// As the TUI does: every context connects on its own, retried in the
+	// background while it cannot be reached.
 	for _, n := range names {
 		c, err := kube.Connect(flags, n)
 		if err != nil {
 			return err
 		}
-		if err := f.Add(ctx, c, ""); err != nil {
-			return err
-		}
+		f.AddRetrying(ctx, c, "")
 	}
-	synced := make(chan time.Time, 1)
-	go func() {
-		if f.WaitSynced(ctx) == nil {
-			synced <- time.Now()
-		}
-	}()
+	synced := watchSynced(ctx, f, reachable(names, o.unreachable))
 	auditDir, err := os.MkdirTemp("", "driftdeck-bench-audit-")
 	if err != nil {
 		return err
@@ -156,14 +176,14 @@ func runChild(o childOpts) error {
 	}
 	// ui/cli's runTUI: wait a moment for the first lists, then open the
 	// screen with what is there.
-	waitCtx, waitCancel := context.WithTimeout(ctx, firstWait)
-	_ = f.WaitSynced(waitCtx)
-	waitCancel()
+	select {
+	case <-synced.all:
+	case <-time.After(firstWait):
+	}
 	f.Store.Tick()
 	initial, _ := f.Store.Flush()
 	app := ui.New(ui.Options{Backend: backend, Keys: keymap.Default(), Theme: cfg.Theme, Initial: initial, Context: ctx})
 
-	res := childResult{Units: o.units}
 	l := newLoop(app)
 	full := make(chan time.Time, 1)
 	want := fmt.Sprintf("%d units", o.units)
@@ -195,7 +215,14 @@ func runChild(o childOpts) error {
 		return fmt.Errorf("no frame showed %q within 5 minutes (store has %d units)", want, f.Store.Len())
 	}
 	res.FullScreen = at.Sub(t0)
-	res.ModelComplete = (<-synced).Sub(t0)
+	<-synced.all
+	res.Synced = map[string]time.Duration{}
+	for n, t := range synced.at {
+		res.Synced[n] = t.Sub(t0)
+		res.ModelComplete = max(res.ModelComplete, t.Sub(t0))
+	}
+	_, res.Sockets = countThreadsAndSockets("self")
+	res.Goroutines = runtime.NumGoroutine()
 	l.setWatch(nil)
 	if cpu, err := cpuTime("self"); err == nil {
 		res.StartCPU = cpu
@@ -213,7 +240,6 @@ func runChild(o childOpts) error {
 		return err
 	}
 	res.PeakRSS, res.RSSComplete = m.HWM, m.RSS
-	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	res.HeapAllocFull = ms.HeapAlloc
 	debug.FreeOSMemory()
@@ -243,14 +269,20 @@ func runChild(o childOpts) error {
 		return err
 	}
 	l.take()
-	res.KeysSent = typeKeys(l, o.keys, o.keyRate)
+	res.KeysSent = typeKeys(l, keyCycle, o.keys, o.keyRate)
 	rec := l.take()
 	res.KeyHandle, res.KeyCPU = summarize(rec.keyHandle), summarize(rec.keyCPU)
 	res.KeyLatency, res.Batch, res.BatchCPU = summarize(rec.keyLatency), summarize(rec.batch), summarize(rec.batchCPU)
-	res.ByLabel = map[string]labelStats{}
-	for label, lb := range rec.byLabel {
-		res.ByLabel[label] = labelStats{Handle: summarize(lb.handle), CPU: summarize(lb.cpu)}
-	}
+	res.ByLabel = byLabel(rec)
+	// The tree of the ApplicationSets, every parent open: t, then Z.
+	l.do(key("t"))
+	l.do(key("Z"))
+	l.take()
+	res.KeysSent += typeKeys(l, treeKeyCycle, o.keys/2, o.keyRate)
+	rec = l.take()
+	res.Tree = treeStats{Handle: summarize(rec.keyHandle), CPU: summarize(rec.keyCPU),
+		Latency: summarize(rec.keyLatency), ByLabel: byLabel(rec)}
+	l.do(key("t")) // the flat list again for the filter and sort figures
 	if err := handshake(parent, "stop", "stopped"); err != nil {
 		return err
 	}
@@ -264,6 +296,56 @@ func runChild(o childOpts) error {
 		res.PeakRSSEnd = m.HWM
 	}
 	return json.NewEncoder(os.Stdout).Encode(res)
+}
+
+func byLabel(rec recording) map[string]labelStats {
+	out := map[string]labelStats{}
+	for label, lb := range rec.byLabel {
+		out[label] = labelStats{Handle: summarize(lb.handle), CPU: summarize(lb.cpu)}
+	}
+	return out
+}
+
+// syncWatch tells when each context had every first list in.
+type syncWatch struct {
+	all chan struct{} // closed once every context is in
+	at  map[string]time.Time
+}
+
+// watchSynced polls the store's context states (as the TUI's first wait
+// does) until every one of names has synced.
+func watchSynced(ctx context.Context, f *fleet.Fleet, names []string) *syncWatch {
+	w := &syncWatch{all: make(chan struct{}), at: map[string]time.Time{}}
+	go func() {
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for len(w.at) < len(names) {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			for _, st := range f.Store.Status() {
+				if _, done := w.at[st.Context]; !done && st.Synced && slices.Contains(names, st.Context) {
+					w.at[st.Context] = time.Now()
+				}
+			}
+		}
+		close(w.all)
+	}()
+	return w
+}
+
+// reachable is names without those in the comma-separated unreachable.
+func reachable(names []string, unreachable string) []string {
+	skip := strings.Split(unreachable, ",")
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(skip, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func handshake(parent *bufio.Scanner, say, want string) error {

@@ -8,8 +8,6 @@ import (
 	"strconv"
 
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
@@ -83,7 +81,7 @@ func startControlPlane(root, crds string) (*controlPlane, error) {
 	if pid := c.APIServerPID(); pid != 0 {
 		cp.APIServerPID = strconv.Itoa(pid)
 	}
-	if err := writeKubeconfig(c.Config(), cp.Kubeconfig); err != nil {
+	if err := testcluster.WriteKubeconfig(c.Config(), "bench", cp.Kubeconfig); err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
 	return cp, nil
@@ -95,13 +93,4 @@ func (cp *controlPlane) Config() *rest.Config { return cp.cluster.Config() }
 // Stop stops the control plane and removes its files.
 func (cp *controlPlane) Stop() error {
 	return errors.Join(cp.cluster.Stop(), os.RemoveAll(cp.dir))
-}
-
-func writeKubeconfig(cfg *rest.Config, path string) error {
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["bench"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["bench"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	kc.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "bench"}
-	kc.CurrentContext = "bench"
-	return clientcmd.WriteToFile(*kc, path)
 }

@@ -1,6 +1,10 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/driftdeck/driftdeck/testdata/bench/fleetgen"
+)
 
 // fleetSize is how many objects of each kind the fleet holds.
 type fleetSize struct {
@@ -10,9 +14,10 @@ type fleetSize struct {
 }
 
 // units is how many units driftdeck shows for the fleet (an Update is part
-// of its Stack, not a unit).
+// of its Stack, not a unit; an ApplicationSet is the parent row of its
+// Applications).
 func (s fleetSize) units() int {
-	return s.apps + s.stacks + s.kustomizations + s.helmReleases + s.terraforms
+	return s.apps + len(fleetgen.AppSets(s.apps)) + s.stacks + s.kustomizations + s.helmReleases + s.terraforms
 }
 
 func (s fleetSize) largest() int {
@@ -21,7 +26,7 @@ func (s fleetSize) largest() int {
 
 // objects names what the fleet holds, for the table.
 func (s fleetSize) objects() string {
-	out := fmt.Sprintf("%d Argo CD Applications + %d Pulumi Stacks (each with an Update)", s.apps, s.stacks)
+	out := fmt.Sprintf("%d Argo CD Applications (in %d ApplicationSets) + %d Pulumi Stacks (each with an Update)", s.apps, len(fleetgen.AppSets(s.apps)), s.stacks)
 	if s.kustomizations+s.helmReleases+s.terraforms > 0 {
 		out += fmt.Sprintf(" + %d Flux Kustomizations + %d Flux HelmReleases + %d tofu-controller Terraforms",
 			s.kustomizations, s.helmReleases, s.terraforms)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -14,6 +15,10 @@ var keyCycle = []string{
 	"/", "p", "a", "y", "m", "e", "n", "t", "s", "backspace", "backspace", "backspace", "backspace", "esc",
 	"o", "j", "j", "j", "o", "o",
 }
+
+// treeKeyCycle is the same round in the tree view, with a parent row
+// folded and opened again (z) at the top.
+var treeKeyCycle = append(slices.Clone(keyCycle), "g", "z", "z")
 
 // filterText is typed one character at a time on the full fleet.
 const filterText = "api-prod-0"
@@ -43,6 +48,8 @@ func keyLabel(k string) string {
 		return "move"
 	case "o":
 		return "sort"
+	case "z":
+		return "fold"
 	}
 	return "filter"
 }
@@ -51,12 +58,12 @@ func keyLabel(k string) string {
 // is drawn (a person waits for the screen; a held key's repeats do not pile
 // up either), so a key's latency is its own frame plus what it waits behind:
 // a batch of changes or a tick being drawn.
-func typeKeys(l *loop, n int, rate float64) int {
+func typeKeys(l *loop, cycle []string, n int, rate float64) int {
 	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
 	defer tick.Stop()
 	for i := range n {
 		<-tick.C
-		k := keyCycle[i%len(keyCycle)]
+		k := cycle[i%len(cycle)]
 		l.press(key(k), keyLabel(k))
 	}
 	return n

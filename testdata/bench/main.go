@@ -48,9 +48,15 @@ type options struct {
 	serve      bool
 	starts     int
 
-	child      bool
-	startOnly  bool
-	kubeconfig string
+	clusters     int
+	clusterUnits int
+	slowLatency  time.Duration
+
+	child       bool
+	startOnly   bool
+	kubeconfig  string
+	contexts    string
+	unreachable string
 }
 
 func main() {
@@ -73,13 +79,18 @@ func main() {
 	flag.StringVar(&o.profileDir, "profile", "", "write CPU (start-up) and heap profiles of the in-process run here")
 	flag.BoolVar(&o.serve, "serve", false, "only start and seed the cluster, print its kubeconfig and keep it until interrupted (to investigate)")
 	flag.IntVar(&o.starts, "starts", 3, "start-ups to time (each right after a bare LIST); medians are shown")
+	flag.IntVar(&o.clusters, "clusters", 0, "run the several-cluster table instead: this many control planes at once (5 in make bench), one behind a slow proxy, plus an unreachable context")
+	flag.IntVar(&o.clusterUnits, "cluster-units", 1200, "with -clusters: units per cluster, in the one-cluster fleet's mix")
+	flag.DurationVar(&o.slowLatency, "slow-latency", 2*time.Second, "with -clusters: the latency the slow cluster's proxy adds in each direction")
 	flag.BoolVar(&o.child, "child", false, "internal: be the measured process")
 	flag.BoolVar(&o.startOnly, "start-only", false, "internal: the measured process stops at the full screen")
 	flag.StringVar(&o.kubeconfig, "child-kubeconfig", "", "internal: the cluster of the measured process")
+	flag.StringVar(&o.contexts, "child-contexts", "", "internal: the contexts the measured process watches")
+	flag.StringVar(&o.unreachable, "child-unreachable", "", "internal: those of them that never answer")
 	flag.Parse()
 
 	if o.child {
-		err := runChild(childOpts{startOnly: o.startOnly, kubeconfig: o.kubeconfig, units: o.units(), keys: o.keys,
+		err := runChild(childOpts{startOnly: o.startOnly, kubeconfig: o.kubeconfig, contexts: o.contexts, unreachable: o.unreachable, units: o.units(), keys: o.keys,
 			keyRate: o.keyRate, idle: o.idle, profileDir: o.profileDir})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench (measured process):", err)
@@ -89,7 +100,11 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	if err := run(ctx, o); err != nil {
+	runs := run
+	if o.clusters > 0 {
+		runs = runClusters
+	}
+	if err := runs(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -163,7 +178,7 @@ func run(ctx context.Context, o options) (err error) {
 			return err
 		}
 		r.Floor.All, r.Floor.AllServerCPU = append(r.Floor.All, wall), append(r.Floor.AllServerCPU, server)
-		res, serverCPU, err := runMeasured(ctx, o, cp, r, true)
+		res, serverCPU, err := runMeasured(ctx, o, oneCluster(o, cp), r, true)
 		if err != nil {
 			return err
 		}
@@ -172,20 +187,14 @@ func run(ctx context.Context, o options) (err error) {
 	}
 
 	logf("running driftdeck in process (idle %v, %d keys)", o.idle, o.keys)
-	if r.Child, _, err = runMeasured(ctx, o, cp, r, false); err != nil {
+	if r.Child, _, err = runMeasured(ctx, o, oneCluster(o, cp), r, false); err != nil {
 		return err
 	}
 
 	if !o.noBinary {
 		logf("running the driftdeck binary")
-		load := func() (func() float64, error) {
-			ch, err := startChurn(cp.Config(), o.apps, o.churn)
-			if err != nil {
-				return nil, err
-			}
-			return func() float64 { _, _, rate := ch.stop(); return rate }, nil
-		}
-		b, err := runBinary(o.driftdeck, cp.Kubeconfig, o.units(), max(o.starts, 1), o.binaryIdle, load)
+		b, err := runBinary(binaryRun{bin: o.driftdeck, kubeconfig: cp.Kubeconfig, units: o.units(), runs: max(o.starts, 1),
+			idle: o.binaryIdle, load: oneCluster(o, cp).churn, status: true})
 		if err != nil {
 			r.BinaryError = err.Error()
 			logf("binary run failed: %v", err)
@@ -207,18 +216,53 @@ func run(ctx context.Context, o options) (err error) {
 	return nil
 }
 
+// measuredSetup is what the measured process is pointed at: one cluster,
+// or several at once.
+type measuredSetup struct {
+	kubeconfig            string
+	contexts, unreachable string    // "": the kubeconfig's current context
+	size                  fleetSize // every reachable cluster's together
+	// serverPIDs are the API servers, whose CPU serving the start is read.
+	serverPIDs []string
+	// churn starts the status changes streamed while keys are typed.
+	churn func() (churnGroup, error)
+}
+
+// serverCPU is the CPU every API server of the setup used so far.
+func (m measuredSetup) serverCPU() (time.Duration, error) {
+	var sum time.Duration
+	for _, pid := range m.serverPIDs {
+		cpu, err := cpuTime(pid)
+		if err != nil {
+			return 0, err
+		}
+		sum += cpu
+	}
+	return sum, nil
+}
+
+func oneCluster(o options, cp *controlPlane) measuredSetup {
+	return measuredSetup{kubeconfig: cp.Kubeconfig, size: o.fleetSize, serverPIDs: []string{cp.APIServerPID},
+		churn: func() (churnGroup, error) {
+			ch, err := startChurn(cp.Config(), o.fleetSize, o.churn)
+			return churnGroup{ch}, err
+		}}
+}
+
 // runMeasured runs the in-process part in a child process (its memory and
 // CPU are then driftdeck's alone): start-up only, or everything, streaming
 // status changes while it types. It returns the child's figures and the CPU
-// the API server spent from its exec to its full screen.
-func runMeasured(ctx context.Context, o options, cp *controlPlane, r *report, startOnly bool) (childResult, time.Duration, error) {
+// the API servers spent from its exec to its full screen.
+func runMeasured(ctx context.Context, o options, m measuredSetup, r *report, startOnly bool) (childResult, time.Duration, error) {
 	var res childResult
 	self, err := os.Executable()
 	if err != nil {
 		return res, 0, err
 	}
-	args := []string{"-child", "-child-kubeconfig", cp.Kubeconfig, "-apps", strconv.Itoa(o.apps), "-stacks", strconv.Itoa(o.stacks),
-		"-kustomizations", strconv.Itoa(o.kustomizations), "-helmreleases", strconv.Itoa(o.helmReleases), "-terraforms", strconv.Itoa(o.terraforms),
+	z := m.size
+	args := []string{"-child", "-child-kubeconfig", m.kubeconfig, "-child-contexts", m.contexts, "-child-unreachable", m.unreachable,
+		"-apps", strconv.Itoa(z.apps), "-stacks", strconv.Itoa(z.stacks),
+		"-kustomizations", strconv.Itoa(z.kustomizations), "-helmreleases", strconv.Itoa(z.helmReleases), "-terraforms", strconv.Itoa(z.terraforms),
 		"-keys", strconv.Itoa(o.keys), "-key-rate", fmt.Sprint(o.keyRate), "-idle", o.idle.String()}
 	if startOnly {
 		args = append(args, "-start-only")
@@ -235,13 +279,13 @@ func runMeasured(ctx context.Context, o options, cp *controlPlane, r *report, st
 	if err != nil {
 		return res, 0, err
 	}
-	serverCPU0, _ := cpuTime(cp.APIServerPID)
+	serverCPU0, _ := m.serverCPU()
 	var serverCPU time.Duration
 	cmd.Env = append(os.Environ(), envExecTime+"="+strconv.FormatInt(time.Now().UnixNano(), 10))
 	if err := cmd.Start(); err != nil {
 		return res, 0, err
 	}
-	var ch *churn
+	var ch churnGroup
 	var result []byte
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -249,12 +293,12 @@ func runMeasured(ctx context.Context, o options, cp *controlPlane, r *report, st
 		line := sc.Text()
 		switch {
 		case line == "started":
-			if cpu, err := cpuTime(cp.APIServerPID); err == nil {
+			if cpu, err := m.serverCPU(); err == nil {
 				serverCPU = cpu - serverCPU0
 			}
 		case line == "churn":
 			logf("streaming %d status changes a second while keys are typed", o.churn)
-			if ch, err = startChurn(cp.Config(), o.apps, o.churn); err != nil {
+			if ch, err = m.churn(); err != nil {
 				return res, 0, errors.Join(err, cmd.Process.Kill())
 			}
 			fmt.Fprintln(in, "go")

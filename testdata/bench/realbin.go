@@ -32,22 +32,46 @@ type binaryResult struct {
 	Loaded   memory
 	LoadFor  time.Duration
 	LoadRate float64
+	// Threads and Sockets are the TUI's, counted with Memory.
+	Threads, Sockets int
+}
+
+// countThreadsAndSockets reads a process's thread count and open sockets.
+func countThreadsAndSockets(pid string) (threads, sockets int) {
+	if tasks, err := os.ReadDir("/proc/" + pid + "/task"); err == nil {
+		threads = len(tasks)
+	}
+	fds, _ := os.ReadDir("/proc/" + pid + "/fd")
+	for _, fd := range fds {
+		if target, err := os.Readlink("/proc/" + pid + "/fd/" + fd.Name()); err == nil && strings.HasPrefix(target, "socket:") {
+			sockets++
+		}
+	}
+	return threads, sockets
 }
 
 // loadFor is how long the binary is kept busy before its memory is read
 // again.
 const loadFor = 15 * time.Second
 
-// startLoad starts streaming status changes; its stop returns the rate
-// reached.
-type startLoad func() (stop func() float64, err error)
+// binaryRun is what the binary is run against.
+type binaryRun struct {
+	bin, kubeconfig string
+	args            []string // more flags, e.g. --context a,b
+	units, runs     int
+	idle            time.Duration
+	// load starts the status changes streamed before memory is read again.
+	load func() (churnGroup, error)
+	// status runs `driftdeck status -o json` first, timed.
+	status bool
+}
 
 // isolatedEnv keeps the binary away from the user's config and state.
 func isolatedEnv(dir string) []string {
 	return append(os.Environ(), "XDG_CONFIG_HOME="+dir+"/config", "XDG_STATE_HOME="+dir+"/state", "TERM=xterm-256color")
 }
 
-func runBinary(bin, kubeconfig string, units, runs int, idle time.Duration, load startLoad) (binaryResult, error) {
+func runBinary(b binaryRun) (binaryResult, error) {
 	var res binaryResult
 	dir, err := os.MkdirTemp("", "driftdeck-bench-bin-")
 	if err != nil {
@@ -55,22 +79,24 @@ func runBinary(bin, kubeconfig string, units, runs int, idle time.Duration, load
 	}
 	defer os.RemoveAll(dir)
 
-	var out countingWriter
-	cmd := exec.Command(bin, "status", "-o", "json", "--kubeconfig", kubeconfig)
-	cmd.Env, cmd.Stdout, cmd.Stderr = isolatedEnv(dir), &out, os.Stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return res, fmt.Errorf("driftdeck status: %w", err)
+	if b.status {
+		var out countingWriter
+		cmd := exec.Command(b.bin, append([]string{"status", "-o", "json", "--kubeconfig", b.kubeconfig}, b.args...)...)
+		cmd.Env, cmd.Stdout, cmd.Stderr = isolatedEnv(dir), &out, os.Stderr
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			return res, fmt.Errorf("driftdeck status: %w", err)
+		}
+		res.StatusRun, res.StatusBytes = time.Since(start), out.n
 	}
-	res.StatusRun, res.StatusBytes = time.Since(start), out.n
 
-	for i := range runs {
-		last := i == runs-1
+	for i := range b.runs {
+		last := i == b.runs-1
 		var m *binaryResult
 		if last {
 			m = &res
 		}
-		full, err := runTUI(bin, kubeconfig, dir, units, m, idle, load)
+		full, err := runTUI(b, dir, m)
 		if err != nil {
 			return res, err
 		}
@@ -82,8 +108,8 @@ func runBinary(bin, kubeconfig string, units, runs int, idle time.Duration, load
 // runTUI starts the TUI in a pseudo-terminal and times it until the screen
 // shows every unit; when measure is set it then records its memory and idle
 // CPU there, and its memory again after a while under load. It quits with q.
-func runTUI(bin, kubeconfig, dir string, units int, measure *binaryResult, idle time.Duration, load startLoad) (full time.Duration, err error) {
-	cmd := exec.Command(bin, "--kubeconfig", kubeconfig)
+func runTUI(b binaryRun, dir string, measure *binaryResult) (full time.Duration, err error) {
+	cmd := exec.Command(b.bin, append([]string{"--kubeconfig", b.kubeconfig}, b.args...)...)
 	cmd.Env = isolatedEnv(dir)
 	start := time.Now()
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: screenH, Cols: screenW})
@@ -100,7 +126,7 @@ func runTUI(bin, kubeconfig, dir string, units int, measure *binaryResult, idle 
 		_ = f.Close()
 	}()
 
-	want := fmt.Sprintf("%d units", units)
+	want := fmt.Sprintf("%d units", b.units)
 	deadline := time.Now().Add(5 * time.Minute)
 	for !strings.Contains(term.text(), want) {
 		select {
@@ -115,7 +141,7 @@ func runTUI(bin, kubeconfig, dir string, units int, measure *binaryResult, idle 
 	}
 	full = time.Since(start)
 	if measure != nil {
-		if err := measureTUI(measure, f, strconv.Itoa(cmd.Process.Pid), idle, load); err != nil {
+		if err := measureTUI(measure, f, strconv.Itoa(cmd.Process.Pid), b.idle, b.load); err != nil {
 			return full, err
 		}
 	}
@@ -137,12 +163,13 @@ func runTUI(bin, kubeconfig, dir string, units int, measure *binaryResult, idle 
 // measureTUI reads the memory of the TUI at pid 3 s after its full screen,
 // its idle CPU, then its memory after loadFor of status changes while keys
 // typed into tty move the cursor down and up.
-func measureTUI(res *binaryResult, tty *os.File, pid string, idle time.Duration, load startLoad) error {
+func measureTUI(res *binaryResult, tty *os.File, pid string, idle time.Duration, load func() (churnGroup, error)) error {
 	time.Sleep(3 * time.Second)
 	var err error
 	if res.Memory, err = readMemory(pid); err != nil {
 		return err
 	}
+	res.Threads, res.Sockets = countThreadsAndSockets(pid)
 	if idle > 0 {
 		if res.IdleCPU, err = idleCPU(pid, idle); err != nil {
 			return err
@@ -152,10 +179,11 @@ func measureTUI(res *binaryResult, tty *os.File, pid string, idle time.Duration,
 	if load == nil {
 		return nil
 	}
-	stop, err := load()
+	churns, err := load()
 	if err != nil {
 		return err
 	}
+	stop := func() float64 { _, _, rate := churns.stop(); return rate }
 	keys := []string{"j", "k"}
 	for i, end := 0, time.Now().Add(loadFor); time.Now().Before(end); i++ {
 		if _, err := tty.Write([]byte(keys[i/40%2])); err != nil {

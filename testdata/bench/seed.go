@@ -119,6 +119,16 @@ func seed(ctx context.Context, cfg *rest.Config, size fleetSize, now time.Time) 
 			}
 		})
 	}
+	// The ApplicationSets first, as they exist before what they generate.
+	for _, set := range fleetgen.AppSets(size.apps) {
+		jobs <- func() error {
+			obj, status := fleetgen.ApplicationSet(set[0], set[1], now)
+			if err := createWithStatus("/apis/argoproj.io/v1alpha1/namespaces/"+set[0]+"/applicationsets", obj, status); err != nil {
+				return fmt.Errorf("applicationset %s/%s: %w", set[0], set[1], err)
+			}
+			return nil
+		}
+	}
 	// Interleave the kinds so every watch cache grows together, as in a
 	// live cluster.
 	apps, stacks := size.apps, size.stacks

@@ -137,23 +137,22 @@ func (r *report) rows() []row {
 		row{"[in-process] Go heap in use after GC (HeapInuse)", mb(c.HeapInuseGC), "MB", "", ""},
 		row{"[in-process] bytes kept per unit (HeapInuse after GC / units)", fmt.Sprintf("%.0f", float64(c.HeapInuseGC)/float64(max(units, 1))), "B/unit", "", ""},
 		row{fmt.Sprintf("[in-process] CPU while idle (%v, fleet watched, %d frames)", c.IdleFor, c.IdleFrames), fmt.Sprintf("%.2f", c.IdleCPU), "% of a core", "", "< 1"},
-		row{fmt.Sprintf("[in-process] status changes streamed during keystrokes (%d failed)", r.Churn.Failed), fmt.Sprintf("%.1f", r.Churn.Rate), "changes/s", "", "100"},
-		row{fmt.Sprintf("[in-process] keystroke Update+View, median / p99 / max (n=%d)", c.KeyHandle.N),
-			ms(c.KeyHandle.Median) + " / " + ms(c.KeyHandle.P99) + " / " + ms(c.KeyHandle.Max), "ms", "", "p99 < 16"},
-		row{"[in-process] keystroke CPU time (the loop thread's clock), median / p99 / max",
-			ms(c.KeyCPU.Median) + " / " + ms(c.KeyCPU.P99) + " / " + ms(c.KeyCPU.Max), "ms", "", ""},
-		row{"[in-process] keystroke latency incl. waiting behind batches and ticks, median / p99",
-			ms(c.KeyLatency.Median) + " / " + ms(c.KeyLatency.P99), "ms", "", "p99 < 16"},
 	)
-	for _, label := range []string{"move", "filter", "sort"} {
-		if st, ok := c.ByLabel[label]; ok {
-			rows = append(rows, row{fmt.Sprintf("[in-process]   %s keys (n=%d): Update+View median / p99; CPU median / p99", label, st.Handle.N),
-				ms(st.Handle.Median) + " / " + ms(st.Handle.P99) + "; " + ms(st.CPU.Median) + " / " + ms(st.CPU.P99), "ms", "", "p99 < 16"})
+	rows = append(rows, r.keystrokeRows()...)
+	if t := c.Tree; t.Handle.N > 0 {
+		rows = append(rows,
+			row{fmt.Sprintf("[in-process] tree view (the ApplicationSets over their Applications, all open): keystroke Update+View, median / p99 / max (n=%d)", t.Handle.N),
+				ms(t.Handle.Median) + " / " + ms(t.Handle.P99) + " / " + ms(t.Handle.Max), "ms", "", "p99 < 16"},
+			row{"[in-process] tree view: keystroke CPU time, median / p99; latency incl. waits, median / p99",
+				ms(t.CPU.Median) + " / " + ms(t.CPU.P99) + "; " + ms(t.Latency.Median) + " / " + ms(t.Latency.P99), "ms", "", "p99 < 16"})
+		for _, label := range []string{"move", "filter", "sort", "fold"} {
+			if st, ok := t.ByLabel[label]; ok {
+				rows = append(rows, row{fmt.Sprintf("[in-process]   tree %s keys (n=%d): Update+View median / p99; CPU median / p99", label, st.Handle.N),
+					ms(st.Handle.Median) + " / " + ms(st.Handle.P99) + "; " + ms(st.CPU.Median) + " / " + ms(st.CPU.P99), "ms", "", "p99 < 16"})
+			}
 		}
 	}
 	rows = append(rows,
-		row{fmt.Sprintf("[in-process] batch of changes Update+View, median / p99; CPU median / p99 (n=%d)", c.Batch.N),
-			ms(c.Batch.Median) + " / " + ms(c.Batch.P99) + "; " + ms(c.BatchCPU.Median) + " / " + ms(c.BatchCPU.P99), "ms", "", ""},
 		row{fmt.Sprintf("[in-process] filter: '/' then each prefix of %q, per op", c.FilterText), strings.Join(prefixes, " "), "ms", "", "< 16"},
 		row{"[in-process] filter: slowest prefix", ms(worstPrefix), "ms", "", "< 16"},
 		row{"[in-process] sort modes (state, age, name), per op", strings.Join(sorts, ", "), "ms", "", "< 16"},
@@ -177,17 +176,51 @@ func (r *report) rows() []row {
 	return rows
 }
 
+// keystrokeRows are the figures of the keys typed while status changes
+// stream in, and of the batches that carried them.
+func (r *report) keystrokeRows() []row {
+	c := r.Child
+	rows := []row{
+		row{fmt.Sprintf("[in-process] status changes streamed during keystrokes (%d failed)", r.Churn.Failed), fmt.Sprintf("%.1f", r.Churn.Rate), "changes/s", "", "100"},
+		row{fmt.Sprintf("[in-process] keystroke Update+View, median / p99 / max (n=%d)", c.KeyHandle.N),
+			ms(c.KeyHandle.Median) + " / " + ms(c.KeyHandle.P99) + " / " + ms(c.KeyHandle.Max), "ms", "", "p99 < 16"},
+		row{"[in-process] keystroke CPU time (the loop thread's clock), median / p99 / max",
+			ms(c.KeyCPU.Median) + " / " + ms(c.KeyCPU.P99) + " / " + ms(c.KeyCPU.Max), "ms", "", ""},
+		row{"[in-process] keystroke latency incl. waiting behind batches and ticks, median / p99",
+			ms(c.KeyLatency.Median) + " / " + ms(c.KeyLatency.P99), "ms", "", "p99 < 16"},
+	}
+	for _, label := range []string{"move", "filter", "sort"} {
+		if st, ok := c.ByLabel[label]; ok {
+			rows = append(rows, row{fmt.Sprintf("[in-process]   %s keys (n=%d): Update+View median / p99; CPU median / p99", label, st.Handle.N),
+				ms(st.Handle.Median) + " / " + ms(st.Handle.P99) + "; " + ms(st.CPU.Median) + " / " + ms(st.CPU.P99), "ms", "", "p99 < 16"})
+		}
+	}
+	return append(rows,
+		row{fmt.Sprintf("[in-process] batch of changes Update+View, median / p99; CPU median / p99 (n=%d)", c.Batch.N),
+			ms(c.Batch.Median) + " / " + ms(c.Batch.P99) + "; " + ms(c.BatchCPU.Median) + " / " + ms(c.BatchCPU.P99), "ms", "", ""},
+	)
+}
+
 // markdown renders the one table plus the machine it ran on.
 func (r *report) markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# driftdeck fleet benchmark\n\n")
 	fmt.Fprintf(&b, "%s (%d units), CRDs: %s.\n", r.Size.objects(), r.Size.units(), r.CRDs)
-	fmt.Fprintf(&b, "[in-process]: driftdeck's own code (fleet.New + Add + WaitSynced, ui.New + Update/View at %dx%d, the binary's pump, clock and collector setting) in a child process, timed from its exec; "+
+	fmt.Fprintf(&b, "[in-process]: driftdeck's own code (fleet.New + AddRetrying as the TUI connects, ui.New + Update/View at %dx%d, the binary's pump, clock and collector setting) in a child process, timed from its exec; "+
 		"start-up figures are medians of %d start-ups, each right after one floor sample, the rest come from one full run. "+
 		"Resident memory is driftdeck's in the [binary] rows; the [in-process] child is the bench binary, whose harness (the control plane's client libraries) adds its own mapped pages. "+
 		"[binary]: the built driftdeck binary, seen from outside (the TUI in a pseudo-terminal read through a terminal emulator that answers its queries). "+
 		"Ratios are to the median floor.\n\n", screenW, screenH, len(r.Starts))
-	rows := r.rows()
+	writeTable(&b, r.rows())
+	m := r.Machine
+	fmt.Fprintf(&b, "\nMachine: nproc %d, %s, %s (%s/%s). Load average %s at start, %s at the end. Whole run %s.\n",
+		m.NProc, m.CPU, m.Go, runtime.GOOS, runtime.GOARCH, m.LoadStart, m.LoadEnd, m.TotalTaken.Round(time.Second))
+	fmt.Fprintf(&b, "Targets (DESIGN.md section 6) are shown for reading only: the run never fails on them.\n")
+	return b.String()
+}
+
+// writeTable renders rows as a Markdown table, numbers right-aligned.
+func writeTable(b *strings.Builder, rows []row) {
 	head := row{"figure", "value", "unit", "vs floor", "target"}
 	w := [5]int{}
 	for _, x := range append([]row{head}, rows...) {
@@ -200,9 +233,9 @@ func (r *report) markdown() string {
 		b.WriteString("|")
 		for i, s := range cells {
 			if i == 1 || i == 3 {
-				fmt.Fprintf(&b, " %*s |", w[i], s)
+				fmt.Fprintf(b, " %*s |", w[i], s)
 			} else {
-				fmt.Fprintf(&b, " %-*s |", w[i], s)
+				fmt.Fprintf(b, " %-*s |", w[i], s)
 			}
 		}
 		b.WriteString("\n")
@@ -220,9 +253,4 @@ func (r *report) markdown() string {
 	for _, x := range rows {
 		line(x)
 	}
-	m := r.Machine
-	fmt.Fprintf(&b, "\nMachine: nproc %d, %s, %s (%s/%s). Load average %s at start, %s at the end. Whole run %s.\n",
-		m.NProc, m.CPU, m.Go, runtime.GOOS, runtime.GOARCH, m.LoadStart, m.LoadEnd, m.TotalTaken.Round(time.Second))
-	fmt.Fprintf(&b, "Targets (DESIGN.md section 6) are shown for reading only: the run never fails on them.\n")
-	return b.String()
 }

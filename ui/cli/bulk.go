@@ -203,6 +203,9 @@ func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, 
 		if !keep(u) || !sel.Matches(labels.Set(u.Labels)) || (kind == actions.Resume && u.Pause == nil) {
 			continue
 		}
+		if len(actions.KindsFor(u.Key.Engine)) == 0 {
+			continue // no action reaches it (an ApplicationSet's row): never a target of a selection
+		}
 		keys = append(keys, u.Key)
 	}
 	return keys, f.Cluster, nil
@@ -211,10 +214,13 @@ func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, 
 // reportBulk prints each unit's outcome and the counts; a failure, or a
 // write reverted after it was applied, exits 1.
 func reportBulk(g *globals, outcomes []actions.BulkOutcome, settled [][]string) error {
-	var applied, skipped, failed int
+	var applied, skipped, failed, unknown int
 	for i, o := range outcomes {
 		key := safetext.Visible(o.Key.String())
 		switch {
+		case o.Outcome == actions.OutcomeUnknown:
+			unknown++
+			fmt.Fprintf(g.out, "unknown  %s: %s\n", key, safetext.Visible(o.Why))
 		case o.Outcome == actions.OutcomeFailed:
 			failed++
 			fmt.Fprintf(g.out, "failed   %s: %s\n", key, safetext.Visible(o.Why))
@@ -233,9 +239,13 @@ func reportBulk(g *globals, outcomes []actions.BulkOutcome, settled [][]string) 
 			fmt.Fprintln(g.out, line)
 		}
 	}
-	fmt.Fprintf(g.out, "%s%d applied, %d skipped, %d failed\n", dryRunLabel(g), applied, skipped, failed)
-	if failed > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%d of %d units failed (listed above)", failed, len(outcomes))}
+	summary := fmt.Sprintf("%s%d applied, %d skipped, %d failed", dryRunLabel(g), applied, skipped, failed)
+	if unknown > 0 {
+		summary += fmt.Sprintf(", %d unknown (the answer was lost: look before retrying)", unknown)
+	}
+	fmt.Fprintln(g.out, summary)
+	if failed+unknown > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("%d of %d units failed or are unknown (listed above)", failed+unknown, len(outcomes))}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
 // Exit codes, the same for every command (exitCodesHelp says them to users).
@@ -54,6 +55,9 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return 0
+	case writeguard.IsUnknown(err):
+		// The write's answer was lost and it could not be read back.
+		return exitUnreachable
 	case errors.Is(err, actions.ErrReadOnly),
 		errors.As(err, &refusal) && refusal.Permission,
 		apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"errors"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
 func TestUsageErrorsExit2(t *testing.T) {
@@ -67,5 +71,14 @@ func TestVersionFlagAndCommandPrintTheStampedVersionAndGo(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "driftdeck v1.2.3") || !strings.Contains(out, runtime.Version()) {
 			t.Errorf("driftdeck %s: exit %d, %q; want the version and %s", args[0], code, out, runtime.Version())
 		}
+	}
+}
+
+// A write whose outcome is unknown (its answer lost, no read back) exits as
+// unreachable, whatever the lost connection's error looked like.
+func TestAWriteOfUnknownOutcomeExitsUnreachable(t *testing.T) {
+	err := &writeguard.Unknown{Err: errors.Join(errors.New("writing argocd/ns/web"), io.ErrUnexpectedEOF)}
+	if got := exitCode(err); got != exitUnreachable {
+		t.Fatalf("exit code %d, want %d", got, exitUnreachable)
 	}
 }

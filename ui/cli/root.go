@@ -104,7 +104,7 @@ embedded demo control plane instead of a cluster.`,
 	pf.BoolVar(&g.dryRun, "dry-run", false, "write nothing: Kubernetes writes go as server-side dry runs, unlock and preview --approve print exactly what they would write")
 	pf.StringVar(&g.argocdServer, "argocd-server", "", "Argo CD API server for diffs (default: $ARGOCD_SERVER, else the argocd CLI's current context)")
 	pf.StringVar(&g.argocdToken, "argocd-token", "", "Argo CD API token (default: $ARGOCD_AUTH_TOKEN, else the argocd CLI's login)")
-	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newDiffCmd(g), newPreviewCmd(g), newUnlockCmd(g), newStateCmd(g), newAgentCmd(g), newDoctorCmd(g))
+	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newTreeCmd(g), newDiffCmd(g), newPreviewCmd(g), newUnlockCmd(g), newStateCmd(g), newAgentCmd(g), newDoctorCmd(g))
 	root.AddCommand(newActionCmds(g)...)
 	root.AddCommand(newBulkCmds(g)...)
 	root.AddCommand(newResourcesCmd(g))

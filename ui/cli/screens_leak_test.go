@@ -69,7 +69,7 @@ func startWorkbench(t *testing.T, g *globals) *workbench {
 	if err != nil {
 		t.Fatal(err)
 	}
-	settled(f, time.Now().Add(5*time.Second))
+	settled(f, 1, time.Now().Add(5*time.Second)) // one context: the demo, or the test cluster
 	f.Store.Tick()
 	initial, _ := f.Store.Flush()
 	obs := &observed{Model: ui.New(ui.Options{Backend: svc, Demo: g.demo, Initial: initial, Context: ctx}), changed: make(chan struct{}, 1)}

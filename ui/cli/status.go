@@ -13,8 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
+	"github.com/driftdeck/driftdeck/backend/tree"
 )
 
 type statusOpts struct {
@@ -56,23 +58,12 @@ func runStatus(ctx context.Context, g *globals, o *statusOpts) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.requestTimeout(60*time.Second))
 	defer cancel()
-	cfg, err := config.Load(config.DefaultPath())
-	if err != nil {
-		return usageError(err)
-	}
-	f, err := connect(ctx, g, cfg.StuckThresholds(), false)
+	f, all, err := liveModel(ctx, g)
 	if err != nil {
 		return err
 	}
-	if err := f.WaitSynced(ctx); err != nil {
-		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
-			return fmt.Errorf("forbidden: %w", err)
-		}
-		return &exitError{code: exitUnreachable, err: fmt.Errorf("cluster did not answer in time: %w", err)}
-	}
-	f.Store.Tick()
 	var units []*model.Unit
-	for _, u := range f.Store.Snapshot() {
+	for _, u := range all {
 		if keep(u) {
 			units = append(units, u)
 		}
@@ -80,10 +71,31 @@ func runStatus(ctx context.Context, g *globals, o *statusOpts) error {
 	now := time.Now()
 	ends := pauseEnds(ctx, f.Cluster, units, now)
 	if g.output == "json" {
-		return printJSON(g, units, ends, now)
+		return printJSON(g, units, tree.Build(all), ends, now)
 	}
 	layout := tableLayout{withContext: len(f.Contexts()) > 1, wide: g.output == "wide", cut: g.output != "wide" && g.outIsTerminal()}
 	return printTable(g, units, ends, now, layout)
+}
+
+// liveModel connects the selected contexts and returns every unit once
+// every watch delivered its first list.
+func liveModel(ctx context.Context, g *globals) (*fleet.Fleet, []*model.Unit, error) {
+	cfg, err := config.Load(config.DefaultPath())
+	if err != nil {
+		return nil, nil, usageError(err)
+	}
+	f, err := connect(ctx, g, cfg.StuckThresholds(), false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.WaitSynced(ctx); err != nil {
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+			return nil, nil, fmt.Errorf("forbidden: %w", err)
+		}
+		return nil, nil, &exitError{code: exitUnreachable, err: fmt.Errorf("cluster did not answer in time: %w", err)}
+	}
+	f.Store.Tick()
+	return f, f.Store.Snapshot(), nil
 }
 
 // unitFilter builds the --engine/--state filter.
@@ -186,29 +198,33 @@ func printTable(g *globals, units []*model.Unit, ends map[model.Key]string, now 
 
 // unitRecord is the -o json shape: one record per unit.
 type unitRecord struct {
-	Unit             string      `json:"unit"`
-	Context          string      `json:"context"`
-	Engine           string      `json:"engine"`
-	Namespace        string      `json:"namespace"`
-	Name             string      `json:"name"`
-	Kind             string      `json:"kind"`
-	Sync             string      `json:"sync"`
-	SyncNative       string      `json:"syncNative,omitempty"`
-	Health           string      `json:"health"`
-	HealthNative     string      `json:"healthNative,omitempty"`
-	Automation       string      `json:"automation"`
-	AutomationNative string      `json:"automationNative,omitempty"`
-	Run              string      `json:"run"`
-	RunSince         *time.Time  `json:"runSince,omitempty"`
-	Reason           string      `json:"reason,omitempty"`
-	StuckRule        string      `json:"stuckRule,omitempty"`
-	Window           string      `json:"syncWindow,omitempty"`
-	Desired          string      `json:"desiredRevision,omitempty"`
-	Applied          string      `json:"appliedRevision,omitempty"`
-	Owner            string      `json:"owner,omitempty"`
-	Pause            *pauseJSON  `json:"pause,omitempty"`
-	Source           *sourceJSON `json:"source,omitempty"`
-	ReadErrors       []string    `json:"readErrors,omitempty"`
+	Unit             string     `json:"unit"`
+	Context          string     `json:"context"`
+	Engine           string     `json:"engine"`
+	Namespace        string     `json:"namespace"`
+	Name             string     `json:"name"`
+	Kind             string     `json:"kind"`
+	Sync             string     `json:"sync"`
+	SyncNative       string     `json:"syncNative,omitempty"`
+	Health           string     `json:"health"`
+	HealthNative     string     `json:"healthNative,omitempty"`
+	Automation       string     `json:"automation"`
+	AutomationNative string     `json:"automationNative,omitempty"`
+	Run              string     `json:"run"`
+	RunSince         *time.Time `json:"runSince,omitempty"`
+	Reason           string     `json:"reason,omitempty"`
+	StuckRule        string     `json:"stuckRule,omitempty"`
+	Window           string     `json:"syncWindow,omitempty"`
+	Desired          string     `json:"desiredRevision,omitempty"`
+	Applied          string     `json:"appliedRevision,omitempty"`
+	Owner            string     `json:"owner,omitempty"`
+	// Parents are the units this one sits under (ApplicationSet, app of
+	// apps, prerequisite, dependency), the one the tree shows it under
+	// first; empty for a root.
+	Parents    []string    `json:"parents"`
+	Pause      *pauseJSON  `json:"pause,omitempty"`
+	Source     *sourceJSON `json:"source,omitempty"`
+	ReadErrors []string    `json:"readErrors,omitempty"`
 }
 
 type pauseJSON struct {
@@ -222,33 +238,47 @@ type pauseJSON struct {
 	EndsBy string `json:"endsBy,omitempty"`
 }
 
-func printJSON(g *globals, units []*model.Unit, ends map[model.Key]string, now time.Time) error {
+func printJSON(g *globals, units []*model.Unit, forest *tree.Forest, ends map[model.Key]string, now time.Time) error {
 	recs := make([]unitRecord, 0, len(units))
 	for _, u := range units {
-		r := unitRecord{
-			Unit: u.Key.Ref(), Context: u.Key.Context, Engine: string(u.Key.Engine), Namespace: u.Key.Namespace, Name: u.Key.Name,
-			Kind: u.Kind, Sync: u.Sync.String(), SyncNative: u.SyncNative, Health: u.Health.String(), HealthNative: u.HealthNative,
-			Automation: u.Automation.String(), AutomationNative: u.AutomationNative, Run: u.Run.String(),
-			Reason: u.Reason(), StuckRule: u.StuckRule, Window: u.Window, Desired: u.Desired, Applied: u.Applied,
-			Owner: u.Owner, ReadErrors: u.ReadErrors,
-		}
-		if !u.RunSince.IsZero() {
-			t := u.RunSince.UTC()
-			r.RunSince = &t
-		}
-		if p := u.Pause; p != nil {
-			r.Pause = &pauseJSON{By: p.By, Reason: p.Reason, At: p.At, Expired: p.Expired(now), Mode: p.Mode, EndsBy: ends[u.Key]}
-			if !p.Until.IsZero() {
-				t := p.Until
-				r.Pause.Until = &t
-			}
-		}
-		r.Source = sourceRecord(u.SourceState)
-		recs = append(recs, r)
+		recs = append(recs, newRecord(u, forest, ends, now))
 	}
 	enc := json.NewEncoder(g.out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(recs)
+}
+
+// newRecord is a unit's -o json record.
+func newRecord(u *model.Unit, forest *tree.Forest, ends map[model.Key]string, now time.Time) unitRecord {
+	r := unitRecord{
+		Unit: u.Key.Ref(), Context: u.Key.Context, Engine: string(u.Key.Engine), Namespace: u.Key.Namespace, Name: u.Key.Name,
+		Kind: u.Kind, Sync: u.Sync.String(), SyncNative: u.SyncNative, Health: u.Health.String(), HealthNative: u.HealthNative,
+		Automation: u.Automation.String(), AutomationNative: u.AutomationNative, Run: u.Run.String(),
+		Reason: u.Reason(), StuckRule: u.StuckRule, Window: u.Window, Desired: u.Desired, Applied: u.Applied,
+		Owner: u.Owner, ReadErrors: u.ReadErrors, Parents: refs(forest.ParentsOf(u.Key)),
+	}
+	if !u.RunSince.IsZero() {
+		t := u.RunSince.UTC()
+		r.RunSince = &t
+	}
+	if p := u.Pause; p != nil {
+		r.Pause = &pauseJSON{By: p.By, Reason: p.Reason, At: p.At, Expired: p.Expired(now), Mode: p.Mode, EndsBy: ends[u.Key]}
+		if !p.Until.IsZero() {
+			t := p.Until
+			r.Pause.Until = &t
+		}
+	}
+	r.Source = sourceRecord(u.SourceState)
+	return r
+}
+
+// refs names keys as the command line does, never null in JSON.
+func refs(ks []model.Key) []string {
+	out := make([]string, 0, len(ks))
+	for _, k := range ks {
+		out = append(out, k.Ref())
+	}
+	return out
 }
 
 // sourceJSON is how the source a Flux unit reads is doing, when driftdeck

@@ -24,15 +24,18 @@ func createJSON(t *testing.T, dyn dynamic.Interface, ns, text string) {
 	}
 	u.SetNamespace(ns)
 	gvr := argocd.Applications
-	if u.GetKind() == "Stack" {
+	switch u.GetKind() {
+	case "Stack":
 		gvr = pulumiop.Stacks
+	case "ApplicationSet":
+		gvr = argocd.ApplicationSets
 	}
 	status := u.Object["status"]
 	out, err := dyn.Resource(gvr).Namespace(ns).Create(context.Background(), u, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gvr == pulumiop.Stacks {
+	if gvr != argocd.Applications && status != nil { // status is a subresource
 		out.Object["status"] = status
 		if _, err := dyn.Resource(gvr).Namespace(ns).UpdateStatus(context.Background(), out, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)

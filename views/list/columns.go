@@ -62,6 +62,8 @@ func EngineLabel(e model.Engine) string {
 		return "flux hr"
 	case model.EngineTerraform:
 		return "tofu tf"
+	case model.EngineApplicationSet:
+		return "appset"
 	}
 	return string(e)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
+	"github.com/driftdeck/driftdeck/backend/tree"
 	"github.com/driftdeck/driftdeck/themes"
 )
 
@@ -23,7 +24,8 @@ type Model struct {
 	multiContext bool
 
 	all    []*model.Unit // every unit, in key order
-	shown  []*model.Unit // filtered, scoped, sorted
+	shown  []*model.Unit // filtered, scoped, sorted: the top of steps
+	steps  []filterStep  // see index.go
 	cursor int
 	offset int
 
@@ -31,6 +33,7 @@ type Model struct {
 	scope  Scope
 	sort   SortMode
 	marked map[model.Key]bool
+	tree   treeState
 
 	rows map[model.Key]*rowCache
 	// nameWidth is the widest namespace/name, for the name column.
@@ -65,12 +68,16 @@ type drawInputs struct {
 	// The cells that follow the clock, as text (the automation cell's
 	// style changes only with its text).
 	age, automation string
+	// In the tree: the indentation and fold glyph before the name, and a
+	// parent's summary of the units below it.
+	treePrefix, summary string
 }
 
 // New returns an empty list, sorted by state: the worst first, as someone
 // on call looks for it.
 func New(theme *themes.Theme) *Model {
-	return &Model{theme: theme, sort: ByState, marked: map[model.Key]bool{}, rows: map[model.Key]*rowCache{}}
+	return &Model{theme: theme, sort: ByState, marked: map[model.Key]bool{}, rows: map[model.Key]*rowCache{},
+		tree: treeState{forest: tree.Build(nil), flipped: map[model.Key]bool{}}}
 }
 
 // SetTheme switches palettes.
@@ -89,9 +96,14 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 	// A copy of our own: units that are the same pointer at the same place
 	// as last time are skipped, which only holds if nobody else writes it.
 	prev := m.all
-	units = slices.Clone(units)
+	units = inKeyOrder(units)
 	m.all = units
 	m.nameWidth, m.multiContext = 0, false
+	// The same keys at the same places: the steps take the changed units
+	// one by one instead of being rebuilt.
+	inPlace := len(prev) == len(units) && m.steps != nil
+	type swap struct{ old, new *model.Unit }
+	var swaps []swap
 	for i, u := range units {
 		m.nameWidth = max(m.nameWidth, len(u.Key.Namespace)+len(u.Key.Name)+2)
 		if u.Key.Context != units[0].Key.Context {
@@ -99,6 +111,12 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 		}
 		if i < len(prev) && prev[i] == u {
 			continue // the same unit as before: its row is current
+		}
+		if inPlace && prev[i].Key != u.Key {
+			inPlace = false
+		}
+		if inPlace {
+			swaps = append(swaps, swap{prev[i], u})
 		}
 		rc := m.rows[u.Key]
 		if rc == nil {
@@ -129,10 +147,32 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 			if !present[k] {
 				delete(m.rows, k)
 				delete(m.marked, k)
+				delete(m.tree.flipped, k)
 			}
 		}
 	}
-	m.refresh(selected)
+	m.forestOf(units)
+	// The tree's rows follow the forest: drawn again. The flat list moves
+	// only the changed units within its steps.
+	if m.tree.on || !inPlace || len(swaps) > len(units)/8 {
+		m.refresh(selected)
+		return
+	}
+	for _, sw := range swaps {
+		m.replace(sw.old, sw.new, m.rows[sw.new.Key].haystack)
+	}
+	m.reselect(selected)
+}
+
+// inKeyOrder is units in key order, in a copy of the list's own: the
+// store's snapshots are in that order already.
+func inKeyOrder(units []*model.Unit) []*model.Unit {
+	units = slices.Clone(units)
+	byKey := func(a, b *model.Unit) int { return model.CompareKeys(a.Key, b.Key) }
+	if !slices.IsSortedFunc(units, byKey) {
+		slices.SortFunc(units, byKey)
+	}
+	return units
 }
 
 func newRowCache(u *model.Unit) *rowCache {
@@ -149,24 +189,16 @@ func newRowCache(u *model.Unit) *rowCache {
 
 // refresh recomputes the shown rows, keeping the cursor on the same unit.
 func (m *Model) refresh(keep *model.Key) {
-	shown := make([]*model.Unit, 0, len(m.all))
-	for _, u := range m.all {
-		if !m.scope.Contains(u) {
-			continue
-		}
-		if m.filter.Active() && !m.filter.Match(m.rows[u.Key].haystack) {
-			continue
-		}
-		shown = append(shown, u)
+	m.rebuild()
+	if m.tree.on {
+		m.shown = m.treeRows()
 	}
-	sortUnits(shown, m.sort)
-	m.shown = shown
 	m.reselect(keep)
 }
 
 // reselect puts the cursor back on the unit it was on, when still shown.
 func (m *Model) reselect(keep *model.Key) {
-	if keep != nil {
+	if keep != nil && (m.cursor >= len(m.shown) || m.shown[m.cursor].Key != *keep) {
 		for i, u := range m.shown {
 			if u.Key == *keep {
 				m.cursor = i
@@ -204,18 +236,18 @@ func (m *Model) Total() int { return len(m.all) }
 func (m *Model) SetFilter(text string) {
 	prev, keep := m.filter, m.selectedKey()
 	m.filter = ParseFilter(text)
-	if !m.filter.narrows(prev) {
-		m.refresh(keep)
-		return
+	m.revealInTree(keep)
+	if m.steps == nil {
+		m.rebuild()
+	} else {
+		m.applyFilter(m.filter)
 	}
-	shown := m.shown[:0:0]
-	for _, u := range m.shown {
-		if m.filter.Match(m.rows[u.Key].haystack) {
-			shown = append(shown, u)
-		}
+	switch {
+	case m.tree.on:
+		m.shown = m.treeRows()
+	case m.filter.narrows(prev):
+		m.cursor = 0
 	}
-	m.shown = shown
-	m.cursor = 0
 	m.reselect(keep)
 }
 
@@ -225,7 +257,9 @@ func (m *Model) Filter() Filter { return m.filter }
 // SetScope applies a ":" command's narrowing.
 func (m *Model) SetScope(s Scope) {
 	m.scope = s
-	m.refresh(m.selectedKey())
+	keep := m.selectedKey()
+	m.revealInTree(keep)
+	m.refresh(keep)
 }
 
 // Scope returns the active scope.
@@ -271,10 +305,27 @@ func (m *Model) clampCursor() {
 	m.offset = min(max(m.offset, 0), max(len(m.shown)-page, 0))
 }
 
-// ToggleMark marks or unmarks the selected unit and moves down.
+// ToggleMark marks or unmarks the selected unit and moves down. On a
+// parent row of the tree it marks its children (the ones Targets names),
+// or unmarks them when all were marked.
 func (m *Model) ToggleMark() {
 	u := m.Selected()
 	if u == nil {
+		return
+	}
+	if _, children, ok := m.Targets(); ok {
+		all := true
+		for _, c := range children {
+			all = all && m.marked[c.Key]
+		}
+		for _, c := range children {
+			if all {
+				delete(m.marked, c.Key)
+			} else {
+				m.marked[c.Key] = true
+			}
+		}
+		m.Move(1)
 		return
 	}
 	if m.marked[u.Key] {

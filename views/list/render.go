@@ -12,7 +12,7 @@ import (
 
 // View renders the header row and the visible rows, exactly height lines.
 func (m *Model) View(now time.Time) string {
-	cols, widths := layout(m.width, m.nameWidth, m.multiContext)
+	cols, widths := layout(m.width, m.nameWidth+m.treeIndent(), m.multiContext)
 	var b strings.Builder
 	b.Grow((m.width + 16) * m.height)
 	b.WriteString(m.header(cols, widths))
@@ -69,9 +69,10 @@ func (m *Model) header(cols, widths []int) string {
 // changed.
 func (m *Model) row(u *model.Unit, selected bool, cols, widths []int, now time.Time) string {
 	rc := m.rows[u.Key]
-	in := drawInputs{unit: u, theme: m.theme, width: m.width, nameWidth: m.nameWidth, multiContext: m.multiContext,
+	in := drawInputs{unit: u, theme: m.theme, width: m.width, nameWidth: m.nameWidth + m.treeIndent(), multiContext: m.multiContext,
 		selected: selected, marked: m.marked[u.Key], lit: rc.highlight.After(now),
 		age: columns[colAge].cell(u, now), automation: columns[colAutomation].cell(u, now)}
+	in.treePrefix, in.summary = m.treePrefix(u)
 	if rc.drawnFor != in {
 		rc.drawn, rc.drawnFor = m.draw(rc, in, cols, widths, now), in
 	}
@@ -146,6 +147,15 @@ func cellText(rc *rowCache, in drawInputs, c int) string {
 		return in.age
 	case colAutomation:
 		return in.automation
+	case colName:
+		return in.treePrefix + rc.cells[c]
+	case colReason:
+		if in.summary != "" && rc.cells[c] != "" {
+			return in.summary + " · " + rc.cells[c]
+		}
+		if in.summary != "" {
+			return in.summary
+		}
 	}
 	return rc.cells[c]
 }

@@ -1,6 +1,7 @@
 package list
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -19,12 +20,13 @@ const statusLabelWidth = 7
 
 // statusCache keeps the status lines of one unit at one width and theme.
 type statusCache struct {
-	unit   *model.Unit
-	width  int
-	max    int
-	theme  *themes.Theme
-	lines  []string
-	filled bool
+	unit    *model.Unit
+	parents []model.Key
+	width   int
+	max     int
+	theme   *themes.Theme
+	lines   []string
+	filled  bool
 }
 
 // statusRoom is how many lines the status may take: up to half the list,
@@ -49,10 +51,19 @@ func (m *Model) statusLines() []string {
 		return nil
 	}
 	c := &m.status
-	if c.filled && c.unit == u && c.width == m.width && c.max == room && c.theme == m.theme {
+	parents := m.ParentsOf(u.Key)
+	if c.filled && c.unit == u && c.width == m.width && c.max == room && c.theme == m.theme && slices.Equal(c.parents, parents) {
 		return c.lines
 	}
-	*c = statusCache{unit: u, width: m.width, max: room, theme: m.theme, lines: statusText(m.theme, u, m.width), filled: true}
+	lines := statusText(m.theme, u, m.width)
+	if len(parents) > 0 {
+		var names []string
+		for _, p := range parents {
+			names = append(names, p.Ref())
+		}
+		lines = append(lines, wrapped.Field("under", statusLabelWidth, strings.Join(names, ", "), m.width, m.theme.Dim)...)
+	}
+	*c = statusCache{unit: u, parents: parents, width: m.width, max: room, theme: m.theme, lines: lines, filled: true}
 	if len(c.lines) > room {
 		const more = " … more in the detail"
 		last := ansi.Truncate(c.lines[room-1], m.width-ansi.StringWidth(more), "")

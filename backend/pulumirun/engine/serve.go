@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"syscall"
 
@@ -109,6 +110,11 @@ func outcome(res pulumirun.Result, err error) *pulumirun.Outcome {
 		}
 	default:
 		o.Error = err.Error()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == -1 { // ended by a signal
+			o.Error = fmt.Sprintf("the pulumi CLI was killed (%s) before it finished: the stack may be left locked, "+
+				"with operations pending (unlock shows and clears them): %s", exit, err)
+		}
 	}
 	return o
 }

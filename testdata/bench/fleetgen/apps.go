@@ -122,12 +122,7 @@ func Application(i int, now time.Time) map[string]any {
 			"link.argocd.argoproj.io/runbook":                              "https://runbooks.acme.example/" + team + "/" + svc,
 		},
 	}
-	if i%5 < 2 {
-		md["ownerReferences"] = []any{map[string]any{
-			"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationSet", "name": team + "-services",
-			"uid": uid("appset", team), "controller": true, "blockOwnerDeletion": true,
-		}}
-	}
+	md["ownerReferences"] = []any{appSetOwner(i)}
 	policy := map[string]any{
 		"syncOptions": syncOpts,
 		"retry": map[string]any{"limit": int64(5),

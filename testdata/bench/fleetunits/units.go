@@ -57,6 +57,26 @@ func Units(apps, stacks int, now time.Time) ([]*model.Unit, error) {
 	return out, nil
 }
 
+// AppSetUnits converts the ApplicationSets that own the first apps
+// Applications, as the adapter produces them.
+func AppSetUnits(apps int, now time.Time) ([]*model.Unit, error) {
+	var out []*model.Unit
+	for _, set := range fleetgen.AppSets(apps) {
+		obj, status := fleetgen.ApplicationSet(set[0], set[1], now)
+		obj["status"] = status
+		raw, err := json.Marshal(obj)
+		if err != nil {
+			return nil, err
+		}
+		m, err := argocd.DecodeAppSet(raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, argocd.ConvertAppSet(Context, m))
+	}
+	return out, nil
+}
+
 // Snapshot is the model the views receive for that fleet: the units
 // through a store, derived, in key order.
 func Snapshot(apps, stacks int, now time.Time) ([]*model.Unit, error) {
@@ -64,11 +84,29 @@ func Snapshot(apps, stacks int, now time.Time) ([]*model.Unit, error) {
 	if err != nil {
 		return nil, err
 	}
+	return snapshot(us, now), nil
+}
+
+// TreeSnapshot is Snapshot with the ApplicationSets that own the
+// Applications: the fleet the tree view shows.
+func TreeSnapshot(apps, stacks int, now time.Time) ([]*model.Unit, error) {
+	us, err := Units(apps, stacks, now)
+	if err != nil {
+		return nil, err
+	}
+	sets, err := AppSetUnits(apps, now)
+	if err != nil {
+		return nil, err
+	}
+	return snapshot(append(us, sets...), now), nil
+}
+
+func snapshot(us []*model.Unit, now time.Time) []*model.Unit {
 	s := store.New(model.DefaultThresholds)
 	s.SetClock(func() time.Time { return now })
 	for _, u := range us {
 		s.Put(u)
 	}
 	b, _ := s.Flush()
-	return b.Units, nil
+	return b.Units
 }

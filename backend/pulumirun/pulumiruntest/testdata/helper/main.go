@@ -14,6 +14,8 @@ import (
 var programs = map[string]pulumi.RunFunc{
 	"stashes": stashes,
 	"slow":    pulumiruntest.Slow(true),
+	// slow-preview blocks in previews too.
+	"slow-preview": pulumiruntest.Slow(false),
 }
 
 func main() { os.Exit(engine.Main(os.Args, programs)) }

@@ -1,0 +1,9 @@
+package tree_test
+
+import (
+	"testing"
+
+	"github.com/driftdeck/driftdeck/backend/testcluster"
+)
+
+func TestMain(m *testing.M) { testcluster.Main(m, testcluster.Options{}) }

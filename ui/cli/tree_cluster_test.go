@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/testcluster"
+)
+
+// On a real API server: an ApplicationSet owning two Applications (owner
+// references as its controller sets them) and an app of apps listing one
+// in status.resources. `tree` draws each parent over its children, escapes
+// the cluster's text, and `status -o json` names every record's parents.
+func TestClusterTreeCommandAndStatusParents(t *testing.T) {
+	c := testcluster.Shared(t)
+	isolate(t)
+	dyn := dynamic.NewForConfigOrDie(c.Config())
+	ns := c.Namespace(t)
+	msg, _ := json.Marshal(hostile)
+	createJSON(t, dyn, ns, `{"apiVersion":"argoproj.io/v1alpha1","kind":"ApplicationSet","metadata":{"name":"shop"},
+		"spec":{"generators":[{"list":{"elements":[{"svc":"cart"},{"svc":"web"}]}}],"template":{"metadata":{"name":"shop-{{svc}}"},"spec":{"project":"default",
+		"source":{"repoURL":"https://git.example.com/shop.git","path":"{{svc}}"},"destination":{"server":"https://kubernetes.default.svc","namespace":"shop"}}}},
+		"status":{"conditions":[{"type":"ErrorOccurred","status":"True","reason":"ApplicationGenerationFromParamsError","message":`+string(msg)+`,"lastTransitionTime":"2026-11-29T10:00:00Z"}]}}`)
+	set, err := dyn.Resource(argocd.ApplicationSets).Namespace(ns).Get(context.Background(), "shop", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := func(name, extraMeta, status string) {
+		createJSON(t, dyn, ns, fmt.Sprintf(`{"apiVersion":"argoproj.io/v1alpha1","kind":"Application","metadata":{"name":%q%s},
+			"spec":{"project":"default","source":{"repoURL":"https://git.example.com/shop.git","path":"x"},"destination":{"server":"https://kubernetes.default.svc","namespace":"shop"}},
+			"status":{"sync":{"status":"Synced"},"health":{"status":"Healthy"}%s}}`, name, extraMeta, status))
+	}
+	owned := fmt.Sprintf(`,"ownerReferences":[{"apiVersion":"argoproj.io/v1alpha1","kind":"ApplicationSet","name":"shop","uid":%q,"controller":true,"blockOwnerDeletion":true}]`, set.GetUID())
+	app("shop-cart", owned, "")
+	app("shop-web", owned, "")
+	app("root", "", fmt.Sprintf(`,"resources":[{"group":"argoproj.io","version":"v1alpha1","kind":"Application","namespace":%q,"name":"dns","status":"Synced"},
+		{"version":"v1","kind":"ConfigMap","namespace":%q,"name":"settings","status":"Synced"}]`, ns, ns))
+	app("dns", "", "")
+	kc := testcluster.Kubeconfig(t, c.Config(), "test")
+
+	code, out, stderr := run(t, "tree", "applicationset/"+ns+"/shop", "-n", ns, "--kubeconfig", kc)
+	if code != 0 {
+		t.Fatalf("tree: exit %d: %s", code, stderr)
+	}
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Fatalf("tree wrote ESC or BEL from the cluster:\n%q", out)
+	}
+	for _, want := range []string{"├─ argocd/" + ns + "/shop-cart", "└─ argocd/" + ns + "/shop-web", "2 below: 2 ok", `\x1b]0;owned\x07`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tree does not show %q:\n%s", want, out)
+		}
+	}
+	if code, _, stderr := run(t, "tree", "applicationset/"+ns+"/gone", "-n", ns, "--kubeconfig", kc); code != exitNotFound {
+		t.Errorf("a missing ApplicationSet: exit %d (%s), want %d", code, stderr, exitNotFound)
+	}
+
+	code, out, stderr = run(t, "status", "-o", "json", "-n", ns, "--kubeconfig", kc)
+	if code != 0 {
+		t.Fatalf("status: exit %d: %s", code, stderr)
+	}
+	var recs []unitRecord
+	if err := json.Unmarshal([]byte(out), &recs); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"argocd/" + ns + "/shop-cart":    {"applicationset/" + ns + "/shop"},
+		"argocd/" + ns + "/shop-web":     {"applicationset/" + ns + "/shop"},
+		"argocd/" + ns + "/dns":          {"argocd/" + ns + "/root"},
+		"argocd/" + ns + "/root":         {},
+		"applicationset/" + ns + "/shop": {},
+	}
+	if len(recs) != len(want) {
+		t.Errorf("%d records, want %d", len(recs), len(want))
+	}
+	for _, r := range recs {
+		if w, ok := want[r.Unit]; !ok || !slices.Equal(r.Parents, w) {
+			t.Errorf("%s: parents %v, want %v", r.Unit, r.Parents, w)
+		}
+	}
+}
+
+// A user who may read everything driftdeck watches but ApplicationSets gets
+// the same status as before they existed: the Applications as roots, no
+// error, no warning.
+func TestClusterStatusWithoutTheRightToReadApplicationSets(t *testing.T) {
+	c := testcluster.Shared(t)
+	isolate(t)
+	dyn := dynamic.NewForConfigOrDie(c.Config())
+	ns := c.Namespace(t)
+	createJSON(t, dyn, ns, argoApp("web", ""))
+	read := []string{"get", "list", "watch"}
+	cfg := c.UserConfig(t, "no-appsets", []rbacv1.PolicyRule{
+		{APIGroups: []string{"argoproj.io"}, Resources: []string{"applications", "appprojects"}, Verbs: read},
+		{APIGroups: []string{"pulumi.com"}, Resources: []string{"stacks"}, Verbs: read},
+		{APIGroups: []string{"auto.pulumi.com"}, Resources: []string{"updates"}, Verbs: read},
+		{APIGroups: []string{"kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io", "infra.contrib.fluxcd.io"}, Resources: []string{"*"}, Verbs: read},
+	}, ns)
+	code, out, stderr := run(t, "status", "-o", "json", "-n", ns, "--kubeconfig", testcluster.Kubeconfig(t, cfg, "no-appsets"))
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var recs []unitRecord
+	if err := json.Unmarshal([]byte(out), &recs); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Unit != "argocd/"+ns+"/web" || len(recs[0].Parents) != 0 {
+		t.Fatalf("records %+v", recs)
+	}
+}

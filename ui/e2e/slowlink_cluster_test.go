@@ -1,0 +1,82 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/dynamic"
+
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/testcluster"
+)
+
+// linkLatency is the delay the proxy adds to every request: a screen that
+// waited on the network would take at least this long to answer a key.
+const linkLatency = 3 * time.Second
+
+// A link of seconds of latency whose connections are cut under the
+// workbench: every keystroke is still answered on screen at once (the
+// network calls run beside the screen, never in its way), the lost
+// connection is shown, and the data arrives when the link lets it.
+func TestClusterASlowAndDroppingLinkNeverFreezesTheScreen(t *testing.T) {
+	c := testcluster.Shared(t)
+	dyn := dynamic.NewForConfigOrDie(c.Config())
+	ns := c.Namespace(t)
+	for _, name := range []string{"web", "api", "worker"} {
+		create(t, dyn, argocd.Applications, ns, `{"apiVersion":"argoproj.io/v1alpha1","kind":"Application","metadata":{"name":"`+name+`"},
+			"spec":{"project":"default","source":{"repoURL":"https://git.example.com/a.git","path":"`+name+`"},"destination":{"server":"https://kubernetes.default.svc","namespace":"web"},"syncPolicy":{"automated":{}}}}`)
+	}
+	p := c.Proxy(t)
+	term := start(t, 140, 36, nil, "--read-only", "--kubeconfig", testcluster.Kubeconfig(t, p.Config(), "slow"), "-n", ns)
+	term.waitUntil(startup, "the three Applications to show", func(s string) bool { return strings.Count(s, "argocd ") == 3 })
+
+	p.SetLatency(linkLatency)
+	p.CutConnections()
+
+	var worst time.Duration
+	answered := func(keys, what string, cond func(string) bool) {
+		t.Helper()
+		t0 := time.Now()
+		term.send(keys)
+		term.waitUntil(promptly, what, cond)
+		d := time.Since(t0)
+		worst = max(worst, d)
+		if d >= linkLatency {
+			t.Errorf("%s took %v: the screen waited on the network", what, d)
+		}
+	}
+	// The status line under the list names the cursor's unit in full.
+	cursorOn := func(name string) func(string) bool {
+		return func(s string) bool { return strings.Contains(below(s, "────"), "argocd/"+ns+"/"+name+" ") }
+	}
+	first := ""
+	for _, n := range []string{"api", "web", "worker"} {
+		if cursorOn(n)(term.screen()) {
+			first = n
+		}
+	}
+	if first == "" {
+		t.Fatalf("no unit under the cursor:\n%s", term.screen())
+	}
+	for round := range 5 {
+		answered("j", "the cursor to move down", func(s string) bool {
+			return !cursorOn(first)(s) && strings.Contains(below(s, "────"), "argocd/"+ns+"/")
+		})
+		answered("k", "the cursor to move back up", cursorOn(first))
+		answered("?", "the help to open", func(s string) bool { return strings.Contains(s, "Keys") })
+		answered("\x1b", "the help to close", func(s string) bool { return strings.Contains(s, "NAMESPACE/NAME") })
+		// The detail opens at once and fills when the slow read returns.
+		answered("\r", "the detail to open", func(s string) bool { return strings.Contains(s, "Overview") })
+		answered("\x1b", "the detail to close", func(s string) bool { return strings.Contains(s, "NAMESPACE/NAME") })
+		if round == 1 {
+			p.CutConnections()
+		}
+	}
+	t.Logf("with %v of latency and cut connections, the slowest of 30 keys showed on screen after %v", linkLatency, worst.Round(time.Millisecond))
+
+	term.send("q")
+	if code := term.exit(promptly); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}

@@ -1,0 +1,144 @@
+package list
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+)
+
+// The list keeps what a keystroke or a batch needs so that neither has to
+// go through the whole fleet again:
+//
+//   - steps[0] is every unit in the scope, in the sort order, with the text
+//     each is searched by beside it;
+//   - each further step is what a filter typed on top of the one before
+//     left (typing more of a word searches only the last step; taking a
+//     character back returns to the step that had it, without searching);
+//   - a batch that changes a few units takes each out of every step and puts
+//     the new one back where the order and the filters place it, instead of
+//     filtering and sorting 6,000 units again.
+//
+// Adding or removing units, and a new scope or sort, rebuild the steps.
+
+// filterStep is the list as one filter left it.
+type filterStep struct {
+	filter Filter
+	units  []*model.Unit
+	hay    []string // the haystack of each of units (the base's: see base)
+}
+
+// rebuild computes steps[0] from every unit, then the active filter on it.
+func (m *Model) rebuild() {
+	base := filterStep{units: make([]*model.Unit, 0, len(m.all))}
+	for _, u := range m.all {
+		if m.scope.Contains(u) {
+			base.units = append(base.units, u)
+		}
+	}
+	sortUnits(base.units, m.sort)
+	m.steps = []filterStep{base}
+	if m.filter.Active() {
+		m.steps = append(m.steps, search(m.base(), m.filter))
+	}
+	m.shown = m.steps[len(m.steps)-1].units
+}
+
+// base is steps[0] with its haystacks, looked up at the first filter after
+// a rebuild: sorting or scoping without a filter needs none.
+func (m *Model) base() filterStep {
+	b := &m.steps[0]
+	if b.hay == nil {
+		b.hay = make([]string, len(b.units))
+		for i, u := range b.units {
+			b.hay[i] = m.rows[u.Key].haystack
+		}
+	}
+	return *b
+}
+
+// search is the units of from that f matches, in from's order.
+func search(from filterStep, f Filter) filterStep {
+	out := filterStep{filter: f, hay: []string{}} // never nil: see replace
+	for i, h := range from.hay {
+		if f.Match(h) {
+			out.units = append(out.units, from.units[i])
+			out.hay = append(out.hay, h)
+		}
+	}
+	return out
+}
+
+// applyFilter makes f the top step: the step that had the same text, or a
+// search of the deepest step f narrows (the base when none).
+func (m *Model) applyFilter(f Filter) {
+	keep := 1
+	for i := len(m.steps) - 1; i >= 1; i-- {
+		s := m.steps[i].filter
+		if s.Text == f.Text || f.narrows(s) {
+			keep = i + 1
+			break
+		}
+	}
+	m.steps = m.steps[:keep]
+	if top := m.steps[keep-1]; top.filter.Text != f.Text && f.Active() {
+		if keep == 1 {
+			top = m.base()
+		}
+		m.steps = append(m.steps, search(top, f))
+	}
+	m.shown = m.steps[len(m.steps)-1].units
+}
+
+// replace swaps one unit for its new version in every step, each where the
+// order puts it; nil old adds, nil new removes.
+func (m *Model) replace(old, new *model.Unit, hay string) {
+	inside := new != nil && m.scope.Contains(new)
+	for i := range m.steps {
+		s := &m.steps[i]
+		withHay := s.hay != nil // the base's are looked up only once a filter needs them
+		if j := slices.Index(s.units, old); old != nil && j >= 0 {
+			s.units = slices.Delete(s.units, j, j+1)
+			if withHay {
+				s.hay = slices.Delete(s.hay, j, j+1)
+			}
+		}
+		if i > 0 {
+			inside = inside && s.filter.Match(hay)
+		}
+		if !inside {
+			continue
+		}
+		j, _ := slices.BinarySearchFunc(s.units, new, m.compare)
+		s.units = slices.Insert(s.units, j, new)
+		if withHay {
+			s.hay = slices.Insert(s.hay, j, hay)
+		}
+	}
+	m.shown = m.steps[len(m.steps)-1].units
+}
+
+// compare orders two units as sortUnits does on input in key order.
+func (m *Model) compare(a, b *model.Unit) int {
+	switch m.sort {
+	case ByState:
+		if c := cmp.Compare(urgency(a), urgency(b)); c != 0 {
+			return c
+		}
+	case ByAge:
+		if c := cmp.Compare(ageOf(a), ageOf(b)); c != 0 {
+			return c
+		}
+	}
+	return model.CompareKeys(a.Key, b.Key)
+}
+
+// ageOf is what ByAge sorts on: since when the unit is in its state, the
+// undated last.
+func ageOf(u *model.Unit) int64 {
+	if u.RunSince.IsZero() {
+		return math.MaxInt64
+	}
+	return u.RunSince.UnixNano()
+}

@@ -1,0 +1,251 @@
+package list
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/tree"
+)
+
+// The tree view shows each unit under its parent (ADR 0013). Parents start
+// folded; which rows are open is the default (allOpen) flipped for the keys
+// in flipped, so that opening or folding everything costs nothing.
+type treeState struct {
+	on      bool
+	forest  *tree.Forest
+	allOpen bool
+	flipped map[model.Key]bool
+	// indent is the widest tree prefix shown, for the name column.
+	indent int
+}
+
+// Tree reports whether the list shows the tree.
+func (m *Model) Tree() bool { return m.tree.on }
+
+// SetTree switches between the tree and the flat list, keeping the cursor
+// on the same unit (opening its parents in the tree).
+func (m *Model) SetTree(on bool) {
+	keep := m.selectedKey()
+	m.tree.on = on
+	m.revealInTree(keep)
+	m.refresh(keep)
+}
+
+// forestOf keeps the forest current with a new snapshot; it is read on
+// batches only, and kept in place when no unit changed its parents.
+func (m *Model) forestOf(units []*model.Unit) {
+	m.tree.forest = m.tree.forest.Update(units)
+}
+
+func (m *Model) open(n *tree.Node) bool {
+	return len(n.Children) > 0 && m.tree.allOpen != m.tree.flipped[n.Unit.Key]
+}
+
+func (m *Model) setOpen(k model.Key, open bool) {
+	if open == m.tree.allOpen {
+		delete(m.tree.flipped, k)
+	} else {
+		m.tree.flipped[k] = true
+	}
+}
+
+// reveal opens every parent above a unit.
+func (m *Model) reveal(k model.Key) {
+	n, ok := m.tree.forest.Node(k)
+	if !ok {
+		return
+	}
+	for p := n.Parent; p != nil; p = p.Parent {
+		m.setOpen(p.Unit.Key, true)
+	}
+}
+
+// revealInTree keeps the cursor's unit in sight when a filter or scope
+// changes: its parents open, so that clearing a filter leaves the cursor
+// where the match was.
+func (m *Model) revealInTree(k *model.Key) {
+	if m.tree.on && k != nil {
+		m.reveal(*k)
+	}
+}
+
+// ToggleFold opens or folds the row under the cursor; on a row without
+// children it folds the row's parent and moves the cursor there.
+func (m *Model) ToggleFold() {
+	u := m.Selected()
+	if !m.tree.on || u == nil {
+		return
+	}
+	n, ok := m.tree.forest.Node(u.Key)
+	if !ok {
+		return
+	}
+	if len(n.Children) == 0 {
+		if n.Parent == nil {
+			return
+		}
+		n = n.Parent
+		m.setOpen(n.Unit.Key, false)
+	} else {
+		m.setOpen(n.Unit.Key, !m.open(n))
+	}
+	k := n.Unit.Key
+	m.refresh(&k)
+}
+
+// ToggleFoldAll opens every parent, or folds them all when they were open.
+func (m *Model) ToggleFoldAll() {
+	m.tree.allOpen = !m.tree.allOpen
+	clear(m.tree.flipped)
+	m.refresh(m.selectedKey())
+}
+
+// AllOpen reports whether every parent is open by default.
+func (m *Model) AllOpen() bool { return m.tree.allOpen }
+
+// matches is whether a unit passes the scope and the filter.
+func (m *Model) matches(u *model.Unit) bool {
+	return m.scope.Contains(u) && (!m.filter.Active() || m.filter.Match(m.rows[u.Key].haystack))
+}
+
+// treeRows lays out the shown rows of the tree. Without a filter or scope
+// it visits only the open parents' children; with one it keeps every
+// matching unit and the path to it, opened.
+func (m *Model) treeRows() []*model.Unit {
+	f := m.tree.forest
+	out := make([]*model.Unit, 0, len(f.Roots))
+	m.tree.indent = 0
+	narrowed := m.filter.Active() || m.scope != (Scope{})
+	var kept map[*tree.Node]bool
+	if narrowed {
+		kept = map[*tree.Node]bool{}
+		for _, r := range f.Roots {
+			m.keep(r, kept)
+		}
+	}
+	var visit func(nodes []*tree.Node)
+	visit = func(nodes []*tree.Node) {
+		for _, n := range m.sortNodes(nodes) {
+			if narrowed && !kept[n] {
+				continue
+			}
+			out = append(out, n.Unit)
+			m.tree.indent = max(m.tree.indent, 2*n.Depth+2)
+			if narrowed || m.open(n) {
+				visit(n.Children)
+			}
+		}
+	}
+	visit(f.Roots)
+	return out
+}
+
+// keep marks the nodes that match or lead to one that does.
+func (m *Model) keep(n *tree.Node, kept map[*tree.Node]bool) bool {
+	k := m.matches(n.Unit)
+	for _, c := range n.Children {
+		if m.keep(c, kept) {
+			k = true
+		}
+	}
+	if k {
+		kept[n] = true
+	}
+	return k
+}
+
+// sortNodes orders siblings as the list is sorted; by state, a parent
+// ranks by the worst unit below it, so that trouble is never folded away
+// at the bottom.
+func (m *Model) sortNodes(nodes []*tree.Node) []*tree.Node {
+	switch m.sort {
+	case ByState:
+		nodes = slices.Clone(nodes)
+		slices.SortStableFunc(nodes, func(a, b *tree.Node) int { return cmp.Compare(treeUrgency(a), treeUrgency(b)) })
+	case ByAge:
+		units := make([]*model.Unit, len(nodes))
+		byUnit := make(map[*model.Unit]*tree.Node, len(nodes))
+		for i, n := range nodes {
+			units[i], byUnit[n.Unit] = n.Unit, n
+		}
+		sortByAge(units)
+		nodes = make([]*tree.Node, len(units))
+		for i, u := range units {
+			nodes[i] = byUnit[u]
+		}
+	}
+	return nodes
+}
+
+// stateUrgency ranks a summary's worst state like urgency ranks a unit.
+var stateUrgency = map[tree.State]int{
+	tree.Stuck: 0, tree.Failed: 1, tree.Blocked: 2, tree.Awaiting: 3, tree.Running: 4, tree.Degraded: 5, tree.Drifted: 5,
+}
+
+func treeUrgency(n *tree.Node) int {
+	r := urgency(n.Unit)
+	if n.Summary.Total > 0 {
+		if s, ok := stateUrgency[n.Summary.Worst()]; ok {
+			r = min(r, s)
+		}
+	}
+	return r
+}
+
+// Targets is what a key that acts in bulk acts on from the row under the
+// cursor in the tree: the parent's children that the filter and scope
+// show, with ok false on a row that is no parent (or in the flat list).
+func (m *Model) Targets() (parent *model.Unit, children []*model.Unit, ok bool) {
+	u := m.Selected()
+	if !m.tree.on || u == nil {
+		return nil, nil, false
+	}
+	n, found := m.tree.forest.Node(u.Key)
+	if !found || len(n.Children) == 0 {
+		return nil, nil, false
+	}
+	for _, c := range n.Children {
+		if m.matches(c.Unit) {
+			children = append(children, c.Unit)
+		}
+	}
+	return u, children, true
+}
+
+// treePrefix is the indentation and fold glyph in front of a row's name.
+func (m *Model) treePrefix(u *model.Unit) (prefix, summary string) {
+	if !m.tree.on {
+		return "", ""
+	}
+	n, ok := m.tree.forest.Node(u.Key)
+	if !ok {
+		return "", ""
+	}
+	glyph := "  "
+	if len(n.Children) > 0 {
+		glyph = "▸ "
+		if m.open(n) || m.filter.Active() || m.scope != (Scope{}) {
+			glyph = "▾ "
+		}
+		summary = n.Summary.String()
+	}
+	return indent(n.Depth) + glyph, summary
+}
+
+func indent(depth int) string {
+	const spaces = "                                "
+	return spaces[:min(2*depth, len(spaces))]
+}
+
+// ParentsOf lists the units a unit sits under (the first is where the
+// tree shows it).
+func (m *Model) ParentsOf(k model.Key) []model.Key { return m.tree.forest.ParentsOf(k) }
+
+// treeIndent is the room the tree's prefixes take in the name column.
+func (m *Model) treeIndent() int {
+	if !m.tree.on {
+		return 0
+	}
+	return m.tree.indent
+}
