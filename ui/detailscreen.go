@@ -13,8 +13,10 @@ import (
 )
 
 // detailScreen is one unit, kept current from the app's index whatever the
-// list shows, its description re-read at most once a second.
+// list shows, its description re-read at most once a second, until it
+// closes.
 type detailScreen struct {
+	ownContext
 	m      *detail.Model
 	height int
 	reads  rereader
@@ -25,7 +27,7 @@ func (a *App) openDetail(u *model.Unit, tab detail.Tab) tea.Cmd {
 	if u == nil {
 		return nil
 	}
-	s := &detailScreen{m: detail.New(a.theme, u)}
+	s := &detailScreen{ownContext: newOwnContext(a), m: detail.New(a.theme, u)}
 	s.m.ShowTab(tab)
 	if av, ok := a.avail[u.Key]; ok {
 		s.m.SetAvailability(av)
@@ -57,8 +59,8 @@ func (s *detailScreen) update(a *App, msg tea.Msg) tea.Cmd {
 			return s.describeCmd(a)
 		}
 	case describeMsg:
-		if msg.key != s.m.Key() {
-			return nil
+		if msg.from != s {
+			return nil // another screen's, or one closed before its read returned
 		}
 		s.m.SetDetail(msg.detail, msg.err)
 		if s.reads.done() {
@@ -109,10 +111,10 @@ func (s *detailScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 // arrives meanwhile is picked up when the read in flight returns.
 func (s *detailScreen) describeCmd(a *App) tea.Cmd {
 	k := s.m.Key()
-	be, ctx := a.opts.Backend, a.opts.Context
+	be, ctx := a.opts.Backend, s.ctx
 	return s.reads.read(a.now(), time.Second, func() tea.Msg {
 		d, err := be.Describe(ctx, k)
-		return describeMsg{key: k, detail: d, err: err}
+		return describeMsg{from: s, detail: d, err: err}
 	})
 }
 

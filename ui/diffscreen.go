@@ -19,9 +19,10 @@ import (
 // Kustomization (again when it attempts another revision) or the readable
 // plan of a Terraform (again when another plan is pending).
 type diffScreen struct {
-	unitKey  model.Key
-	v        *diffview.Model
-	compared string // what the shown diff belongs to: see diffMark
+	ownContext // the diff runs until the screen closes
+	unitKey    model.Key
+	v          *diffview.Model
+	compared   string // what the shown diff belongs to: see diffMark
 	// revision is what an approval binds to: the app's sync revision, or
 	// the id of the plan shown.
 	revision string
@@ -51,7 +52,7 @@ func (a *App) openDiff(u *model.Unit) tea.Cmd {
 		a.toastError("diffs are for Argo CD Applications, Kustomizations and Terraforms; a Stack shows what would change in its preview")
 		return nil
 	}
-	s := &diffScreen{unitKey: u.Key, v: diffview.New(a.theme), compared: mark}
+	s := &diffScreen{ownContext: newOwnContext(a), unitKey: u.Key, v: diffview.New(a.theme), compared: mark}
 	if a.opts.Demo && u.Key.Engine == model.EngineKustomization {
 		s.unavailable = demoKustomizationDiff
 	}
@@ -100,18 +101,18 @@ func (s *diffScreen) diffCmd(a *App) tea.Cmd {
 		return nil
 	}
 	s.inflight, s.stale = true, false
-	be, ctx, k := a.opts.Backend, a.opts.Context, s.unitKey
+	be, ctx, k := a.opts.Backend, s.ctx, s.unitKey
 	return func() tea.Msg {
 		res, err := be.Diff(ctx, k)
-		return diffMsg{key: k, result: res, err: err}
+		return diffMsg{from: s, result: res, err: err}
 	}
 }
 
 func (s *diffScreen) update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case diffMsg:
-		if msg.key != s.unitKey {
-			return nil
+		if msg.from != s {
+			return nil // another screen's, or one closed before its diff returned
 		}
 		s.inflight = false
 		if msg.err != nil {

@@ -11,8 +11,9 @@ import (
 
 type tickMsg time.Time
 
+// describeMsg answers the read of the detail screen from.
 type describeMsg struct {
-	key    model.Key
+	from   *detailScreen
 	detail *describe.Detail
 	err    error
 }
@@ -38,8 +39,9 @@ type bulkMsg struct {
 	outcomes []actions.BulkOutcome
 }
 
+// diffMsg answers the diff of the diff screen from.
 type diffMsg struct {
-	key    model.Key
+	from   *diffScreen
 	result *argodiff.Result
 	err    error
 }

@@ -20,13 +20,15 @@ import (
 // marked ones. It reads the tree again on r and when the app changes, at
 // most every two seconds.
 type resTreeScreen struct {
-	unitKey model.Key
-	v       *treeview.Model
-	reads   rereader
+	ownContext // its reads run until it closes
+	unitKey    model.Key
+	v          *treeview.Model
+	reads      rereader
 }
 
+// resTreeMsg answers the read of the resource tree screen from.
 type resTreeMsg struct {
-	key  model.Key
+	from *resTreeScreen
 	tree *restree.Tree
 	err  error
 }
@@ -40,7 +42,7 @@ func (a *App) openResourceTree(u *model.Unit) tea.Cmd {
 		a.toastError("live resource trees are for Argo CD Applications (" + u.Key.Ref() + " is a " + string(u.Key.Engine) + ")")
 		return nil
 	}
-	s := &resTreeScreen{unitKey: u.Key, v: treeview.New(a.theme, "Resources of "+u.Key.Ref())}
+	s := &resTreeScreen{ownContext: newOwnContext(a), unitKey: u.Key, v: treeview.New(a.theme, "Resources of "+u.Key.Ref())}
 	a.push(s)
 	return s.readCmd(a)
 }
@@ -50,18 +52,18 @@ func (s *resTreeScreen) setTheme(t *themes.Theme)        { s.v.SetTheme(t) }
 func (s *resTreeScreen) view(_ *App, _ time.Time) string { return s.v.View() }
 
 func (s *resTreeScreen) readCmd(a *App) tea.Cmd {
-	be, ctx, k := a.opts.Backend, a.opts.Context, s.unitKey
+	be, ctx, k := a.opts.Backend, s.ctx, s.unitKey
 	return s.reads.read(a.now(), 2*time.Second, func() tea.Msg {
 		t, err := be.ResourceTree(ctx, k)
-		return resTreeMsg{key: k, tree: t, err: err}
+		return resTreeMsg{from: s, tree: t, err: err}
 	})
 }
 
 func (s *resTreeScreen) update(a *App, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case resTreeMsg:
-		if msg.key != s.unitKey {
-			return nil
+		if msg.from != s {
+			return nil // another screen's, or one closed before its read returned
 		}
 		s.v.SetTree(msg.tree, msg.err)
 		if s.reads.done() {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -25,6 +26,21 @@ type screen interface {
 // closer is a screen that holds something to give back when it is closed: a
 // run to cancel, a saved plan to remove.
 type closer interface{ close() }
+
+// ownContext is the context a screen's backend calls run under, cancelled
+// when the screen closes: a read nobody will see must not run on, nor wait
+// in the client's rate limit ahead of the next screen's reads and writes.
+type ownContext struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func newOwnContext(a *App) ownContext {
+	ctx, cancel := context.WithCancel(a.opts.Context)
+	return ownContext{ctx: ctx, cancel: cancel}
+}
+
+func (o ownContext) close() { o.cancel() }
 
 // unitsChangedMsg tells every screen which units a batch changed, after the
 // index holds them.

@@ -1,8 +1,8 @@
 // Package agent is driftdeck run headless: the same live model (fleet and
 // store) and the same write path (actions.Executor) as the workbench, kept
-// running to serve Prometheus metrics and health probes, and, on the replica
-// that holds the Lease, to end pauses whose expiry has passed and to run the
-// remediation policies a user configured.
+// running to serve Prometheus metrics and health probes, and, for each
+// context whose Lease this replica holds, to end that context's pauses whose
+// expiry has passed and to run the remediation policies a user configured.
 package agent
 
 import (
@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,10 +37,11 @@ type Agent struct {
 	Exec  *actions.Executor
 	// Contexts are the contexts the agent must have synced before it is ready.
 	Contexts []string
-	// Election, when set, makes only the Lease holder write; nil writes
-	// without one (a single replica).
-	Election *Election
-	Policies Remediator
+	// Elections, one per context (its Lease in that context's cluster),
+	// make only the holder of a context's Lease write to that context; with
+	// none, this replica writes to every context (a single replica).
+	Elections []*Election
+	Policies  Remediator
 	// Interval between the leader's passes over the model (10s by default).
 	Interval time.Duration
 	// MetricsAddr and ProbeAddr are where /metrics and /healthz, /readyz
@@ -49,14 +51,15 @@ type Agent struct {
 	Log                    io.Writer
 	Now                    func() time.Time
 
-	leader  atomic.Bool
 	ready   atomic.Bool
 	mu      sync.Mutex
 	addrs   map[string]net.Addr
+	leading map[string]int // contexts this replica writes to now ("": every context)
 	resumed resumeBook
 
 	resumes *prometheus.CounterVec
 	passes  prometheus.Counter
+	leader  *prometheus.GaugeVec
 }
 
 func (a *Agent) now() time.Time {
@@ -72,8 +75,37 @@ func (a *Agent) logf(format string, args ...any) {
 	}
 }
 
-// IsLeader tells whether this replica writes now.
-func (a *Agent) IsLeader() bool { return a.leader.Load() }
+// IsLeader tells whether this replica writes to any context now.
+func (a *Agent) IsLeader() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.leading) > 0
+}
+
+// Leads tells whether this replica writes to the named context now.
+func (a *Agent) Leads(name string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.leading[name] > 0 || a.leading[""] > 0
+}
+
+// setLeading records that this replica starts (on) or stops writing to the
+// named context ("": every context), in the leader gauge too.
+func (a *Agent) setLeading(name string, on bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.leading == nil {
+		a.leading = map[string]int{}
+	}
+	if on {
+		a.leading[name]++
+	} else if a.leading[name]--; a.leading[name] <= 0 {
+		delete(a.leading, name)
+	}
+	for _, c := range a.Contexts {
+		a.leader.WithLabelValues(c).Set(map[bool]float64{true: 1}[a.leading[c] > 0 || a.leading[""] > 0])
+	}
+}
 
 // Addr is where a server listens once Run started it ("metrics" or "probes").
 func (a *Agent) Addr(which string) net.Addr {
@@ -121,12 +153,18 @@ func (a *Agent) Run(ctx context.Context) (done <-chan struct{}, err error) {
 	go func() {
 		defer wg.Done()
 		a.waitReady(ctx)
-		if a.Election == nil {
-			a.lead(ctx)
+		if len(a.Elections) == 0 {
+			a.lead(ctx, "")
 			return
 		}
-		if err := a.Election.Run(ctx, a.lead); err != nil {
-			a.logf("leader election: %v", err)
+		for _, e := range a.Elections {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := e.Run(ctx, func(ctx context.Context) { a.lead(ctx, e.Context) }); err != nil {
+					a.logf("leader election of context %s: %v", e.Context, err)
+				}
+			}()
 		}
 	}()
 	ch := make(chan struct{})
@@ -143,9 +181,13 @@ func (a *Agent) registry() *prometheus.Registry {
 	a.passes = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "driftdeck_agent_passes_total", Help: "Passes of the leader over the model.",
 	})
-	leader := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "driftdeck_agent_leader", Help: "1 while this replica holds the Lease and writes.",
-	}, func() float64 { return map[bool]float64{true: 1}[a.IsLeader()] })
+	a.leader = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "driftdeck_agent_leader", Help: "1 while this replica holds the context's Lease and writes to it.",
+	}, []string{"context"})
+	for _, c := range a.Contexts {
+		a.leader.WithLabelValues(c).Set(0)
+	}
+	leader := a.leader
 	ready := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "driftdeck_agent_ready", Help: "1 once every context delivered its first lists.",
 	}, func() float64 { return map[bool]float64{true: 1}[a.ready.Load()] })
@@ -199,14 +241,19 @@ func (a *Agent) waitReady(ctx context.Context) {
 	}
 }
 
-// lead runs the leader's passes until ctx ends (or the Lease is lost).
-func (a *Agent) lead(ctx context.Context) {
+// lead runs the leader's passes over one context ("": every context) until
+// ctx ends (or the context's Lease is lost).
+func (a *Agent) lead(ctx context.Context, only string) {
 	if ctx.Err() != nil {
 		return
 	}
-	a.leader.Store(true)
-	defer a.leader.Store(false)
-	a.logf("leading: this replica writes")
+	a.setLeading(only, true)
+	defer a.setLeading(only, false)
+	what := "every context"
+	if only != "" {
+		what = "context " + only
+	}
+	a.logf("leading: this replica writes to %s", what)
 	interval := a.Interval
 	if interval <= 0 {
 		interval = 10 * time.Second
@@ -214,20 +261,24 @@ func (a *Agent) lead(ctx context.Context) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		a.Pass(ctx)
+		a.pass(ctx, only)
 		select {
 		case <-ctx.Done():
-			a.logf("stopped leading")
+			a.logf("stopped leading %s", what)
 			return
 		case <-t.C:
 		}
 	}
 }
 
-// Pass is one look at the model: end expired pauses, then run the policies.
-func (a *Agent) Pass(ctx context.Context) {
+// pass is one look at the units of one context ("": of every context): end
+// expired pauses, then run the policies.
+func (a *Agent) pass(ctx context.Context, only string) {
 	a.Store.Tick()
 	units := a.Store.Snapshot()
+	if only != "" {
+		units = slices.DeleteFunc(units, func(u *model.Unit) bool { return u.Key.Context != only })
+	}
 	a.resumeExpired(ctx, units)
 	if a.Policies != nil && ctx.Err() == nil {
 		a.Policies.Remediate(ctx, units)

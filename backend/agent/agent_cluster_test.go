@@ -18,9 +18,9 @@ import (
 	"github.com/driftdeck/driftdeck/backend/model"
 )
 
-// scrape reads /metrics of a running agent with the Prometheus text parser
-// and sums driftdeck_units per state for one namespace.
-func scrape(t *testing.T, a *Agent, ns string) map[string]float64 {
+// eachSeries reads /metrics of a running agent with the Prometheus text
+// parser and calls f with the labels and value of each series of a metric.
+func eachSeries(t *testing.T, a *Agent, name string, f func(labels map[string]string, value float64)) {
 	t.Helper()
 	resp, err := http.Get("http://" + a.Addr("metrics").String() + "/metrics")
 	if err != nil {
@@ -32,21 +32,43 @@ func scrape(t *testing.T, a *Agent, ns string) map[string]float64 {
 	if err != nil {
 		t.Fatalf("/metrics is not the Prometheus text format: %v", err)
 	}
-	out := map[string]float64{}
-	fam := fams["driftdeck_units"]
-	if fam == nil {
-		return out // not synced yet
+	if fams[name] == nil {
+		return // not synced yet
 	}
-	for _, m := range fam.Metric {
+	for _, m := range fams[name].Metric {
 		labels := map[string]string{}
 		for _, l := range m.Label {
 			labels[l.GetName()] = l.GetValue()
 		}
-		if labels["namespace"] == ns {
-			out[labels["state"]] += m.GetGauge().GetValue()
-		}
+		f(labels, m.GetGauge().GetValue()+m.GetCounter().GetValue())
 	}
+}
+
+// scrape sums driftdeck_units per state for one namespace.
+func scrape(t *testing.T, a *Agent, ns string) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	eachSeries(t, a, "driftdeck_units", func(labels map[string]string, v float64) {
+		if labels["namespace"] == ns {
+			out[labels["state"]] += v
+		}
+	})
 	return out
+}
+
+// scrapeValue is the sum of a metric's series that carry the labels given.
+func scrapeValue(t *testing.T, a *Agent, name string, want map[string]string) float64 {
+	t.Helper()
+	var sum float64
+	eachSeries(t, a, name, func(labels map[string]string, v float64) {
+		for k, w := range want {
+			if labels[k] != w {
+				return
+			}
+		}
+		sum += v
+	})
+	return sum
 }
 
 func TestClusterMetricsCountTheFixturesStates(t *testing.T) {
@@ -139,7 +161,7 @@ func TestClusterTwoAgentsHandOverTheLeaseAndWriteEachUnitOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	lease := func(id string) *Election {
-		return &Election{Client: w.kc.Kube, Namespace: w.ns, Name: "driftdeck-agent", Identity: id, LeaseDuration: 3 * time.Second}
+		return &Election{Context: "test", Client: w.kc.Kube, Namespace: w.ns, Name: "driftdeck-agent", Identity: id, LeaseDuration: 3 * time.Second}
 	}
 	first, second := w.agent(lease("first")), w.agent(lease("second"))
 	stopFirst := start(t, first)

@@ -46,9 +46,10 @@ func exported(t *testing.T) map[string]map[string]bool {
 		(&metrics.Collector{}).Describe(ch)
 		a.resumes.Describe(ch)
 		a.passes.Describe(ch)
+		a.leader.Describe(ch)
 		close(ch)
 	}()
-	out := map[string]map[string]bool{"driftdeck_agent_leader": {}, "driftdeck_agent_ready": {}}
+	out := map[string]map[string]bool{"driftdeck_agent_ready": {}}
 	for d := range ch {
 		s := d.String()
 		m := fqName.FindStringSubmatch(s)

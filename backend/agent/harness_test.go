@@ -36,13 +36,16 @@ type world struct {
 	audit string
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T) *world { return newWorldNamed(t, "test") }
+
+// newWorldNamed is a world whose context has the given name.
+func newWorldNamed(t *testing.T, context string) *world {
 	own, err := testcluster.OwnCRDs()
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{own}})
-	kc, err := kube.NewCluster("test", c.Config(), "default")
+	kc, err := kube.NewCluster(context, c.Config(), "default")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +106,11 @@ func (w *world) executor(dryRun bool) *actions.Executor {
 // agent builds an agent on its own fleet, serving metrics on a free port.
 func (w *world) agent(election *Election) *Agent {
 	f := w.fleet()
-	return &Agent{Store: f.Store, Exec: w.executor(false), Contexts: []string{"test"}, Election: election,
+	var elections []*Election
+	if election != nil {
+		elections = []*Election{election}
+	}
+	return &Agent{Store: f.Store, Exec: w.executor(false), Contexts: []string{"test"}, Elections: elections,
 		Interval: 200 * time.Millisecond, MetricsAddr: "127.0.0.1:0", ProbeAddr: "127.0.0.1:0"}
 }
 

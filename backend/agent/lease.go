@@ -21,8 +21,11 @@ const (
 )
 
 // Election is leader election on a coordination/v1 Lease: only the holder
-// writes; every replica serves metrics.
+// writes to the context the Lease guards; every replica serves metrics.
 type Election struct {
+	// Context is the context whose writes the Lease guards; Client is that
+	// context's cluster, where the Lease lives.
+	Context   string
 	Client    kubernetes.Interface
 	Namespace string
 	Name      string

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/diff"
@@ -25,6 +26,24 @@ type APISource struct {
 	DiffOptions diff.Options
 	// Client, when set, replaces the HTTP client built from Server.
 	Client *http.Client
+
+	// built is the client made from Server, once: a client (a transport)
+	// per diff left one kept-alive connection and its goroutines behind
+	// per diff opened.
+	built struct {
+		once   sync.Once
+		client *http.Client
+		err    error
+	}
+}
+
+// client is the HTTP client every request of this source shares.
+func (s *APISource) client() (*http.Client, error) {
+	if s.Client != nil {
+		return s.Client, nil
+	}
+	s.built.once.Do(func() { s.built.client, s.built.err = s.Server.httpClient() })
+	return s.built.client, s.built.err
 }
 
 // resourceDiff is one item of the ManagedResourcesResponse
@@ -125,11 +144,9 @@ func (s *APISource) managedResources(ctx context.Context, name, namespace string
 	}
 	req.Header.Set("Authorization", "Bearer "+s.Server.token)
 	req.Header.Set("Accept", "application/json")
-	client := s.Client
-	if client == nil {
-		if client, err = s.Server.httpClient(); err != nil {
-			return nil, err
-		}
+	client, err := s.client()
+	if err != nil {
+		return nil, err
 	}
 	resp, err := client.Do(req)
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {

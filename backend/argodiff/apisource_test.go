@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/driftdeck/driftdeck/backend/diff"
@@ -254,5 +256,30 @@ func TestServerConfigNeverPrintsTheToken(t *testing.T) {
 		if strings.Contains(s, testToken) || !strings.Contains(s, "argocd.example.com") {
 			t.Errorf("printed as %q", s)
 		}
+	}
+}
+
+// Diffs one after another share one connection: a client per diff left a
+// kept-alive connection (and its goroutines) behind for each.
+func TestAPISourceDiffsReuseOneConnection(t *testing.T) {
+	srv := httptest.NewUnstartedServer(&argoServer{body: fixture(t)})
+	var conns atomic.Int32
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	cfg := NewServerConfig(strings.TrimPrefix(srv.URL, "http://"), testToken)
+	cfg.PlainText = true
+	src := &APISource{Server: cfg}
+	for i := 0; i < 20; i++ {
+		if _, err := src.Diff(context.Background(), guestbookApp("53e28ff20cc530b9ada2173fbbd64d48338583ba"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("20 diffs opened %d connections, want 1", n)
 	}
 }

@@ -331,7 +331,7 @@ func watchUnits(ctx context.Context, st *store.Store, c *kube.Cluster, gvr schem
 	scope := store.Scope{Context: c.Context, Engine: engine, Namespace: namespace}
 	kube.Watch(ctx, c, gvr, namespace, kube.Feed[*model.Unit]{
 		Decode:  decode,
-		Convert: func(obj map[string]any) *model.Unit { return convert(c.Context, obj) },
+		Convert: func(obj map[string]any) *model.Unit { return model.Bounded(convert(c.Context, obj)) },
 		Put:     st.Put,
 		Delete: func(ns, name string) {
 			st.Remove(model.Key{Context: c.Context, Engine: engine, Namespace: ns, Name: name})

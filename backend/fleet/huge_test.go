@@ -39,8 +39,25 @@ func huge(apiVersion, kind string) []byte {
 	return b
 }
 
+// keptLimit is the most heap one unit of a hostile object may keep: a few
+// clipped texts (model.TextLimit each) and capped histories.
+const keptLimit = 64 << 10
+
+// retained runs build and returns how many bytes of heap are still in use
+// after it, once the collector ran: what build's results keep.
+func retained(build func()) int64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	build()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
+}
+
 // Objects with a 10 MB status and 100,000 resources go through every
-// engine's decoder and adapter without a panic and in bounded time. The figures are logged for docs/reliability.md.
+// engine's decoder and adapter without a panic and in bounded time, and
+// the unit made of each keeps a bounded few kilobytes. The figures are logged for docs/reliability.md.
 func TestHugeObjectsThroughEveryAdapter(t *testing.T) {
 	if testing.Short() || raceDetector {
 		t.Skip("builds objects of tens of megabytes and times them: run without -short and -race")
@@ -65,28 +82,42 @@ func TestHugeObjectsThroughEveryAdapter(t *testing.T) {
 	}
 	for _, a := range adapters {
 		t.Run(string(a.engine), func(t *testing.T) {
-			data := huge(a.apiVersion, a.kind)
-			var m0, m1 runtime.MemStats
-			runtime.ReadMemStats(&m0)
-			start := time.Now()
-			obj, err := a.decode(data)
-			if err != nil {
-				t.Fatalf("decode: %v", err)
-			}
-			u := a.convert("c", obj)
-			if u == nil {
-				t.Fatal("no unit")
-			}
-			model.Derive(u, time.Now(), model.DefaultThresholds)
-			took := time.Since(start)
-			runtime.ReadMemStats(&m1)
-			t.Logf("%s: %.1f MB object decoded and converted in %v, %.1f MB allocated; the unit's reason is %d bytes",
-				a.engine, float64(len(data))/(1<<20), took.Round(time.Millisecond), float64(m1.TotalAlloc-m0.TotalAlloc)/(1<<20), len(u.Reason()))
+			var (
+				m0, m1 runtime.MemStats
+				size   int
+				took   time.Duration
+				u      *model.Unit
+			)
+			kept := retained(func() {
+				data := huge(a.apiVersion, a.kind)
+				size = len(data)
+				runtime.ReadMemStats(&m0)
+				start := time.Now()
+				obj, err := a.decode(data)
+				if err != nil {
+					t.Fatalf("decode: %v", err)
+				}
+				u = model.Bounded(a.convert("c", obj))
+				if u == nil {
+					t.Fatal("no unit")
+				}
+				model.Derive(u, time.Now(), model.DefaultThresholds)
+				took = time.Since(start)
+				runtime.ReadMemStats(&m1)
+			})
+			t.Logf("%s: %.1f MB object decoded and converted in %v, %.1f MB allocated; the unit keeps %.1f KB of heap, its reason %d bytes",
+				a.engine, float64(size)/(1<<20), took.Round(time.Millisecond), float64(m1.TotalAlloc-m0.TotalAlloc)/(1<<20), float64(kept)/1024, len(u.Reason()))
 			if took > 30*time.Second {
 				t.Errorf("took %v", took)
 			}
-			runtime.KeepAlive(u)
-			runtime.KeepAlive(data)
+			// Unbounded, the unit kept the 10 MB message (and its reason a
+			// piece of it, which pins the whole string).
+			if kept > keptLimit {
+				t.Errorf("the unit keeps %d bytes of heap, want at most %d", kept, keptLimit)
+			}
+			if r := u.Reason(); a.engine != model.EnginePulumi && !strings.Contains(r, "bytes more)") {
+				t.Errorf("the reason does not say it was cut: ...%q", r[max(0, len(r)-60):])
+			}
 		})
 	}
 }

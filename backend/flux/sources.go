@@ -44,25 +44,17 @@ func ConvertSource(kind string, obj map[string]any) Source {
 	r := objread.New(obj)
 	s := Source{
 		Ref:      model.Ref{Kind: kind, Namespace: r.Str("metadata", "namespace"), Name: r.Str("metadata", "name")},
-		Revision: r.Str("status", "artifact", "revision"),
+		Revision: model.Clip(r.Str("status", "artifact", "revision")),
 	}
 	s.Suspended, _ = r.Bool("spec", "suspend")
 	if c := Condition(ReadConditions(r.At("status")), "Ready"); c != nil {
+		// The index keeps every source seen: its texts are clipped as a
+		// unit's are (a controller may write a whole command output there).
 		ready := *c
-		ready.Message = boundMessage(ready.Message)
+		ready.Message, ready.Reason = model.Clip(ready.Message), model.Clip(ready.Reason)
 		s.Ready = &ready
 	}
 	return s
-}
-
-// boundMessage keeps a source's message to what a screen can show: a
-// controller may write a whole command output there.
-func boundMessage(m string) string {
-	const most = 2048
-	if len(m) <= most {
-		return m
-	}
-	return m[:most] + " …"
 }
 
 // sourceKeep is what ConvertSource reads (not the artifact's metadata or

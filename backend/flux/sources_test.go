@@ -110,7 +110,7 @@ func TestSourceSlimDecodeReadsWhatTheWholeObjectGives(t *testing.T) {
 
 func TestSourceMessageIsBounded(t *testing.T) {
 	s := ConvertSource("GitRepository", gitRepository("big", cond("Ready", "False", "GitOperationFailed", strings.Repeat("x", 1<<20), 0), false))
-	if len(s.Ready.Message) > 4096 || !strings.HasSuffix(s.Ready.Message, "…") {
+	if len(s.Ready.Message) > model.TextLimit+40 || !strings.HasSuffix(s.Ready.Message, " bytes more)") {
 		t.Errorf("a 1 MB message is kept as %d bytes", len(s.Ready.Message))
 	}
 }

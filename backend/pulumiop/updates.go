@@ -23,7 +23,8 @@ type Update struct {
 	Created                  time.Time
 }
 
-// ConvertUpdate reads an Update object.
+// ConvertUpdate reads an Update object, its texts clipped as a unit's are
+// (model.Clip): the index keeps every Update seen.
 func ConvertUpdate(context string, obj map[string]any) Update {
 	r := objread.New(obj)
 	u := Update{
@@ -32,7 +33,7 @@ func ConvertUpdate(context string, obj map[string]any) Update {
 		Name:      r.Str("metadata", "name"),
 		Stack:     r.StringMap("metadata", "labels")[LabelStackName],
 		Type:      r.Str("spec", "type"),
-		Message:   r.Str("status", "message"),
+		Message:   model.Clip(r.Str("status", "message")),
 		Started:   r.Time("status", "startTime"),
 		Ended:     r.Time("status", "endTime"),
 		Created:   r.Time("metadata", "creationTimestamp"),
@@ -47,7 +48,7 @@ func ConvertUpdate(context string, obj map[string]any) Update {
 		case "Failed":
 			u.Failed = on
 			if on {
-				u.Reason = c.Str("reason")
+				u.Reason = model.Clip(c.Str("reason"))
 			}
 		}
 	}

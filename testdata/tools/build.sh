@@ -3,7 +3,7 @@
 # the Go module proxy into a cache directory outside the repository, keyed by version
 # and by the tools module's go.sum. Warm runs only check that the binaries exist.
 #
-# Usage: build.sh [--cached] [all|controlplane|pulumi|argocd|flux|opentofu]
+# Usage: build.sh [--cached] [all|controlplane|pulumi|argocd|flux|opentofu|promtool]
 #   all        every tool set, built concurrently when missing
 #   --cached   never build: print what is cached; exit 3 when something is not
 #
@@ -14,6 +14,7 @@
 #   DRIFTDECK_REDIS=<path of redis-server, which the Argo CD components need>
 #   DRIFTDECK_FLUX_DIR=<dir with Flux's source-controller, kustomize-controller and crds/>
 #   DRIFTDECK_TOFU=<path of the tofu binary (OpenTofu), for real Terraform plans>
+#   DRIFTDECK_PROMTOOL=<path of promtool (Debian's prometheus), for the alert rules>
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -171,19 +172,25 @@ build_argocd() {
 	build "argocd" "$out" compile_argocd
 }
 
-# redis finds redis-server, installing Debian's package when missing and
-# allowed (root, not --cached): the Argo CD components keep their cache there.
-redis() {
-	local bin
-	bin=$(command -v redis-server || true)
+# debian_tool finds a command, installing its Debian package when missing and
+# allowed (root, not --cached), and prints VARIABLE=<its path>.
+debian_tool() {
+	local command=$1 package=$2 variable=$3 bin
+	bin=$(type -P "$command" || true)
 	if [[ -z $bin ]] && ! $cached_only && ((EUID == 0)) && command -v apt-get >/dev/null; then
-		log "installing redis-server (Debian package)"
-		{ apt-get install -y -q redis-server || { apt-get update -q && apt-get install -y -q redis-server; }; } >&2
-		bin=$(command -v redis-server || true)
+		log "installing $command (Debian package $package)"
+		{ apt-get install -y -q "$package" || { apt-get update -q && apt-get install -y -q "$package"; }; } >&2
+		bin=$(type -P "$command" || true)
 	fi
-	[[ -n $bin ]] || { log "redis-server not found (apt-get install redis-server)"; return 3; }
-	echo "DRIFTDECK_REDIS=$bin"
+	[[ -n $bin ]] || { log "$command not found (apt-get install $package)"; return 3; }
+	echo "$variable=$bin"
 }
+
+# The Argo CD components keep their cache in redis.
+redis() { debian_tool redis-server redis-server DRIFTDECK_REDIS; }
+
+# promtool checks and unit-tests the alert rules in deploy/ (about 8 s to install).
+promtool() { debian_tool promtool prometheus DRIFTDECK_PROMTOOL; }
 
 argocd() {
 	local out
@@ -281,6 +288,7 @@ every() {
 		flux || rc=$?
 		opentofu || rc=$?
 		redis || rc=$?
+		promtool || rc=$?
 		return $rc
 	fi
 	local tmp cp_pid pu_pid ar_pid fl_pid tf_pid
@@ -296,12 +304,13 @@ every() {
 	opentofu >"$tmp/opentofu" &
 	tf_pid=$!
 	redis >"$tmp/redis" || rc=$?
+	promtool >"$tmp/promtool" || rc=$?
 	wait $cp_pid || rc=$?
 	wait $pu_pid || rc=$?
 	wait $ar_pid || rc=$?
 	wait $fl_pid || rc=$?
 	wait $tf_pid || rc=$?
-	cat "$tmp/controlplane" "$tmp/pulumi" "$tmp/argocd" "$tmp/flux" "$tmp/opentofu" "$tmp/redis"
+	cat "$tmp/controlplane" "$tmp/pulumi" "$tmp/argocd" "$tmp/flux" "$tmp/opentofu" "$tmp/redis" "$tmp/promtool"
 	rm -rf "$tmp"
 	return $rc
 }
@@ -312,6 +321,7 @@ case $what in
 	argocd) argocd && redis ;;
 	flux) flux ;;
 	opentofu) opentofu ;;
+	promtool) promtool ;;
 	all) every ;;
-	*) echo "usage: $0 [--cached] [all|controlplane|pulumi|argocd|flux|opentofu]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--cached] [all|controlplane|pulumi|argocd|flux|opentofu|promtool]" >&2; exit 2 ;;
 esac

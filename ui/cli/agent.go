@@ -42,7 +42,8 @@ func newAgentCmd(g *globals) *cobra.Command {
 Every replica serves /metrics (driftdeck_* series: units per state, the age
 of the oldest stuck or failed unit, pauses and their expiry, the watches'
 health) and /healthz, /readyz (ready once the first lists arrived). The
-replica that holds the Lease (--leader-elect) writes: it resumes each pause
+replica that holds a context's Lease (--leader-elect; one Lease per context,
+in that context's cluster) writes to that context: it resumes each pause
 whose expiry has passed, restoring exactly what the pause recorded, audited
 and announced under its own identity with the pause's reason quoted, and it
 runs the remediation policies of the config file's policies: section (none
@@ -105,8 +106,12 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 			DryOps:  &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: true}}
 	}
 	if o.leaderElect {
-		a.Election = &agent.Election{Client: clusters[0].Kube, Namespace: o.leaseNamespace, Name: o.leaseName,
-			Identity: replicaIdentity(), LeaseDuration: o.leaseDuration}
+		// A Lease per context, in that context's cluster: the replica that
+		// holds it is the one that writes there.
+		for _, c := range clusters {
+			a.Elections = append(a.Elections, &agent.Election{Context: c.Context, Client: c.Kube, Namespace: o.leaseNamespace,
+				Name: o.leaseName, Identity: replicaIdentity(), LeaseDuration: o.leaseDuration})
+		}
 	}
 	done, err := a.Run(ctx)
 	if err != nil {

@@ -73,3 +73,13 @@ func Helper(t *testing.T) string {
 	t.Setenv(pulumirun.HelperEnv, p)
 	return p
 }
+
+// ReleaseHelper builds the driftdeck-pulumi helper that ships with
+// driftdeck (the demo's programs included) and points pulumirun at it for
+// the rest of the test.
+func ReleaseHelper(t *testing.T) string {
+	t.Helper()
+	p := helperbintest.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-pulumi")
+	t.Setenv(pulumirun.HelperEnv, p)
+	return p
+}

@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/leakcheck"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest"
+	"github.com/driftdeck/driftdeck/backend/store"
+	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/ui"
+)
+
+// observed runs the workbench in a real Bubble Tea program and keeps the
+// screen as it is after each message, for a test to wait on.
+type observed struct {
+	tea.Model
+	screen  atomic.Pointer[string]
+	changed chan struct{}
+}
+
+func (o *observed) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := o.Model.Update(msg)
+	o.Model = m
+	s := ansi.Strip(m.View().Content)
+	o.screen.Store(&s)
+	select {
+	case o.changed <- struct{}{}:
+	default:
+	}
+	return o, cmd
+}
+
+// workbench is driftdeck's workbench with its real backend, driven through
+// a Bubble Tea program without a terminal.
+type workbench struct {
+	t   *testing.T
+	p   *tea.Program
+	obs *observed
+}
+
+// demoGlobals select the demo control plane.
+func demoGlobals() *globals {
+	return &globals{kube: kube.NewFlags(), demo: true, allNamespaces: true, in: strings.NewReader(""), out: io.Discard, errOut: io.Discard}
+}
+
+// startWorkbench runs the workbench on what g selects (call isolate first).
+func startWorkbench(t *testing.T, g *globals) *workbench {
+	ctx, cancel := context.WithCancel(context.Background())
+	f, err := connect(ctx, g, model.DefaultThresholds, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := newService(ctx, g, f, &config.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settled(f, 1, time.Now().Add(5*time.Second)) // one context: the demo, or the test cluster
+	f.Store.Tick()
+	initial, _ := f.Store.Flush()
+	obs := &observed{Model: ui.New(ui.Options{Backend: svc, Demo: g.demo, Initial: initial, Context: ctx}), changed: make(chan struct{}, 1)}
+	p := tea.NewProgram(obs, tea.WithContext(ctx), tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutRenderer(),
+		tea.WithWindowSize(160, 50), tea.WithoutSignalHandler())
+	go f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) { p.Send(ui.BatchMsg(b)) })
+	done := make(chan struct{})
+	go func() { defer close(done); _, _ = p.Run() }()
+	t.Cleanup(func() { cancel(); <-done })
+	return &workbench{t: t, p: p, obs: obs}
+}
+
+// keys types each key (a name as the keymap spells it, or text).
+func (w *workbench) keys(keys ...string) {
+	for _, k := range keys {
+		switch k {
+		case "enter":
+			w.p.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+		case "esc":
+			w.p.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
+		default:
+			for _, r := range k {
+				w.p.Send(tea.KeyPressMsg{Code: r, Text: string(r)})
+			}
+		}
+	}
+}
+
+// waitFor waits until the screen holds every text.
+func (w *workbench) waitFor(what string, texts ...string) {
+	w.t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		s := w.obs.screen.Load()
+		if s != nil && containsAll(*s, texts) {
+			return
+		}
+		select {
+		case <-w.obs.changed:
+		case <-time.After(50 * time.Millisecond):
+		case <-timeout:
+			got := "(nothing drawn)"
+			if s != nil {
+				got = *s
+			}
+			w.t.Fatalf("%s: the screen does not show %q after 30 s:\n%s", what, texts, got)
+		}
+	}
+}
+
+func containsAll(s string, texts []string) bool {
+	for _, t := range texts {
+		if !strings.Contains(s, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// listShown is on the screen when the list is on top.
+const listShown = "enter open  / filter"
+
+// screenCycle opens one kind of screen from the list and closes it again.
+type screenCycle struct {
+	name   string
+	unit   string   // the filter that selects the unit to open it on
+	open   []string // the keys that open it from the list
+	shown  []string // what it shows once open and answered
+	cycles int
+	// first, when set, checks what the screen needs (the pulumi CLI).
+	first func(t *testing.T)
+	// midway tells the cycles that close the screen before its answer
+	// (with what it shows while it waits), to close a run in flight.
+	midway func(i int) []string
+}
+
+// screenCycles are the screens of the workbench that start work of their
+// own (a describe, a diff, a tree read, a preview run): each must end it
+// when closed.
+var screenCycles = []screenCycle{
+	{name: "detail", unit: "guestbook", open: []string{"enter"}, shown: []string{"[Overview]", "Can do"}, cycles: 1000},
+	{name: "diff", unit: "guestbook", open: []string{"d"}, shown: []string{"Diff  revision", "unchanged"}, cycles: 1000},
+	{name: "resource tree", unit: "guestbook", open: []string{"w"}, shown: []string{"Resources of", "live objects from"}, cycles: 1000},
+	{name: "preview", unit: "analytics-preview", open: []string{"d"}, shown: []string{"preview done"}, cycles: 40,
+		first: func(t *testing.T) { pulumiruntest.CLI(t); pulumiruntest.ReleaseHelper(t) },
+		midway: func(i int) []string {
+			if i%2 == 0 {
+				return []string{"running…"}
+			}
+			return nil
+		}},
+}
+
+// cycles is how many times a screen is opened: DRIFTDECK_LEAK_CYCLES when
+// set (the long run), else the screen's own count, a quarter of it under the
+// race detector (which slows each cycle about five times) but never fewer
+// than twice the tolerance.
+func (sc screenCycle) count(t *testing.T) int {
+	if v := os.Getenv("DRIFTDECK_LEAK_CYCLES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("DRIFTDECK_LEAK_CYCLES=%q: want a positive number", v)
+		}
+		return n
+	}
+	if raceDetector {
+		return max(sc.cycles/4, 2*leakTolerance)
+	}
+	return sc.cycles
+}
+
+// Each screen opened and closed again and again (a thousand times; a
+// preview, which runs the real pulumi CLI, 40 times, half of them closed
+// mid-run) leaves no goroutine or file descriptor behind.
+func TestScreensOpenedAndClosedLeaveNothingBehind(t *testing.T) {
+	for _, sc := range screenCycles {
+		t.Run(sc.name, func(t *testing.T) {
+			if sc.first != nil {
+				sc.first(t)
+			}
+			isolate(t)
+			sc.run(t, startWorkbench(t, demoGlobals()))
+		})
+	}
+}
+
+// The detail screen of an Application on a real apiserver (its
+// description, Events and actions read from there) opened and closed a
+// thousand times leaves no goroutine or file descriptor behind.
+func TestClusterTheDetailScreenLeavesNothingBehind(t *testing.T) {
+	c := testcluster.Shared(t)
+	isolate(t)
+	ns := c.Namespace(t)
+	createJSON(t, dynamic.NewForConfigOrDie(c.Config()), ns, argoApp("web", `{"prune":true}`))
+	g := demoGlobals()
+	g.demo, g.allNamespaces = false, false
+	g.kube.KubeConfig, g.kube.Namespace = testcluster.Kubeconfig(t, c.Config(), "test"), ns
+	detail := screenCycles[0]
+	detail.unit = "web"
+	detail.run(t, startWorkbench(t, g))
+}
+
+// run selects the unit in the list, then opens and closes the screen.
+func (sc screenCycle) run(t *testing.T, w *workbench) {
+	w.waitFor("the list", listShown)
+	w.keys("/", sc.unit, "enter")
+	w.waitFor("the filtered list", listShown, "/"+sc.unit)
+	leakcheck.Cycles(t, sc.count(t), leakTolerance, func(i int) {
+		w.keys(sc.open...)
+		shown := sc.shown
+		if sc.midway != nil && sc.midway(i) != nil {
+			shown = sc.midway(i)
+		}
+		w.waitFor(fmt.Sprintf("cycle %d: the %s screen", i, sc.name), shown...)
+		w.keys("esc")
+		w.waitFor(fmt.Sprintf("cycle %d: back from the %s screen", i, sc.name), listShown)
+	})
+}
+
+// leakTolerance is the growth allowed over a run of cycles: what the
+// runtime and the HTTP clients keep by chance, far below one per cycle.
+const leakTolerance = 20
