@@ -72,7 +72,7 @@ func startWorkbench(t *testing.T, g *globals) *workbench {
 	settled(f, 1, time.Now().Add(5*time.Second)) // one context: the demo, or the test cluster
 	f.Store.Tick()
 	initial, _ := f.Store.Flush()
-	obs := &observed{Model: ui.New(ui.Options{Backend: svc, Demo: g.demo, Initial: initial, Context: ctx}), changed: make(chan struct{}, 1)}
+	obs := &observed{Model: ui.New(ui.Options{Backend: svc, Demo: g.demo, Initial: initial, Context: ctx, Logs: newLogService(g, f.Cluster)}), changed: make(chan struct{}, 1)}
 	p := tea.NewProgram(obs, tea.WithContext(ctx), tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutRenderer(),
 		tea.WithWindowSize(160, 50), tea.WithoutSignalHandler())
 	go f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) { p.Send(ui.BatchMsg(b)) })
@@ -137,6 +137,7 @@ type screenCycle struct {
 	name   string
 	unit   string   // the filter that selects the unit to open it on
 	open   []string // the keys that open it from the list
+	close  []string // the keys that close it again; esc when none
 	shown  []string // what it shows once open and answered
 	cycles int
 	// first, when set, checks what the screen needs (the pulumi CLI).
@@ -153,6 +154,7 @@ var screenCycles = []screenCycle{
 	{name: "detail", unit: "guestbook", open: []string{"enter"}, shown: []string{"[Overview]", "Can do"}, cycles: 1000},
 	{name: "diff", unit: "guestbook", open: []string{"d"}, shown: []string{"Diff  revision", "unchanged"}, cycles: 1000},
 	{name: "resource tree", unit: "guestbook", open: []string{"w"}, shown: []string{"Resources of", "live objects from"}, cycles: 1000},
+	{name: "log", unit: "data-lake", open: []string{"enter", "O"}, close: []string{"esc", "esc"}, shown: []string{"pod/infra/", "following"}, cycles: 1000},
 	{name: "preview", unit: "analytics-preview", open: []string{"d"}, shown: []string{"preview done"}, cycles: 40,
 		first: func(t *testing.T) { pulumiruntest.CLI(t); pulumiruntest.ReleaseHelper(t) },
 		midway: func(i int) []string {
@@ -224,9 +226,16 @@ func (sc screenCycle) run(t *testing.T, w *workbench) {
 			shown = sc.midway(i)
 		}
 		w.waitFor(fmt.Sprintf("cycle %d: the %s screen", i, sc.name), shown...)
-		w.keys("esc")
+		w.keys(sc.closing()...)
 		w.waitFor(fmt.Sprintf("cycle %d: back from the %s screen", i, sc.name), listShown)
 	})
+}
+
+func (sc screenCycle) closing() []string {
+	if sc.close == nil {
+		return []string{"esc"}
+	}
+	return sc.close
 }
 
 // leakTolerance is the growth allowed over a run of cycles: what the
