@@ -58,7 +58,14 @@ func (d *dialog) view(a *App, now time.Time) string {
 			wrap(r.text, st)
 		}
 	default:
-		lines = append(lines, d.confirmLines(a, inner, now)...)
+		// What is asked (reason, options, buttons) always shows whole; a
+		// plan too long for the screen is cut instead.
+		body, controls := d.confirmLines(a, inner, now)
+		if room := max(d.height-2, 3) - len(controls); len(body) > room {
+			keep := max(room-1, 1)
+			body = append(body[:keep], t.Dim.Render(fmt.Sprintf("… (%d more lines: enlarge the terminal, or --dry-run on the command line prints them all)", len(body)-keep)))
+		}
+		lines = append(body, controls...)
 	}
 	room := max(d.height-2, 3)
 	if len(lines) > room {
@@ -68,7 +75,9 @@ func (d *dialog) view(a *App, now time.Time) string {
 	return lipgloss.Place(d.width, d.height, lipgloss.Center, lipgloss.Center, box)
 }
 
-func (d *dialog) confirmLines(a *App, inner int, now time.Time) []string {
+// confirmLines are a confirmation's body (what will be written, to which
+// objects) and its controls (the reason, options and buttons).
+func (d *dialog) confirmLines(a *App, inner int, now time.Time) (body, controls []string) {
 	t := a.theme
 	var lines []string
 	wrap := func(s string, st lipgloss.Style) {
@@ -130,7 +139,7 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) []string {
 			}
 		}
 	}
-	lines = append(lines, "")
+	body, lines = lines, []string{""}
 	label := func(i int, name string) string {
 		if d.focus == i {
 			return t.Accent.Render("› " + name)
@@ -155,7 +164,7 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) []string {
 		wrap(d.err, t.Bad)
 	}
 	lines = append(lines, "", d.buttonLine(a))
-	return lines
+	return body, lines
 }
 
 // buttonLine draws No and Yes. The focused one is bracketed with > <, so it

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -170,5 +171,23 @@ func TestBulkPauseNamesTheApplicationSetsItAlsoWrites(t *testing.T) {
 	}
 	if got := ownerWrites(actions.Refresh, units); got != "" {
 		t.Errorf("a refresh writes no ApplicationSet: %q", got)
+	}
+}
+
+// A plan too long for the terminal is cut, never what is asked: the reason
+// field and the buttons stay on screen, and the cut says how to see it all.
+func TestLongPlanLeavesTheReasonAndButtonsOnScreen(t *testing.T) {
+	a, be := newTestApp(t, 100, 24)
+	var changes []string
+	for i := range 40 {
+		changes = append(changes, fmt.Sprintf(`spec.ignoreApplicationDifferences: + {"jsonPointers":["/metadata/annotations/driftdeck.io~1paused-%d"],"name":"checkout"}`, i))
+	}
+	be.also = []actions.OtherWrite{{Object: "applicationset/argocd/storefront", ResourceVersion: "99", When: "before", Patch: make([]actions.Op, 40), Changes: changes}}
+	openPause(t, a)
+	text := plain(a)
+	for _, want := range []string{"Reason:", "No", "Yes", "more lines: enlarge the terminal, or --dry-run on the command line prints them all"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the 24-row dialog does not show %q:\n%s", want, text)
+		}
 	}
 }
