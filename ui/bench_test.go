@@ -20,16 +20,19 @@ func fleetApp(b *testing.B) (*App, []*model.Unit) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a := New(Options{Backend: &fakeBackend{}, Theme: "dark", Initial: store.Batch{Units: units}, Now: func() time.Time { return now }})
-	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	return a, units
+	return benchApp(units, now), units
 }
 
-// BenchmarkBatchUpdateView is one batch of 10 changed units handled and
-// drawn: what the loop does about six times a second while 100 status
-// changes a second stream in.
-func BenchmarkBatchUpdateView(b *testing.B) {
-	a, units := fleetApp(b)
+// benchApp is the workbench at 120x40 holding units, its clock stopped at now.
+func benchApp(units []*model.Unit, now time.Time) *App {
+	a := New(Options{Backend: &fakeBackend{}, Theme: "dark", Initial: store.Batch{Units: units}, Now: func() time.Time { return now }})
+	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	return a
+}
+
+// benchBatches measures one batch of 10 changed units handled and drawn
+// per iteration, each batch a fresh snapshot as the store sends it.
+func benchBatches(b *testing.B, a *App, units []*model.Unit) {
 	next := append([]*model.Unit(nil), units...)
 	var changes fleetunits.Changes
 	b.ReportAllocs()
@@ -41,9 +44,9 @@ func BenchmarkBatchUpdateView(b *testing.B) {
 	}
 }
 
-// BenchmarkKeyUpdateView is one cursor move handled and drawn.
-func BenchmarkKeyUpdateView(b *testing.B) {
-	a, _ := fleetApp(b)
+// benchCursorMoves measures one cursor move handled and drawn per
+// iteration: 100 down, then 100 up, so the cursor stays near the top.
+func benchCursorMoves(b *testing.B, a *App) {
 	down, up := keyMsg("j"), keyMsg("k")
 	b.ReportAllocs()
 	n := 0
@@ -55,6 +58,20 @@ func BenchmarkKeyUpdateView(b *testing.B) {
 		a.Update(k)
 		_ = a.View()
 	}
+}
+
+// BenchmarkBatchUpdateView is one batch of 10 changed units handled and
+// drawn: what the loop does about six times a second while 100 status
+// changes a second stream in.
+func BenchmarkBatchUpdateView(b *testing.B) {
+	a, units := fleetApp(b)
+	benchBatches(b, a, units)
+}
+
+// BenchmarkKeyUpdateView is one cursor move handled and drawn.
+func BenchmarkKeyUpdateView(b *testing.B) {
+	a, _ := fleetApp(b)
+	benchCursorMoves(b, a)
 }
 
 // fleetTreeApp is the workbench at 120x40 in the tree view of 5,000
@@ -66,8 +83,7 @@ func fleetTreeApp(b *testing.B) (*App, []*model.Unit) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a := New(Options{Backend: &fakeBackend{}, Theme: "dark", Initial: store.Batch{Units: units}, Now: func() time.Time { return now }})
-	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	a := benchApp(units, now)
 	a.Update(keyMsg("t"))
 	a.Update(keyMsg("Z"))
 	if !a.list().m.Tree() || len(a.list().m.Shown()) != len(units) {
@@ -79,17 +95,7 @@ func fleetTreeApp(b *testing.B) (*App, []*model.Unit) {
 // BenchmarkTreeKeyUpdateView is one cursor move in the open tree.
 func BenchmarkTreeKeyUpdateView(b *testing.B) {
 	a, _ := fleetTreeApp(b)
-	down, up := keyMsg("j"), keyMsg("k")
-	b.ReportAllocs()
-	n := 0
-	for b.Loop() {
-		k := down
-		if n++; n%200 >= 100 {
-			k = up
-		}
-		a.Update(k)
-		_ = a.View()
-	}
+	benchCursorMoves(b, a)
 }
 
 // BenchmarkTreeFoldUpdateView is one parent row folded or opened (z) and
@@ -110,13 +116,5 @@ func BenchmarkTreeFoldUpdateView(b *testing.B) {
 // changed units' parents are counted again.
 func BenchmarkTreeBatchUpdateView(b *testing.B) {
 	a, units := fleetTreeApp(b)
-	next := append([]*model.Unit(nil), units...)
-	var changes fleetunits.Changes
-	b.ReportAllocs()
-	for b.Loop() {
-		changed := changes.Apply(next, 10)
-		snapshot := append([]*model.Unit(nil), next...)
-		a.Update(BatchMsg(store.Batch{Units: snapshot, Changed: changed}))
-		_ = a.View()
-	}
+	benchBatches(b, a, units)
 }

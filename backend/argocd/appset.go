@@ -49,21 +49,7 @@ func DecodeAppSet(data []byte) (map[string]any, error) {
 // ErrorOccurred condition is a failure, ResourcesUpToDate is healthy.
 func ConvertAppSet(context string, obj map[string]any) *model.Unit {
 	r := objread.New(obj)
-	u := &model.Unit{
-		Key: model.Key{
-			Context:   context,
-			Engine:    model.EngineApplicationSet,
-			Namespace: r.Str("metadata", "namespace"),
-			Name:      r.Str("metadata", "name"),
-		},
-		Kind:            "ApplicationSet",
-		APIVersion:      r.Str("apiVersion"),
-		UID:             r.Str("metadata", "uid"),
-		ResourceVersion: r.Str("metadata", "resourceVersion"),
-		Generation:      r.Int("metadata", "generation"),
-		Created:         r.Time("metadata", "creationTimestamp"),
-		Labels:          r.StringMap("metadata", "labels"),
-	}
+	u := model.UnitFromObject(context, model.EngineApplicationSet, "ApplicationSet", r)
 	f := &model.AppSetFacts{
 		Generators:        len(r.Slice("spec", "generators")),
 		IgnoreDifferences: len(r.Slice("spec", "ignoreApplicationDifferences")),

@@ -14,22 +14,8 @@ import (
 // never fails: what it cannot read is listed in the unit's ReadErrors.
 func Convert(context string, obj map[string]any) *model.Unit {
 	r := objread.New(obj)
-	u := &model.Unit{
-		Key: model.Key{
-			Context:   context,
-			Engine:    model.EngineArgoCD,
-			Namespace: r.Str("metadata", "namespace"),
-			Name:      r.Str("metadata", "name"),
-		},
-		Kind:            "Application",
-		APIVersion:      r.Str("apiVersion"),
-		UID:             r.Str("metadata", "uid"),
-		ResourceVersion: r.Str("metadata", "resourceVersion"),
-		Generation:      r.Int("metadata", "generation"),
-		Created:         r.Time("metadata", "creationTimestamp"),
-		Labels:          r.StringMap("metadata", "labels"),
-		Project:         r.Str("spec", "project"),
-	}
+	u := model.UnitFromObject(context, model.EngineArgoCD, "Application", r)
+	u.Project = r.Str("spec", "project")
 	ann := r.StringMap("metadata", "annotations")
 	f := &model.ArgoFacts{RefreshPending: ann[AnnotationRefresh]}
 	u.Argo = f

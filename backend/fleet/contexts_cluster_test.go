@@ -24,19 +24,9 @@ func TestClusterSeveralContextsInOneModel(t *testing.T) {
 	defer cancel()
 	f := New(Options{})
 	for _, name := range []string{"prod-eu", "prod-us"} {
-		kc, err := kube.NewCluster(name, c.Config(), "default")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Add(ctx, kc, ns); err != nil {
-			t.Fatal(err)
-		}
+		addContext(t, ctx, f, name, c.Config(), ns)
 	}
-	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
-	defer wcancel()
-	if err := f.WaitSynced(wctx); err != nil {
-		t.Fatal(err)
-	}
+	waitSynced(t, ctx, f, 30*time.Second)
 	for _, name := range []string{"prod-eu", "prod-us"} {
 		if _, ok := f.Store.Get(model.Key{Context: name, Engine: model.EngineArgoCD, Namespace: ns, Name: "web"}); !ok {
 			t.Errorf("the app of context %s is missing", name)

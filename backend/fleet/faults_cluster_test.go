@@ -19,7 +19,6 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/flux"
-	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/store"
@@ -139,21 +138,11 @@ type session struct {
 
 func startSession(t *testing.T, name string, cfg *rest.Config, ns string) *session {
 	t.Helper()
-	kc, err := kube.NewCluster(name, cfg, "default")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	f := New(Options{})
-	if err := f.Add(ctx, kc, ns); err != nil {
-		t.Fatal(err)
-	}
-	wctx, wcancel := context.WithTimeout(ctx, 60*time.Second)
-	defer wcancel()
-	if err := f.WaitSynced(wctx); err != nil {
-		t.Fatal(err)
-	}
+	addContext(t, ctx, f, name, cfg, ns)
+	waitSynced(t, ctx, f, 60*time.Second)
 	return &session{t: t, f: f, name: name}
 }
 

@@ -73,19 +73,9 @@ func TestClusterAContextThatConnectsAndGoesLeavesNothingBehind(t *testing.T) {
 	create(t, dynamic.NewForConfigOrDie(c.Config()), argocd.Applications, app(t, ns, "web", `"automated":{}`, `"sync":{"status":"Synced"},"health":{"status":"Healthy"}`), false)
 	leakcheck.Cycles(t, 200, leakTolerance, func(int) {
 		ctx, cancel := context.WithCancel(context.Background())
-		kc, err := kube.NewCluster("test", c.Config(), "default")
-		if err != nil {
-			t.Fatal(err)
-		}
 		f := New(Options{})
-		if err := f.Add(ctx, kc, ns); err != nil {
-			t.Fatal(err)
-		}
-		wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
-		defer wcancel()
-		if err := f.WaitSynced(wctx); err != nil {
-			t.Fatal(err)
-		}
+		addContext(t, ctx, f, "test", c.Config(), ns)
+		waitSynced(t, ctx, f, 30*time.Second)
 		cancel()
 	})
 }

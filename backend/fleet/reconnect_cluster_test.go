@@ -9,7 +9,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
-	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/store"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
@@ -29,21 +28,11 @@ func TestClusterStaleWhileDisconnectedThenReconnects(t *testing.T) {
 	p := newProxy(t, u.Host)
 	cfg.Host = "https://" + p.addr
 	cfg.TLSClientConfig.ServerName = "127.0.0.1"
-	kc, err := kube.NewCluster("flaky", cfg, "default")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f := New(Options{})
-	if err := f.Add(ctx, kc, ns); err != nil {
-		t.Fatal(err)
-	}
-	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
-	defer wcancel()
-	if err := f.WaitSynced(wctx); err != nil {
-		t.Fatal(err)
-	}
+	addContext(t, ctx, f, "flaky", cfg, ns)
+	waitSynced(t, ctx, f, 30*time.Second)
 	status := func() store.ContextStatus { return f.Store.Status()[0] }
 	waitStatus := func(what string, ok func(store.ContextStatus) bool) store.ContextStatus {
 		deadline := time.Now().Add(60 * time.Second)

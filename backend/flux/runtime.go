@@ -13,21 +13,7 @@ import (
 // interval, dependsOn, the reconcile request and its handling, conditions and
 // revisions. The caller fills in the source and what is its kind's own.
 func NewUnit(context string, engine model.Engine, kind string, r *objread.Reader) (*model.Unit, *model.FluxFacts) {
-	u := &model.Unit{
-		Key: model.Key{
-			Context:   context,
-			Engine:    engine,
-			Namespace: r.Str("metadata", "namespace"),
-			Name:      r.Str("metadata", "name"),
-		},
-		Kind:            kind,
-		APIVersion:      r.Str("apiVersion"),
-		UID:             r.Str("metadata", "uid"),
-		ResourceVersion: r.Str("metadata", "resourceVersion"),
-		Generation:      r.Int("metadata", "generation"),
-		Created:         r.Time("metadata", "creationTimestamp"),
-		Labels:          r.StringMap("metadata", "labels"),
-	}
+	u := model.UnitFromObject(context, engine, kind, r)
 	ann := r.StringMap("metadata", "annotations")
 	// A driftdeck pause (a suspend it made) says who, why and what resume restores.
 	u.Pause, u.ReadErrors = pause.Read(ann)

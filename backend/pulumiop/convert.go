@@ -14,21 +14,7 @@ import (
 // fails: what it cannot read is listed in the unit's ReadErrors.
 func Convert(context string, obj map[string]any) *model.Unit {
 	r := objread.New(obj)
-	u := &model.Unit{
-		Key: model.Key{
-			Context:   context,
-			Engine:    model.EnginePulumi,
-			Namespace: r.Str("metadata", "namespace"),
-			Name:      r.Str("metadata", "name"),
-		},
-		Kind:            "Stack",
-		APIVersion:      r.Str("apiVersion"),
-		UID:             r.Str("metadata", "uid"),
-		ResourceVersion: r.Str("metadata", "resourceVersion"),
-		Generation:      r.Int("metadata", "generation"),
-		Created:         r.Time("metadata", "creationTimestamp"),
-		Labels:          r.StringMap("metadata", "labels"),
-	}
+	u := model.UnitFromObject(context, model.EnginePulumi, "Stack", r)
 	ann := r.StringMap("metadata", "annotations")
 	spec, st := r.At("spec"), r.At("status")
 	last, cur := st.At("lastUpdate"), st.At("currentUpdate")

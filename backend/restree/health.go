@@ -50,27 +50,25 @@ func HealthOf(obj map[string]any) (h Health, reason string, ok bool) {
 	if !strings.Contains(r.Str("apiVersion"), "/") {
 		group = ""
 	}
-	switch group + "/" + r.Str("kind") {
-	case "apps/Deployment":
-		h, reason = deploymentHealth(r)
-	case "apps/ReplicaSet":
-		h, reason = replicaSetHealth(r)
-	case "apps/StatefulSet":
-		h, reason = statefulSetHealth(r)
-	case "apps/DaemonSet":
-		h, reason = daemonSetHealth(r)
-	case "batch/Job":
-		h, reason = jobHealth(r)
-	case "/Pod":
-		h, reason = podHealth(r)
-	case "/Service":
-		h, reason = serviceHealth(r)
-	case "networking.k8s.io/Ingress", "extensions/Ingress":
-		h, reason = ingressHealth(r)
-	default:
+	rule, ok := healthRules[group+"/"+r.Str("kind")]
+	if !ok {
 		return "", "", false
 	}
+	h, reason = rule(r)
 	return h, reason, true
+}
+
+// healthRules are the rules by group/kind ("" group for the core kinds).
+var healthRules = map[string]func(*objread.Reader) (Health, string){
+	"apps/Deployment":           deploymentHealth,
+	"apps/ReplicaSet":           replicaSetHealth,
+	"apps/StatefulSet":          statefulSetHealth,
+	"apps/DaemonSet":            daemonSetHealth,
+	"batch/Job":                 jobHealth,
+	"/Pod":                      podHealth,
+	"/Service":                  serviceHealth,
+	"networking.k8s.io/Ingress": ingressHealth,
+	"extensions/Ingress":        ingressHealth,
 }
 
 // generationObserved: the controller has seen the latest spec.

@@ -120,9 +120,7 @@ func run(ctx context.Context, o options) (err error) {
 	// klog, which writes those to stderr whatever its output.
 	klog.SetLogger(logr.Discard())
 	r := &report{Size: o.fleetSize}
-	r.Machine.NProc = runtime.NumCPU()
-	_, r.Machine.CPU, r.Machine.LoadStart = machine()
-	r.Machine.Go = runtime.Version()
+	r.noteMachineStart()
 
 	root, err := testcluster.RepoRoot()
 	if err != nil {
@@ -193,19 +191,38 @@ func run(ctx context.Context, o options) (err error) {
 
 	if !o.noBinary {
 		logf("running the driftdeck binary")
-		b, err := runBinary(binaryRun{bin: o.driftdeck, kubeconfig: cp.Kubeconfig, units: o.units(), runs: max(o.starts, 1),
+		r.measureBinary(binaryRun{bin: o.driftdeck, kubeconfig: cp.Kubeconfig, units: o.units(), runs: max(o.starts, 1),
 			idle: o.binaryIdle, load: oneCluster(o, cp).churn, status: true})
-		if err != nil {
-			r.BinaryError = err.Error()
-			logf("binary run failed: %v", err)
-		} else {
-			r.Binary = &b
-		}
 	}
 
+	return r.finish(o, began, r.markdown)
+}
+
+// measureBinary runs the driftdeck binary and keeps its figures in the
+// report, or why they could not be taken: the table is written either way.
+func (r *report) measureBinary(run binaryRun) {
+	b, err := runBinary(run)
+	if err != nil {
+		r.BinaryError = err.Error()
+		logf("binary run failed: %v", err)
+		return
+	}
+	r.Binary = &b
+}
+
+// noteMachineStart records the machine the run is on and its load before
+// anything starts.
+func (r *report) noteMachineStart() {
+	r.Machine.NProc, r.Machine.Go = runtime.NumCPU(), runtime.Version()
+	_, r.Machine.CPU, r.Machine.LoadStart = machine()
+}
+
+// finish records the machine's load at the end and the time taken, then
+// prints the table markdown draws and writes it to o.out if one is given.
+func (r *report) finish(o options, began time.Time, markdown func() string) error {
 	_, _, r.Machine.LoadEnd = machine()
 	r.Machine.TotalTaken = time.Since(began)
-	table := r.markdown()
+	table := markdown()
 	fmt.Print(table)
 	if o.out != "" {
 		if err := os.WriteFile(o.out, []byte(table), 0o644); err != nil {

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -67,8 +66,7 @@ func runClusters(ctx context.Context, o options) (err error) {
 	per := clusterSize(o.clusterUnits)
 	r := &multiReport{PerCluster: per, Latency: o.slowLatency}
 	r.Size = per.times(o.clusters)
-	r.Machine.NProc, r.Machine.Go = runtime.NumCPU(), runtime.Version()
-	_, r.Machine.CPU, r.Machine.LoadStart = machine()
+	r.noteMachineStart()
 	root, err := testcluster.RepoRoot()
 	if err != nil {
 		return err
@@ -163,26 +161,10 @@ func runClusters(ctx context.Context, o options) (err error) {
 	}
 	if !o.noBinary {
 		logf("running the driftdeck binary on every context")
-		b, err := runBinary(binaryRun{bin: o.driftdeck, kubeconfig: kubeconfig, args: []string{"--context", setup.contexts},
+		r.measureBinary(binaryRun{bin: o.driftdeck, kubeconfig: kubeconfig, args: []string{"--context", setup.contexts},
 			units: r.Size.units(), runs: max(o.starts, 1), idle: o.binaryIdle, load: setup.churn})
-		if err != nil {
-			r.BinaryError = err.Error()
-			logf("binary run failed: %v", err)
-		} else {
-			r.Binary = &b
-		}
 	}
-	_, _, r.Machine.LoadEnd = machine()
-	r.Machine.TotalTaken = time.Since(began)
-	table := r.markdown()
-	fmt.Print(table)
-	if o.out != "" {
-		if err := os.WriteFile(o.out, []byte(table), 0o644); err != nil {
-			return err
-		}
-		logf("table written to %s", o.out)
-	}
-	return nil
+	return r.finish(o, began, r.markdown)
 }
 
 // multiKubeconfig writes a kubeconfig with a context per control plane, the
@@ -305,10 +287,8 @@ func (r *multiReport) rows() []row {
 			row{"[binary] TUI peak RSS (VmHWM) / RSS, 3 s after the full screen", mb(b.Memory.HWM) + " / " + mb(b.Memory.RSS), "MB", "", "< 100"},
 			row{"[binary] TUI RSS then: private / the binary's mapped pages", mb(b.Memory.Anon) + " / " + mb(b.Memory.File), "MB", "", ""},
 			row{"[binary] TUI threads / open sockets then", fmt.Sprintf("%d / %d", b.Threads, b.Sockets), "", "", ""},
-			row{fmt.Sprintf("[binary] TUI peak RSS (VmHWM) / RSS after %v of %.0f status changes a second, the cursor moving 20 times a second", b.LoadFor, b.LoadRate),
-				mb(b.Loaded.HWM) + " / " + mb(b.Loaded.RSS), "MB", "", "< 100"},
-			row{fmt.Sprintf("[binary] TUI CPU while idle (%v)", b.IdleFor), fmt.Sprintf("%.2f", b.IdleCPU), "% of a core", "", "< 0.5"},
 		)
+		rows = append(rows, binaryLoadIdleRows(b, "< 0.5")...)
 	case r.BinaryError != "":
 		rows = append(rows, row{"[binary] not measured: " + r.BinaryError, "", "", "", ""})
 	}
@@ -324,9 +304,6 @@ func (r *multiReport) markdown() string {
 		"start-up figures are medians of %d start-ups, each right after one sample of every cluster's bare LISTs made concurrently. [binary]: the built driftdeck binary on every context. "+
 		"Ratios are to the median slowest concurrent floor.\n\n", screenW, screenH, len(r.StartsMulti))
 	writeTable(&b, r.rows())
-	m := r.Machine
-	fmt.Fprintf(&b, "\nMachine: nproc %d, %s, %s (%s/%s). Load average %s at start, %s at the end. Whole run %s.\n",
-		m.NProc, m.CPU, m.Go, runtime.GOOS, runtime.GOARCH, m.LoadStart, m.LoadEnd, m.TotalTaken.Round(time.Second))
-	fmt.Fprintf(&b, "Targets (DESIGN.md section 6) are shown for reading only: the run never fails on them.\n")
+	r.writeMachine(&b)
 	return b.String()
 }

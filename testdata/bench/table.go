@@ -166,14 +166,22 @@ func (r *report) rows() []row {
 			row{fmt.Sprintf("[binary] TUI in a pty: exec -> screen shows all %d units", units) + bfullNote, secs(bfull), "s", ratio(bfull, floor), ""},
 			row{"[binary] TUI peak RSS (VmHWM) / RSS, 3 s after the full screen", mb(b.Memory.HWM) + " / " + mb(b.Memory.RSS), "MB", "", "< 100"},
 			row{"[binary] TUI RSS then: private / the binary's mapped pages", mb(b.Memory.Anon) + " / " + mb(b.Memory.File), "MB", "", ""},
-			row{fmt.Sprintf("[binary] TUI peak RSS (VmHWM) / RSS after %v of %.0f status changes a second, the cursor moving 20 times a second", b.LoadFor, b.LoadRate),
-				mb(b.Loaded.HWM) + " / " + mb(b.Loaded.RSS), "MB", "", "< 100"},
-			row{fmt.Sprintf("[binary] TUI CPU while idle (%v)", b.IdleFor), fmt.Sprintf("%.2f", b.IdleCPU), "% of a core", "", "< 1"},
 		)
+		rows = append(rows, binaryLoadIdleRows(b, "< 1")...)
 	case r.BinaryError != "":
 		rows = append(rows, row{"[binary] not measured: " + r.BinaryError, "", "", "", ""})
 	}
 	return rows
+}
+
+// binaryLoadIdleRows are the binary's memory under the status stream and
+// its CPU while idle, against idleTarget (% of a core).
+func binaryLoadIdleRows(b *binaryResult, idleTarget string) []row {
+	return []row{
+		row{fmt.Sprintf("[binary] TUI peak RSS (VmHWM) / RSS after %v of %.0f status changes a second, the cursor moving 20 times a second", b.LoadFor, b.LoadRate),
+			mb(b.Loaded.HWM) + " / " + mb(b.Loaded.RSS), "MB", "", "< 100"},
+		row{fmt.Sprintf("[binary] TUI CPU while idle (%v)", b.IdleFor), fmt.Sprintf("%.2f", b.IdleCPU), "% of a core", "", idleTarget},
+	}
 }
 
 // keystrokeRows are the figures of the keys typed while status changes
@@ -212,11 +220,17 @@ func (r *report) markdown() string {
 		"[binary]: the built driftdeck binary, seen from outside (the TUI in a pseudo-terminal read through a terminal emulator that answers its queries). "+
 		"Ratios are to the median floor.\n\n", screenW, screenH, len(r.Starts))
 	writeTable(&b, r.rows())
-	m := r.Machine
-	fmt.Fprintf(&b, "\nMachine: nproc %d, %s, %s (%s/%s). Load average %s at start, %s at the end. Whole run %s.\n",
-		m.NProc, m.CPU, m.Go, runtime.GOOS, runtime.GOARCH, m.LoadStart, m.LoadEnd, m.TotalTaken.Round(time.Second))
-	fmt.Fprintf(&b, "Targets (DESIGN.md section 6) are shown for reading only: the run never fails on them.\n")
+	r.writeMachine(&b)
 	return b.String()
+}
+
+// writeMachine renders the machine the run was on, its load and the time
+// taken, below the table.
+func (r *report) writeMachine(b *strings.Builder) {
+	m := r.Machine
+	fmt.Fprintf(b, "\nMachine: nproc %d, %s, %s (%s/%s). Load average %s at start, %s at the end. Whole run %s.\n",
+		m.NProc, m.CPU, m.Go, runtime.GOOS, runtime.GOARCH, m.LoadStart, m.LoadEnd, m.TotalTaken.Round(time.Second))
+	fmt.Fprintf(b, "Targets (DESIGN.md section 6) are shown for reading only: the run never fails on them.\n")
 }
 
 // writeTable renders rows as a Markdown table, numbers right-aligned.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -49,32 +50,53 @@ and escape sequences made visible; -o json keeps it as it is, JSON-escaped.`,
 }
 
 func runStatus(ctx context.Context, g *globals, o *statusOpts) error {
-	if g.output != "table" && g.output != "wide" && g.output != "json" {
-		return usageError(fmt.Errorf("--output %q: want table, wide or json", g.output))
+	if err := g.checkOutput("table", "wide", "json"); err != nil {
+		return err
 	}
 	keep, err := unitFilter(o.engines, o.states)
 	if err != nil {
 		return usageError(err)
 	}
+	return withLiveModel(ctx, g, func(ctx context.Context, f *fleet.Fleet, all []*model.Unit) error {
+		var units []*model.Unit
+		for _, u := range all {
+			if keep(u) {
+				units = append(units, u)
+			}
+		}
+		now := time.Now()
+		ends := pauseEnds(ctx, f.Cluster, units, now)
+		if g.output == "json" {
+			return printJSON(g, units, tree.Build(all), ends, now)
+		}
+		layout := tableLayout{withContext: len(f.Contexts()) > 1, wide: g.output == "wide", cut: g.output != "wide" && g.outIsTerminal()}
+		return printTable(g, units, ends, now, layout)
+	})
+}
+
+// checkOutput refuses an -o the command does not print, naming those it does.
+func (g *globals) checkOutput(formats ...string) error {
+	if slices.Contains(formats, g.output) {
+		return nil
+	}
+	want := formats[len(formats)-1]
+	if len(formats) > 1 {
+		want = strings.Join(formats[:len(formats)-1], ", ") + " or " + want
+	}
+	return usageError(fmt.Errorf("--output %q: want %s", g.output, want))
+}
+
+// withLiveModel runs use on the live model of the selected contexts, the
+// connection and use together bounded by the request timeout (60s unless
+// --request-timeout says otherwise).
+func withLiveModel(ctx context.Context, g *globals, use func(ctx context.Context, f *fleet.Fleet, units []*model.Unit) error) error {
 	ctx, cancel := context.WithTimeout(ctx, g.requestTimeout(60*time.Second))
 	defer cancel()
-	f, all, err := liveModel(ctx, g)
+	f, units, err := liveModel(ctx, g)
 	if err != nil {
 		return err
 	}
-	var units []*model.Unit
-	for _, u := range all {
-		if keep(u) {
-			units = append(units, u)
-		}
-	}
-	now := time.Now()
-	ends := pauseEnds(ctx, f.Cluster, units, now)
-	if g.output == "json" {
-		return printJSON(g, units, tree.Build(all), ends, now)
-	}
-	layout := tableLayout{withContext: len(f.Contexts()) > 1, wide: g.output == "wide", cut: g.output != "wide" && g.outIsTerminal()}
-	return printTable(g, units, ends, now, layout)
+	return use(ctx, f, units)
 }
 
 // liveModel connects the selected contexts and returns every unit once

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 	"github.com/driftdeck/driftdeck/backend/tree"
@@ -35,31 +36,27 @@ others are listed as "also under". -o json prints the same tree nested.`,
 }
 
 func runTree(ctx context.Context, g *globals, ref string) error {
-	if g.output != "table" && g.output != "json" {
-		return usageError(fmt.Errorf("--output %q: want table or json", g.output))
+	if err := g.checkOutput("table", "json"); err != nil {
+		return err
 	}
 	want, err := model.ParseRef(ref)
 	if err != nil {
 		return usageError(err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.requestTimeout(60*time.Second))
-	defer cancel()
-	_, units, err := liveModel(ctx, g)
-	if err != nil {
-		return err
-	}
-	forest := tree.Build(units)
-	n, err := findNode(forest, units, want)
-	if err != nil {
-		return err
-	}
-	now := time.Now()
-	if g.output == "json" {
-		enc := json.NewEncoder(g.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(subtreeRecordOf(n, forest, now))
-	}
-	return printSubtree(g, n, forest, now)
+	return withLiveModel(ctx, g, func(_ context.Context, _ *fleet.Fleet, units []*model.Unit) error {
+		forest := tree.Build(units)
+		n, err := findNode(forest, units, want)
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		if g.output == "json" {
+			enc := json.NewEncoder(g.out)
+			enc.SetIndent("", "  ")
+			return enc.Encode(subtreeRecordOf(n, forest, now))
+		}
+		return printSubtree(g, n, forest, now)
+	})
 }
 
 // findNode finds the unit a reference names; without a context, in

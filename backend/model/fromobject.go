@@ -1,0 +1,24 @@
+package model
+
+import "github.com/driftdeck/driftdeck/backend/objread"
+
+// UnitFromObject starts the unit a reconciler's object is in context: its key,
+// kind and the metadata every Kubernetes object has. The engine's converter
+// fills in what is its own.
+func UnitFromObject(context string, engine Engine, kind string, r *objread.Reader) *Unit {
+	return &Unit{
+		Key: Key{
+			Context:   context,
+			Engine:    engine,
+			Namespace: r.Str("metadata", "namespace"),
+			Name:      r.Str("metadata", "name"),
+		},
+		Kind:            kind,
+		APIVersion:      r.Str("apiVersion"),
+		UID:             r.Str("metadata", "uid"),
+		ResourceVersion: r.Str("metadata", "resourceVersion"),
+		Generation:      r.Int("metadata", "generation"),
+		Created:         r.Time("metadata", "creationTimestamp"),
+		Labels:          r.StringMap("metadata", "labels"),
+	}
+}
