@@ -35,7 +35,8 @@ func clusterSize(units int) fleetSize {
 
 // times scales a fleet size by n clusters.
 func (s fleetSize) times(n int) fleetSize {
-	return fleetSize{s.apps * n, s.stacks * n, s.kustomizations * n, s.helmReleases * n, s.terraforms * n}
+	return fleetSize{apps: s.apps * n, stacks: s.stacks * n, kustomizations: s.kustomizations * n, helmReleases: s.helmReleases * n,
+		terraforms: s.terraforms * n, copies: n}
 }
 
 // multiCluster is one control plane of the several-cluster run.

@@ -119,10 +119,7 @@ func (m *Model) treeRows() []*model.Unit {
 	narrowed := m.filter.Active() || m.scope != (Scope{})
 	var kept map[*tree.Node]bool
 	if narrowed {
-		kept = map[*tree.Node]bool{}
-		for _, r := range f.Roots {
-			m.keep(r, kept)
-		}
+		kept = m.keptPaths()
 	}
 	var visit func(nodes []*tree.Node)
 	visit = func(nodes []*tree.Node) {
@@ -141,18 +138,21 @@ func (m *Model) treeRows() []*model.Unit {
 	return out
 }
 
-// keep marks the nodes that match or lead to one that does.
-func (m *Model) keep(n *tree.Node, kept map[*tree.Node]bool) bool {
-	k := m.matches(n.Unit)
-	for _, c := range n.Children {
-		if m.keep(c, kept) {
-			k = true
+// keptPaths marks the units the scope and filter show and every parent
+// above them. The flat list's top step holds exactly those units, kept up
+// to date keystroke by keystroke: walking up from them costs the matches,
+// not the fleet.
+func (m *Model) keptPaths() map[*tree.Node]bool {
+	shown := m.steps[len(m.steps)-1].units
+	kept := make(map[*tree.Node]bool, len(shown))
+	for _, u := range shown {
+		n, ok := m.tree.forest.Node(u.Key)
+		for ok && n != nil && !kept[n] {
+			kept[n] = true
+			n = n.Parent
 		}
 	}
-	if k {
-		kept[n] = true
-	}
-	return k
+	return kept
 }
 
 // sortNodes orders siblings as the list is sorted; by state, a parent
