@@ -66,6 +66,7 @@ func main() {
 	flag.IntVar(&o.kustomizations, "kustomizations", 700, "Flux Kustomizations to create (0 with -helmreleases 0 -terraforms 0: the fleet before Flux and Terraform)")
 	flag.IntVar(&o.helmReleases, "helmreleases", 300, "Flux HelmReleases to create")
 	flag.IntVar(&o.terraforms, "terraforms", 200, "tofu-controller Terraforms to create")
+	flag.IntVar(&o.copies, "copies", 1, "how many clusters share the fleet, each with its own ApplicationSets (set by -clusters for its child)")
 	flag.StringVar(&o.out, "out", "", "also write the table (Markdown) to this file")
 	flag.StringVar(&o.driftdeck, "driftdeck", "", "the driftdeck binary to measure (default: go build the repository)")
 	flag.StringVar(&o.kubectl, "kubectl", "kubectl", "kubectl for the kubectl rows (skipped when not found)")
@@ -279,7 +280,7 @@ func runMeasured(ctx context.Context, o options, m measuredSetup, r *report, sta
 	z := m.size
 	args := []string{"-child", "-child-kubeconfig", m.kubeconfig, "-child-contexts", m.contexts, "-child-unreachable", m.unreachable,
 		"-apps", strconv.Itoa(z.apps), "-stacks", strconv.Itoa(z.stacks),
-		"-kustomizations", strconv.Itoa(z.kustomizations), "-helmreleases", strconv.Itoa(z.helmReleases), "-terraforms", strconv.Itoa(z.terraforms),
+		"-kustomizations", strconv.Itoa(z.kustomizations), "-helmreleases", strconv.Itoa(z.helmReleases), "-terraforms", strconv.Itoa(z.terraforms), "-copies", strconv.Itoa(max(z.copies, 1)),
 		"-keys", strconv.Itoa(o.keys), "-key-rate", fmt.Sprint(o.keyRate), "-idle", o.idle.String()}
 	if startOnly {
 		args = append(args, "-start-only")
