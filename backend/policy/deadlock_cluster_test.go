@@ -12,15 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/driftdeck/driftdeck/backend/actions"
-	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest"
 	"github.com/driftdeck/driftdeck/backend/pulumistate"
-	"github.com/driftdeck/driftdeck/backend/stackops"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
@@ -183,20 +180,7 @@ func (w *lockWorld) units() []*model.Unit {
 	return []*model.Unit{u}
 }
 
-// engine writes through the real write path: the Stack operations on the
-// state backend and the executor on the cluster, with one audit log.
-func (w *lockWorld) engine(rule Rule) *Engine {
-	log, err := audit.Open(w.audit)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	clusters := func(string) (*kube.Cluster, bool) { return w.kc, true }
-	return &Engine{Rules: []Rule{rule},
-		Exec:    &actions.Executor{Cluster: clusters, Audit: log},
-		DryExec: &actions.Executor{Cluster: clusters, Audit: log, DryRun: true},
-		Ops:     &stackops.Ops{Cluster: clusters, Audit: log},
-		DryOps:  &stackops.Ops{Cluster: clusters, Audit: log, DryRun: true}}
-}
+func (w *lockWorld) engine(rule Rule) *Engine { return realEngine(w.t, w.kc, w.audit, rule) }
 
 // files is every file of the state bucket, byte for byte.
 func (w *lockWorld) files() map[string]string {

@@ -20,6 +20,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/stackops"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
@@ -76,15 +77,21 @@ func (w *hookWorld) units() []*model.Unit {
 	return []*model.Unit{u}
 }
 
-func (w *hookWorld) engine(rule Rule) *Engine {
-	log, err := audit.Open(w.audit)
+func (w *hookWorld) engine(rule Rule) *Engine { return realEngine(w.t, w.kc, w.audit, rule) }
+
+// realEngine writes through the real write path on kc: the executor, and
+// the Stack operations on the state backend, with one audit log.
+func realEngine(t *testing.T, kc *kube.Cluster, auditPath string, rule Rule) *Engine {
+	log, err := audit.Open(auditPath)
 	if err != nil {
-		w.t.Fatal(err)
+		t.Fatal(err)
 	}
-	clusters := func(string) (*kube.Cluster, bool) { return w.kc, true }
+	clusters := func(string) (*kube.Cluster, bool) { return kc, true }
 	return &Engine{Rules: []Rule{rule},
 		Exec:    &actions.Executor{Cluster: clusters, Audit: log},
-		DryExec: &actions.Executor{Cluster: clusters, Audit: log, DryRun: true}}
+		DryExec: &actions.Executor{Cluster: clusters, Audit: log, DryRun: true},
+		Ops:     &stackops.Ops{Cluster: clusters, Audit: log},
+		DryOps:  &stackops.Ops{Cluster: clusters, Audit: log, DryRun: true}}
 }
 
 func (w *hookWorld) auditLines() []audit.Entry {
