@@ -152,10 +152,14 @@ func TestClusterTheAgentRunsOnDeploysRoleWithoutAForbiddenRequest(t *testing.T) 
 		phase, _, _ := unstructured.NestedString(app.Object, "status", "operationState", "phase")
 		return err == nil && phase == "Terminating" && w.get("held").GetAnnotations()["driftdeck.io/paused-by"] == ""
 	})
+	// The Event follows its write, so it may land a moment after the
+	// object shows the write.
 	reasons := map[string]bool{}
-	for _, name := range []string{"held", "migrate"} {
-		for _, e := range w.events(name) {
-			reasons[name+" "+e.Reason] = true
+	for deadline := time.Now().Add(10 * time.Second); len(reasons) < 3 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, name := range []string{"held", "migrate"} {
+			for _, e := range w.events(name) {
+				reasons[name+" "+e.Reason] = true
+			}
 		}
 	}
 	if len(reasons) < 3 {
