@@ -141,6 +141,11 @@ func runClusters(ctx context.Context, o options) (err error) {
 	for _, cp := range cps {
 		setup.serverPIDs = append(setup.serverPIDs, cp.APIServerPID)
 	}
+	if o.serve {
+		logf("serving the seeded clusters until interrupted: KUBECONFIG=%s, --context %s", kubeconfig, setup.contexts)
+		<-ctx.Done()
+		return nil
+	}
 
 	for i := range max(o.starts, 1) {
 		floors, err := concurrentFloor(ctx, clusters, per)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -95,6 +96,12 @@ func idleCPU(pid string, d time.Duration) (float64, error) {
 		return 0, err
 	}
 	return float64(after-before) / float64(time.Since(start)) * 100, nil
+}
+
+// idleTicks is how many /proc clock ticks a share of a core over d was
+// counted in: the figure's resolution is one of them.
+func idleTicks(percent float64, d time.Duration) int {
+	return int(math.Round(percent / 100 * d.Seconds() * userHZ))
 }
 
 // machine describes where the numbers were taken.

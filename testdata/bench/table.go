@@ -180,7 +180,7 @@ func binaryLoadIdleRows(b *binaryResult, idleTarget string) []row {
 	return []row{
 		row{fmt.Sprintf("[binary] TUI peak RSS (VmHWM) / RSS after %v of %.0f status changes a second, the cursor moving 20 times a second", b.LoadFor, b.LoadRate),
 			mb(b.Loaded.HWM) + " / " + mb(b.Loaded.RSS), "MB", "", "< 100"},
-		row{fmt.Sprintf("[binary] TUI CPU while idle (%v)", b.IdleFor), fmt.Sprintf("%.2f", b.IdleCPU), "% of a core", "", idleTarget},
+		row{fmt.Sprintf("[binary] TUI CPU while idle (%v, %d ticks of 10 ms)", b.IdleFor, idleTicks(b.IdleCPU, b.IdleFor)), fmt.Sprintf("%.2f", b.IdleCPU), "% of a core", "", idleTarget},
 	}
 }
 
