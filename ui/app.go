@@ -65,6 +65,9 @@ type App struct {
 	// lastBody is the body height the screens were last sized to: errors
 	// shown whole take lines from it.
 	lastBody int
+	// body and hintsDrawn keep what the last frames drew (framememo.go).
+	body       fittedLines
+	hintsDrawn hintMemo
 
 	mode       inputMode
 	input      textinput.Model

@@ -118,3 +118,15 @@ func BenchmarkTreeBatchUpdateView(b *testing.B) {
 	a, units := fleetTreeApp(b)
 	benchBatches(b, a, units)
 }
+
+// BenchmarkIdleTickUpdateView is one clock tick handled and drawn while
+// nothing changes: what the loop does every second while idle.
+func BenchmarkIdleTickUpdateView(b *testing.B) {
+	a, _ := fleetApp(b)
+	_ = a.View()
+	b.ReportAllocs()
+	for b.Loop() {
+		a.Update(tickMsg(a.now()))
+		_ = a.View()
+	}
+}

@@ -30,7 +30,7 @@ func (a *App) render() string {
 		a.lastBody = body
 		a.layout()
 	}
-	view := fitLines(a.top().view(a, now), body, a.width)
+	view := a.body.fit(a.top().view(a, now), body, a.width)
 	return strings.Join([]string{header, view, status, ansi.Truncate(a.top().keyHelp(a), a.width, "…")}, "\n")
 }
 
@@ -41,23 +41,6 @@ func (a *App) bodyHeight() int {
 		return max(a.height-4, 1)
 	}
 	return a.lastBody
-}
-
-// fitLines makes s exactly h lines, none wider than w.
-func fitLines(s string, h, w int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > h {
-		lines = lines[:h]
-	}
-	for i, l := range lines {
-		if ansi.StringWidth(l) > w {
-			lines[i] = ansi.Truncate(l, w, "…")
-		}
-	}
-	for len(lines) < h {
-		lines = append(lines, "")
-	}
-	return strings.Join(lines, "\n")
 }
 
 // wrapped wraps a message to the width, at most maxMessageLines lines.
@@ -258,9 +241,11 @@ func (a *App) keyHints(bs []key.Binding) string {
 
 // hints renders key/description pairs.
 func (a *App) hints(pairs ...string) string {
-	var parts []string
-	for i := 0; i+1 < len(pairs); i += 2 {
-		parts = append(parts, a.theme.FooterKey.Render(pairs[i])+" "+a.theme.FooterDesc.Render(pairs[i+1]))
-	}
-	return ansi.Truncate(strings.Join(parts, "  "), a.width, "…")
+	return a.hintsDrawn.get(a.theme, a.width, pairs, func() string {
+		var parts []string
+		for i := 0; i+1 < len(pairs); i += 2 {
+			parts = append(parts, a.theme.FooterKey.Render(pairs[i])+" "+a.theme.FooterDesc.Render(pairs[i+1]))
+		}
+		return ansi.Truncate(strings.Join(parts, "  "), a.width, "…")
+	})
 }
