@@ -22,7 +22,7 @@ import (
 //
 // Adding or removing units, and a new scope or sort, rebuild the steps; in
 // the tree a new sort does not: there the steps are only the set of units
-// the filter shows (see keptPaths), in the order they were built in.
+// the filter shows (see markPaths), in the order they were built in.
 
 // filterStep is the list as one filter left it.
 type filterStep struct {

@@ -72,8 +72,8 @@ func (m *Model) siblings(parent *tree.Node) []*tree.Node {
 	return o.siblings(parent, inKeys)
 }
 
-// relayTree lays out the tree's rows again after a fold: the flat list's
-// steps stay as they are.
+// relayTree lays out the tree's rows again after a fold or a sort: the
+// flat list's steps stay as they are.
 func (m *Model) relayTree(keep *model.Key) {
 	if m.steps == nil {
 		m.rebuild()
