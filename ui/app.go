@@ -188,7 +188,7 @@ func (a *App) applyBatch(b store.Batch) {
 	}
 	a.list().m.SetUnits(b.Units, b.Changed, a.now())
 	a.counts = countUnits(b.Units, a.now())
-	a.units = inKeyOrder(b.Units)
+	a.units = inKeyOrder(b.Units, a.units)
 	a.avail.forget(b.Changed, a.units)
 }
 

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -74,12 +75,14 @@ func BenchmarkKeyUpdateView(b *testing.B) {
 	benchCursorMoves(b, a)
 }
 
-// fleetTreeApp is the workbench at 120x40 in the tree view of 5,000
-// Applications in 50 ApplicationSets and 1,000 Stacks, every parent open.
+// fleetTreeApp is the workbench at 120x40 in the tree view of the bench's
+// one-cluster fleet (5,000 Applications in 50 ApplicationSets, 1,000
+// Stacks, 1,000 Flux objects, 200 Terraforms: about 2,250 roots), every
+// parent open.
 func fleetTreeApp(b *testing.B) (*App, []*model.Unit) {
 	b.Helper()
 	now := time.Now()
-	units, err := fleetunits.TreeSnapshot(5000, 1000, now)
+	units, err := fleetunits.MixSnapshot(fleetunits.BenchMix, now)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -129,4 +132,60 @@ func BenchmarkIdleTickUpdateView(b *testing.B) {
 		a.Update(tickMsg(a.now()))
 		_ = a.View()
 	}
+}
+
+// benchKeys measures each key of keys handled and drawn, the whole round
+// once per iteration: ms/key is the mean over the keys, worst-ms/key the
+// mean of the slowest one.
+func benchKeys(b *testing.B, a *App, keys []string) {
+	msgs := make([]tea.KeyPressMsg, len(keys))
+	for i, k := range keys {
+		msgs[i] = keyMsg(k)
+	}
+	took := make([]time.Duration, len(keys))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, k := range msgs {
+			start := time.Now()
+			a.Update(k)
+			_ = a.View()
+			took[i] += time.Since(start)
+		}
+	}
+	per := func(d time.Duration) float64 { return float64(d) / float64(b.N) / float64(time.Millisecond) }
+	b.ReportMetric(per(sum(took))/float64(len(keys)), "ms/key")
+	b.ReportMetric(per(slices.Max(took)), "worst-ms/key")
+}
+
+func sum(ds []time.Duration) (total time.Duration) {
+	for _, d := range ds {
+		total += d
+	}
+	return total
+}
+
+// treeFilterKeys are the bench's filter keys: open the filter, type a word,
+// take half of it back, clear it.
+var treeFilterKeys = []string{"/", "p", "a", "y", "m", "e", "n", "t", "s", "backspace", "backspace", "backspace", "backspace", "esc"}
+
+// BenchmarkTreeFilterUpdateView types the filter keys in the open tree.
+func BenchmarkTreeFilterUpdateView(b *testing.B) {
+	a, _ := fleetTreeApp(b)
+	benchKeys(b, a, treeFilterKeys)
+}
+
+// BenchmarkTreeSortUpdateView cycles the sort (state, age, name) in the
+// open tree.
+func BenchmarkTreeSortUpdateView(b *testing.B) {
+	a, _ := fleetTreeApp(b)
+	benchKeys(b, a, []string{"o", "o", "o"})
+}
+
+// BenchmarkTreeFilteredBatchUpdateView is BenchmarkTreeBatchUpdateView with
+// a filter typed: a batch arriving while the user narrows the tree.
+func BenchmarkTreeFilteredBatchUpdateView(b *testing.B) {
+	a, units := fleetTreeApp(b)
+	a.Update(keyMsg("/"))
+	typeText(a, "pay")
+	benchBatches(b, a, units)
 }

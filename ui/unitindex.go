@@ -21,15 +21,15 @@ func (us unitsByKey) get(k model.Key) *model.Unit {
 	return us[i]
 }
 
-// inKeyOrder is units as a unitsByKey: the store's batches are in key order
-// already (checking costs a comparison per unit, no garbage); one made
+// inKeyOrder is units as a unitsByKey: the store's batches are in key
+// order already and differ from the last one (prev) in a few units
+// (checking costs a pointer comparison per unit, no garbage); one made
 // otherwise is sorted in a copy.
-func inKeyOrder(units []*model.Unit) unitsByKey {
-	byKey := func(a, b *model.Unit) int { return model.CompareKeys(a.Key, b.Key) }
-	if slices.IsSortedFunc(units, byKey) {
+func inKeyOrder(units []*model.Unit, prev unitsByKey) unitsByKey {
+	if model.InKeyOrderSince(units, prev) {
 		return units
 	}
 	sorted := slices.Clone(units)
-	slices.SortFunc(sorted, byKey)
+	slices.SortFunc(sorted, func(a, b *model.Unit) int { return model.CompareKeys(a.Key, b.Key) })
 	return sorted
 }

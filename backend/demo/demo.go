@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/driftdeck/driftdeck/backend/demo/inmem"
+	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/sim"
 )
@@ -102,7 +103,7 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 			return nil, fmt.Errorf("seeding the demo: %w", err)
 		}
 	}
-	dyn, kc := srv.Dynamic(), srv.Kube()
+	dyn, kc := srv.Dynamic(fleet.Watched()...), srv.Kube()
 	answerAccess(kc)
 
 	argo := sim.NewArgo(dyn, sim.ArgoOptions{

@@ -79,6 +79,10 @@ func (f *Fleet) Contexts() []string {
 	return append([]string(nil), f.order...)
 }
 
+// Watched lists every resource a context's watches may list, every version
+// of each: they list before discovery answers (ADR 0024).
+func Watched() []schema.GroupVersionResource { return slices.Clone(watched) }
+
 // watched lists every resource driftdeck looks for.
 var watched = slices.Concat([]schema.GroupVersionResource{
 	argocd.Applications, argocd.AppProjects, argocd.ApplicationSets, pulumiop.Stacks, pulumiop.Updates,
@@ -112,7 +116,8 @@ func served(c *kube.Cluster, versions []schema.GroupVersionResource) (schema.Gro
 }
 
 // Add connects one context: discovery, identity, then watches, all until ctx
-// ends. It returns once discovery is done; the watches run on.
+// ends. It returns once discovery is done; the watches run on, started
+// beside discovery (ADR 0024).
 func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) error {
 	f.mu.Lock()
 	_, dup := f.clusters[c.Context]
@@ -120,7 +125,15 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 	if dup {
 		return fmt.Errorf("context %q added twice", c.Context)
 	}
-	if err := c.Discover(ctx, watched); err != nil {
+	wctx, cancel := context.WithCancel(ctx)
+	h := &health{store: f.Store, context: c.Context, refused: f.refused}
+	l := &launcher{f: f, h: h, c: c, d: discover(wctx, c)}
+	for _, s := range f.watchSpecs(c, namespace, h) {
+		l.start(wctx, s)
+	}
+	if err := l.d.wait(wctx); err != nil {
+		cancel()
+		l.abandon()
 		f.Store.UpdateStatus(c.Context, func(s *store.ContextStatus) {
 			if s.Connected || s.Since.IsZero() {
 				s.Since = time.Now()
@@ -129,6 +142,7 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 		})
 		return err
 	}
+	context.AfterFunc(ctx, cancel)
 	f.mu.Lock()
 	f.clusters[c.Context] = c
 	f.order = append(f.order, c.Context)
@@ -150,63 +164,42 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 		s.LastEvent = time.Now()
 	})
 	go f.probeIdentity(ctx, c)
-
-	h := &health{store: f.Store, context: c.Context, refused: f.refused}
-	if c.Has(argocd.AppProjects) {
-		f.start(ctx, h, func(ctx context.Context, done func()) {
-			// AppProjects live in Argo CD's own namespace, which may differ
-			// from the one selected: watch them everywhere when we may. Asked
-			// here, beside the other watches' first lists: on a slow link the
-			// question is a round trip of its own.
-			projectNS := namespace
-			if namespace != "" {
-				if v, err := c.Access.Can(ctx, "list", argocd.AppProjects, "", ""); err == nil && v.Allowed {
-					projectNS = ""
-				}
-			}
-			f.watchProjects(ctx, c, projectNS, h, done)
-		})
-	}
-	if c.Has(pulumiop.Updates) {
-		f.start(ctx, h, func(ctx context.Context, done func()) { f.watchUpdates(ctx, c, namespace, h, done) })
-	}
-	if c.Has(argocd.Applications) {
-		f.start(ctx, h, func(ctx context.Context, done func()) {
-			watchUnits(ctx, f.Store, c, argocd.Applications, model.EngineArgoCD, namespace, argocd.DecodeSlim, argocd.Convert, h, done)
-		})
-	}
-	if c.Has(argocd.ApplicationSets) && mayWatch(ctx, c, argocd.ApplicationSets, namespace) {
-		// Parents of the Applications they generate; without the CRD, or
-		// the right to read them, there is simply no such row: the
-		// Applications are shown as roots and nothing else changes.
-		f.start(ctx, h, func(ctx context.Context, done func()) {
-			watchUnits(ctx, f.Store, c, argocd.ApplicationSets, model.EngineApplicationSet, namespace, argocd.DecodeAppSet, argocd.ConvertAppSet, h, done)
-		})
-	}
-	if c.Has(pulumiop.Stacks) {
-		f.start(ctx, h, func(ctx context.Context, done func()) {
-			watchUnits(ctx, f.Store, c, pulumiop.Stacks, model.EnginePulumi, namespace, nil, pulumiop.Convert, h, done)
-		})
-	}
-	f.watchSources(ctx, c, namespace, h)
-	for _, e := range fluxEngines {
-		if gvr, ok := served(c, e.versions); ok {
-			f.start(ctx, h, func(ctx context.Context, done func()) {
-				watchUnits(ctx, f.Store, c, gvr, e.engine, namespace, e.decode, e.convert, h, done)
-			})
-		}
-	}
 	return nil
 }
 
-// mayWatch asks the cluster whether the user may list and watch a resource.
-func mayWatch(ctx context.Context, c *kube.Cluster, gvr schema.GroupVersionResource, namespace string) bool {
-	for _, verb := range []string{"list", "watch"} {
-		if v, err := c.Access.Can(ctx, verb, gvr, namespace, ""); err != nil || !v.Allowed {
-			return false
+// watchSpecs lists every watch of one context.
+func (f *Fleet) watchSpecs(c *kube.Cluster, namespace string, h *health) []watchSpec {
+	units := func(engine model.Engine, decode func([]byte) (map[string]any, error), convert func(string, map[string]any) *model.Unit) func(context.Context, schema.GroupVersionResource, func(error) bool, func()) {
+		return func(ctx context.Context, gvr schema.GroupVersionResource, absent func(error) bool, done func()) {
+			watchUnits(ctx, f.Store, c, gvr, engine, namespace, decode, convert, h, absent, done)
 		}
 	}
-	return true
+	specs := []watchSpec{
+		{versions: []schema.GroupVersionResource{argocd.AppProjects}, run: func(ctx context.Context, gvr schema.GroupVersionResource, absent func(error) bool, done func()) {
+			// AppProjects live in Argo CD's own namespace, which may differ
+			// from the one selected: watch them everywhere when we may.
+			projectNS := namespace
+			if namespace != "" {
+				if v, err := c.Access.Can(ctx, "list", gvr, "", ""); err == nil && v.Allowed {
+					projectNS = ""
+				}
+			}
+			f.watchProjects(ctx, c, projectNS, h, absent, done)
+		}},
+		{versions: []schema.GroupVersionResource{pulumiop.Updates}, run: func(ctx context.Context, _ schema.GroupVersionResource, absent func(error) bool, done func()) {
+			f.watchUpdates(ctx, c, namespace, h, absent, done)
+		}},
+		{versions: []schema.GroupVersionResource{argocd.Applications}, run: units(model.EngineArgoCD, argocd.DecodeSlim, argocd.Convert)},
+		// Parents of the Applications they generate; without the CRD, or
+		// the right to read them, there is simply no such row: the
+		// Applications are shown as roots and nothing else changes.
+		{versions: []schema.GroupVersionResource{argocd.ApplicationSets}, optional: true, run: units(model.EngineApplicationSet, argocd.DecodeAppSet, argocd.ConvertAppSet)},
+		{versions: []schema.GroupVersionResource{pulumiop.Stacks}, run: units(model.EnginePulumi, nil, pulumiop.Convert)},
+	}
+	for _, e := range fluxEngines {
+		specs = append(specs, watchSpec{versions: e.versions, run: units(e.engine, e.decode, e.convert)})
+	}
+	return append(specs, f.sourceSpecs(c, namespace, h)...)
 }
 
 // AddRetrying adds a context in the background, trying again with backoff
@@ -226,20 +219,22 @@ func (f *Fleet) AddRetrying(ctx context.Context, c *kube.Cluster, namespace stri
 	}()
 }
 
-// start runs one watch; done is called once, when its first list has arrived.
-func (f *Fleet) start(ctx context.Context, h *health, run func(ctx context.Context, done func())) {
+// start runs one watch; done is called once, when its first list has
+// arrived. It returns done too, for a launcher that calls the watch off.
+func (f *Fleet) start(ctx context.Context, h *health, run func(ctx context.Context, done func())) func() {
 	f.synced.Add(1)
 	h.pending.Add(1)
 	var once sync.Once
 	done := func() {
 		once.Do(func() {
 			f.synced.Done()
-			if h.pending.Add(-1) == 0 {
+			if h.pending.Add(-1) == 0 && !h.abandoned.Load() {
 				h.markSynced()
 			}
 		})
 	}
 	go run(ctx, done)
+	return done
 }
 
 // WaitSynced blocks until every watch delivered its first list. It returns
@@ -266,7 +261,7 @@ func (f *Fleet) probeIdentity(ctx context.Context, c *kube.Cluster) {
 	f.Store.UpdateStatus(c.Context, func(s *store.ContextStatus) { s.Identity = id })
 }
 
-func (f *Fleet) watchProjects(ctx context.Context, c *kube.Cluster, namespace string, h *health, done func()) {
+func (f *Fleet) watchProjects(ctx context.Context, c *kube.Cluster, namespace string, h *health, absent func(error) bool, done func()) {
 	type project struct {
 		namespace, name string
 		windows         []argocd.SyncWindow
@@ -298,10 +293,11 @@ func (f *Fleet) watchProjects(ctx context.Context, c *kube.Cluster, namespace st
 			f.Store.Reclassify(func(u *model.Unit) bool { return u.Key.Context == c.Context && u.Argo != nil })
 			done()
 		},
+		Absent: absent,
 	}, h)
 }
 
-func (f *Fleet) watchUpdates(ctx context.Context, c *kube.Cluster, namespace string, h *health, done func()) {
+func (f *Fleet) watchUpdates(ctx context.Context, c *kube.Cluster, namespace string, h *health, absent func(error) bool, done func()) {
 	affected := func(ns string) func(*model.Unit) bool {
 		return func(u *model.Unit) bool {
 			return u.Key.Context == c.Context && u.Key.Namespace == ns && u.Stack != nil && u.Stack.CurrentUpdate != ""
@@ -322,12 +318,14 @@ func (f *Fleet) watchUpdates(ctx context.Context, c *kube.Cluster, namespace str
 			f.Store.Reclassify(func(u *model.Unit) bool { return u.Key.Context == c.Context && u.Stack != nil })
 			done()
 		},
+		Absent: absent,
 	}, h)
 }
 
 // watchUnits feeds one engine's objects into the store as units.
 func watchUnits(ctx context.Context, st *store.Store, c *kube.Cluster, gvr schema.GroupVersionResource, engine model.Engine,
-	namespace string, decode func([]byte) (map[string]any, error), convert func(string, map[string]any) *model.Unit, h *health, done func()) {
+	namespace string, decode func([]byte) (map[string]any, error), convert func(string, map[string]any) *model.Unit, h *health,
+	absent func(error) bool, done func()) {
 	scope := store.Scope{Context: c.Context, Engine: engine, Namespace: namespace}
 	kube.Watch(ctx, c, gvr, namespace, kube.Feed[*model.Unit]{
 		Decode:  decode,
@@ -341,5 +339,6 @@ func watchUnits(ctx context.Context, st *store.Store, c *kube.Cluster, gvr schem
 			st.UpdateStatus(c.Context, func(s *store.ContextStatus) { s.Lists++ })
 			done()
 		},
+		Absent: absent,
 	}, h)
 }

@@ -15,6 +15,9 @@ type health struct {
 	store   *store.Store
 	context string
 	pending atomic.Int32
+	// abandoned is set when the context's discovery failed and its
+	// watches were called off: they no longer make it synced.
+	abandoned atomic.Bool
 	// down is 1 while the context is known to be disconnected; it keeps the
 	// hot path (every watch event) from taking the store's lock for nothing.
 	down    atomic.Bool

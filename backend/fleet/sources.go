@@ -18,15 +18,14 @@ func sourceResources() (out []schema.GroupVersionResource) {
 	return out
 }
 
-// watchSources watches every source kind the cluster serves into the
-// fleet's source index, so a Flux unit shows how the source it reads is
-// doing, and one held up by it is stuck with the source's own reason.
-func (f *Fleet) watchSources(ctx context.Context, c *kube.Cluster, namespace string, h *health) {
+// sourceSpecs watches every source kind into the fleet's source index, so
+// a Flux unit shows how the source it reads is doing, and one held up by
+// it is stuck with the source's own reason. Sources are context, not
+// units: a kind the user may not list is left out (its units say what
+// their own conditions say), never a refusal of the whole context.
+func (f *Fleet) sourceSpecs(c *kube.Cluster, namespace string, h *health) []watchSpec {
+	var specs []watchSpec
 	for _, k := range flux.SourceKinds {
-		gvr, ok := served(c, k.Versions)
-		if !ok {
-			continue
-		}
 		kind := k.Kind
 		affected := func(ns, name string) func(*model.Unit) bool {
 			return func(u *model.Unit) bool {
@@ -35,14 +34,7 @@ func (f *Fleet) watchSources(ctx context.Context, c *kube.Cluster, namespace str
 					(name == "" || f.Source.Name == name && f.Source.Namespace == ns)
 			}
 		}
-		f.start(ctx, h, func(ctx context.Context, done func()) {
-			// Sources are context, not units: a kind the user may not list
-			// is left out (its units say what their own conditions say),
-			// never a refusal of the whole context.
-			if v, err := c.Access.Can(ctx, "list", gvr, namespace, ""); err != nil || !v.Allowed {
-				done()
-				return
-			}
+		specs = append(specs, watchSpec{versions: k.Versions, optional: true, run: func(ctx context.Context, gvr schema.GroupVersionResource, absent func(error) bool, done func()) {
 			kube.Watch(ctx, c, gvr, namespace, kube.Feed[flux.Source]{
 				Decode:  flux.DecodeSource,
 				Convert: func(obj map[string]any) flux.Source { return flux.ConvertSource(kind, obj) },
@@ -59,7 +51,9 @@ func (f *Fleet) watchSources(ctx context.Context, c *kube.Cluster, namespace str
 					f.Store.Reclassify(affected("", ""))
 					done()
 				},
+				Absent: absent,
 			}, h)
-		})
+		}})
 	}
+	return specs
 }

@@ -26,6 +26,11 @@ type Feed[T any] struct {
 	Delete  func(namespace, name string)
 	// Replace receives the whole list after every (re)list.
 	Replace func([]T)
+	// Absent, when set, hears why the first list failed; when it answers
+	// true the watch ends there and health never hears of it: the watch
+	// was started before discovery said the resource is served, and a 404
+	// (or a 403 for what may be left out) is an answer, not an outage.
+	Absent func(err error) bool
 }
 
 // Health receives the watch's connection events.
@@ -40,16 +45,33 @@ type Health interface {
 // watch it relists with backoff; health hears of every list and watch attempt,
 // and of a failed probe as soon as a watch stream ends.
 func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResource, namespace string, feed Feed[T], health Health) {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	ri := c.Dynamic.Resource(gvr).Namespace(namespace)
 	store := &feedStore[T]{feed: feed, health: health}
 	// answered counts the list and watch calls the server answered: a probe
 	// that fails after one of them is stale news.
 	var answered atomic.Int64
 	reportAnswer := func(err error) {
+		if ctx.Err() != nil {
+			return // the watch was called off: its last failure is no news
+		}
 		if err == nil {
 			answered.Add(1)
 		}
 		report(health, err)
+	}
+	var listed atomic.Bool
+	absent := func(err error) bool {
+		if err == nil {
+			listed.Store(true)
+			return false
+		}
+		if feed.Absent == nil || listed.Load() || !feed.Absent(err) {
+			return false
+		}
+		stop()
+		return true
 	}
 	// When a watch stream ends, the reflector waits a backoff (about a
 	// second, more after repeated failures) before it lists again: ask the
@@ -76,6 +98,9 @@ func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResour
 				list, err = rawList(ctx, c.REST, gvr, namespace, opts, read)
 			} else {
 				list, err = ri.List(ctx, opts)
+			}
+			if absent(err) {
+				return nil, err
 			}
 			reportAnswer(err)
 			return list, err

@@ -99,3 +99,19 @@ func CompareKeys(a, b Key) int {
 	}
 	return strings.Compare(a.Name, b.Name)
 }
+
+// InKeyOrderSince reports whether units are in key order, given that prev
+// is: two neighbours found at the same places in prev are not compared
+// again, so that checking a snapshot that differs from the last in a few
+// units costs a pointer comparison per unit, not a key comparison.
+func InKeyOrderSince(units, prev []*Unit) bool {
+	for i := 1; i < len(units); i++ {
+		if i < len(prev) && units[i] == prev[i] && units[i-1] == prev[i-1] {
+			continue
+		}
+		if CompareKeys(units[i-1].Key, units[i].Key) > 0 {
+			return false
+		}
+	}
+	return true
+}

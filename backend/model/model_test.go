@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +72,32 @@ func TestDerivePersistingFailureBecomesStuck(t *testing.T) {
 	plain := &Unit{Observed: Failed, RunSince: now.Add(-time.Hour)}
 	if NeedsClock(plain) || Derive(plain, now, DefaultThresholds) && plain.Run != Failed {
 		t.Fatalf("a failure without a persisting rule: %v", plain.Run)
+	}
+}
+
+func TestInKeyOrderSinceComparesWhatChanged(t *testing.T) {
+	unit := func(name string) *Unit {
+		return &Unit{Key: Key{Context: "c", Engine: EngineArgoCD, Namespace: "ns", Name: name}}
+	}
+	prev := []*Unit{unit("a"), unit("b"), unit("c"), unit("d")}
+	if !InKeyOrderSince(prev, nil) {
+		t.Fatal("a sorted snapshot checked alone is out of order")
+	}
+	next := slices.Clone(prev)
+	next[2] = unit("c") // a new version of the same unit
+	if !InKeyOrderSince(next, prev) {
+		t.Fatal("a changed unit at its place is out of order")
+	}
+	next[2] = unit("z") // a unit at the wrong place
+	if InKeyOrderSince(next, prev) {
+		t.Fatal("a unit out of key order is not seen")
+	}
+	longer := append(slices.Clone(prev), unit("b"))
+	if InKeyOrderSince(longer, prev) {
+		t.Fatal("a unit out of key order past prev's end is not seen")
+	}
+	swapped := []*Unit{prev[1], prev[0], prev[2], prev[3]}
+	if InKeyOrderSince(swapped, prev) {
+		t.Fatal("two units swapped are not seen")
 	}
 }

@@ -16,6 +16,9 @@ type Node struct {
 	Parent   *Node   // nil for a root
 	Children []*Node // in key order
 	Depth    int
+	// Index is the unit's place in the snapshot the forest was built from,
+	// kept while the forest is: a mark per node fits in a slice of Len.
+	Index int
 	// Also are the unit's other parents present in the model, which it is
 	// not shown under.
 	Also []model.Key
@@ -27,7 +30,13 @@ type Node struct {
 // current by Update. Not safe for concurrent use.
 type Forest struct {
 	Roots []*Node // in key order
+	// units is the snapshot the nodes hold, in key order: the next one is
+	// compared with it pointer by pointer.
+	units []*model.Unit
 	nodes map[model.Key]*Node
+	// byUnit finds the node holding a unit of the snapshot without
+	// hashing its key.
+	byUnit map[*model.Unit]*Node
 	// alsoBelow inverts the nodes' Also: the units that name a unit as a
 	// parent but are shown under another.
 	alsoBelow map[model.Key][]model.Key
@@ -35,9 +44,10 @@ type Forest struct {
 
 // Build arranges units (in key order) into a forest.
 func Build(units []*model.Unit) *Forest {
-	f := &Forest{nodes: make(map[model.Key]*Node, len(units))}
-	for _, u := range units {
-		f.nodes[u.Key] = &Node{Unit: u}
+	f := &Forest{units: units, nodes: make(map[model.Key]*Node, len(units)), byUnit: make(map[*model.Unit]*Node, len(units))}
+	for i, u := range units {
+		n := &Node{Unit: u, Index: i}
+		f.nodes[u.Key], f.byUnit[u] = n, n
 	}
 	// Declared parents of each unit, in order: its own (owner,
 	// prerequisites, dependsOn), then the apps of apps that list it.
@@ -150,6 +160,13 @@ func appendNew(ks []model.Key, k model.Key) []model.Key {
 // Node returns the node of a unit.
 func (f *Forest) Node(k model.Key) (*Node, bool) {
 	n, ok := f.nodes[k]
+	return n, ok
+}
+
+// NodeOf returns the node holding u, a unit of the forest's snapshot (the
+// same pointer).
+func (f *Forest) NodeOf(u *model.Unit) (*Node, bool) {
+	n, ok := f.byUnit[u]
 	return n, ok
 }
 

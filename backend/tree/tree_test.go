@@ -110,7 +110,7 @@ func TestUpdateKeepsTheStructureOnAStatusChange(t *testing.T) {
 	f := Build(sorted(set, web))
 	failing := *web
 	failing.Run = model.Failed
-	g := f.Update(sorted(set, &failing))
+	g, touched := f.Update(sorted(set, &failing))
 	if g != f {
 		t.Fatal("a status change rebuilt the forest")
 	}
@@ -118,10 +118,39 @@ func TestUpdateKeepsTheStructureOnAStatusChange(t *testing.T) {
 	if n.Summary.Worst() != Failed || n.Children[0].Unit != &failing {
 		t.Fatalf("summary not recounted: %q", n.Summary.String())
 	}
+	// The changed unit and its parent, whose summary changed: what an
+	// order kept over the nodes must move.
+	if got := names(touched); !slices.Equal(got, []string{"web", "shop"}) {
+		t.Fatalf("touched %v", got)
+	}
+	if _, touched := g.Update(sorted(set, &failing)); len(touched) != 0 {
+		t.Fatalf("the same snapshot touched %v", names(touched))
+	}
 	moved := failing
 	moved.Parents = nil
-	h := g.Update(sorted(set, &moved))
-	if h == g || len(h.Roots) != 2 {
-		t.Fatalf("a changed parent must rebuild: roots %v", names(h.Roots))
+	h, touched := g.Update(sorted(set, &moved))
+	if h == g || len(h.Roots) != 2 || touched != nil {
+		t.Fatalf("a changed parent must rebuild: roots %v, touched %v", names(h.Roots), names(touched))
+	}
+}
+
+func TestUpdateTouchesEachAncestorOnce(t *testing.T) {
+	top := &model.Unit{Key: key(model.EnginePulumi, "top")}
+	mid := &model.Unit{Key: key(model.EnginePulumi, "mid"), Parents: []model.Key{top.Key}}
+	a := &model.Unit{Key: key(model.EnginePulumi, "a"), Parents: []model.Key{mid.Key}}
+	b := &model.Unit{Key: key(model.EnginePulumi, "b"), Parents: []model.Key{mid.Key}}
+	f := Build(sorted(top, mid, a, b))
+	a2, mid2 := *a, *mid
+	a2.Run, mid2.Run = model.Stuck, model.Failed
+	b2 := *b
+	_, touched := f.Update(sorted(top, &mid2, &a2, &b2))
+	got := names(touched)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"a", "b", "mid", "top"}) {
+		t.Fatalf("touched %v, want each changed unit and ancestor once", got)
+	}
+	topNode, _ := f.Node(top.Key)
+	if topNode.Summary.String() != "3 below: 1 stuck, 1 failed, 1 unknown" {
+		t.Fatalf("top's summary %q", topNode.Summary.String())
 	}
 }

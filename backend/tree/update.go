@@ -12,32 +12,46 @@ import (
 // kept and changed in place: the changed units' nodes take the new units
 // and only their ancestors' summaries are counted again, so a batch costs
 // a pointer comparison per unit, not a build. Otherwise it builds anew.
-func (f *Forest) Update(units []*model.Unit) *Forest {
+// The forest keeps units to compare the next snapshot with: neither may be
+// changed once handed over.
+//
+// touched are the nodes changed in place: those of the changed units and
+// their ancestors, the only nodes whose unit or summary may differ, so that
+// an order kept over the nodes needs to move only them. It is nil when the
+// forest was built anew (a different forest).
+func (f *Forest) Update(units []*model.Unit) (_ *Forest, touched []*Node) {
 	if f == nil || len(units) != len(f.nodes) {
-		return Build(units)
+		return Build(units), nil
 	}
 	type change struct {
 		n *Node
 		u *model.Unit
 	}
 	var changes []change
-	for _, u := range units {
+	for i, u := range units {
+		if f.units[i] == u {
+			continue
+		}
 		n, ok := f.nodes[u.Key]
 		if !ok {
-			return Build(units)
+			return Build(units), nil
 		}
 		if n.Unit == u {
 			continue
 		}
 		if !slices.Equal(n.Unit.Parents, u.Parents) || !slices.Equal(n.Unit.Children, u.Children) {
-			return Build(units)
+			return Build(units), nil
 		}
 		changes = append(changes, change{n, u})
 	}
 	var ancestors []*Node
 	seen := map[*Node]bool{}
+	changed := make(map[*Node]bool, len(changes))
 	for _, c := range changes {
-		c.n.Unit = c.u
+		delete(f.byUnit, c.n.Unit)
+		c.n.Unit, f.byUnit[c.u] = c.u, c.n
+		touched = append(touched, c.n)
+		changed[c.n] = true
 		for p := c.n.Parent; p != nil && !seen[p]; p = p.Parent {
 			seen[p] = true
 			ancestors = append(ancestors, p)
@@ -48,7 +62,13 @@ func (f *Forest) Update(units []*model.Unit) *Forest {
 	for _, p := range ancestors {
 		p.recount()
 	}
-	return f
+	f.units = units
+	for _, p := range ancestors {
+		if !changed[p] {
+			touched = append(touched, p)
+		}
+	}
+	return f, touched
 }
 
 // recount sums n's summary from its children's.

@@ -20,7 +20,9 @@ import (
 //     the new one back where the order and the filters place it, instead of
 //     filtering and sorting 6,000 units again.
 //
-// Adding or removing units, and a new scope or sort, rebuild the steps.
+// Adding or removing units, and a new scope or sort, rebuild the steps; in
+// the tree a new sort does not: there the steps are only the set of units
+// the filter shows (see markPaths), in the order they were built in.
 
 // filterStep is the list as one filter left it.
 type filterStep struct {
@@ -38,6 +40,7 @@ func (m *Model) rebuild() {
 		}
 	}
 	sortUnits(base.units, m.sort)
+	m.stepsSort = m.sort
 	m.steps = []filterStep{base}
 	if m.filter.Active() {
 		m.steps = append(m.steps, search(m.base(), m.filter))
@@ -119,9 +122,10 @@ func (m *Model) replace(old, new *model.Unit, hay string) {
 	m.shown = m.steps[len(m.steps)-1].units
 }
 
-// compare orders two units as sortUnits does on input in key order.
+// compare orders two units as sortUnits did the steps, on input in key
+// order.
 func (m *Model) compare(a, b *model.Unit) int {
-	switch m.sort {
+	switch m.stepsSort {
 	case ByState:
 		if c := cmp.Compare(urgency(a), urgency(b)); c != 0 {
 			return c

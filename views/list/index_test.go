@@ -79,7 +79,7 @@ func TestListKeptUpToDateByBatchesShowsWhatAFreshListShows(t *testing.T) {
 	}
 }
 
-func firstDifference(a, b []model.Key) int {
+func firstDifference[T comparable](a, b []T) int {
 	for i := range min(len(a), len(b)) {
 		if a[i] != b[i] {
 			return i

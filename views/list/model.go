@@ -23,11 +23,14 @@ type Model struct {
 	height       int
 	multiContext bool
 
-	all    []*model.Unit // every unit, in key order
-	shown  []*model.Unit // filtered, scoped, sorted: the top of steps
-	steps  []filterStep  // see index.go
-	cursor int
-	offset int
+	all   []*model.Unit // every unit, in key order
+	shown []*model.Unit // filtered, scoped, sorted: the top of steps
+	steps []filterStep  // see index.go
+	// stepsSort is the order the steps are in: the sort when they were
+	// built.
+	stepsSort SortMode
+	cursor    int
+	offset    int
 
 	filter Filter
 	scope  Scope
@@ -77,7 +80,7 @@ type drawInputs struct {
 // on call looks for it.
 func New(theme *themes.Theme) *Model {
 	return &Model{theme: theme, sort: ByState, marked: map[model.Key]bool{}, rows: map[model.Key]*rowCache{},
-		tree: treeState{forest: tree.Build(nil), flipped: map[model.Key]bool{}}}
+		tree: treeState{forest: tree.Build(nil), flipped: map[model.Key]bool{}, orders: map[SortMode]*treeOrder{}}}
 }
 
 // SetTheme switches palettes.
@@ -96,7 +99,7 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 	// A copy of our own: units that are the same pointer at the same place
 	// as last time are skipped, which only holds if nobody else writes it.
 	prev := m.all
-	units = inKeyOrder(units)
+	units = inKeyOrder(units, prev)
 	m.all = units
 	m.nameWidth, m.multiContext = 0, false
 	// The same keys at the same places: the steps take the changed units
@@ -152,25 +155,29 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 		}
 	}
 	m.forestOf(units)
-	// The tree's rows follow the forest: drawn again. The flat list moves
-	// only the changed units within its steps.
-	if m.tree.on || !inPlace || len(swaps) > len(units)/8 {
+	// The flat list moves only the changed units within its steps, the
+	// tree's orders only the nodes the batch touched; the tree's rows are
+	// laid out again from them.
+	if !inPlace || len(swaps) > len(units)/8 {
 		m.refresh(selected)
 		return
 	}
 	for _, sw := range swaps {
 		m.replace(sw.old, sw.new, m.rows[sw.new.Key].haystack)
 	}
+	if m.tree.on {
+		m.shown = m.treeRows()
+	}
 	m.reselect(selected)
 }
 
 // inKeyOrder is units in key order, in a copy of the list's own: the
-// store's snapshots are in that order already.
-func inKeyOrder(units []*model.Unit) []*model.Unit {
+// store's snapshots are in that order already, and differ from the last
+// one (prev) in a few units.
+func inKeyOrder(units, prev []*model.Unit) []*model.Unit {
 	units = slices.Clone(units)
-	byKey := func(a, b *model.Unit) int { return model.CompareKeys(a.Key, b.Key) }
-	if !slices.IsSortedFunc(units, byKey) {
-		slices.SortFunc(units, byKey)
+	if !model.InKeyOrderSince(units, prev) {
+		slices.SortFunc(units, func(a, b *model.Unit) int { return model.CompareKeys(a.Key, b.Key) })
 	}
 	return units
 }
@@ -265,9 +272,14 @@ func (m *Model) SetScope(s Scope) {
 // Scope returns the active scope.
 func (m *Model) Scope() Scope { return m.scope }
 
-// SetSort orders the list.
+// SetSort orders the list. The tree orders its own rows: the flat
+// list's steps are sorted again when it is shown.
 func (m *Model) SetSort(s SortMode) {
 	m.sort = s
+	if m.tree.on {
+		m.relayTree(m.selectedKey())
+		return
+	}
 	m.refresh(m.selectedKey())
 }
 

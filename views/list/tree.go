@@ -1,7 +1,6 @@
 package list
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -16,6 +15,12 @@ type treeState struct {
 	forest  *tree.Forest
 	allOpen bool
 	flipped map[model.Key]bool
+	// orders keeps the siblings sorted by state and by age, as far as laid
+	// out; by name they are in the forest's key order already.
+	orders map[SortMode]*treeOrder
+	// kept marks, by node index, the rows a filter or scope leaves: the
+	// matches and the parents above them (see markPaths).
+	kept []bool
 	// indent is the widest tree prefix shown, for the name column.
 	indent int
 }
@@ -33,9 +38,48 @@ func (m *Model) SetTree(on bool) {
 }
 
 // forestOf keeps the forest current with a new snapshot; it is read on
-// batches only, and kept in place when no unit changed its parents.
+// batches only, and kept in place when no unit changed its parents. The
+// kept orders move the nodes the batch touched, or start again on a new
+// forest.
 func (m *Model) forestOf(units []*model.Unit) {
-	m.tree.forest = m.tree.forest.Update(units)
+	f, touched := m.tree.forest.Update(units)
+	if f != m.tree.forest {
+		m.tree.forest = f
+		clear(m.tree.orders)
+		return
+	}
+	for _, o := range m.tree.orders {
+		o.move(touched)
+	}
+}
+
+// siblings are the nodes under parent (the roots under nil) in the list's
+// order; by state, a parent ranks by the worst unit below it, so that
+// trouble is never folded away at the bottom.
+func (m *Model) siblings(parent *tree.Node) []*tree.Node {
+	inKeys := m.tree.forest.Roots
+	if parent != nil {
+		inKeys = parent.Children
+	}
+	if m.sort == ByName || len(inKeys) < 2 {
+		return inKeys
+	}
+	o := m.tree.orders[m.sort]
+	if o == nil {
+		o = newTreeOrder(m.sort)
+		m.tree.orders[m.sort] = o
+	}
+	return o.siblings(parent, inKeys)
+}
+
+// relayTree lays out the tree's rows again after a fold or a sort: the
+// flat list's steps stay as they are.
+func (m *Model) relayTree(keep *model.Key) {
+	if m.steps == nil {
+		m.rebuild()
+	}
+	m.shown = m.treeRows()
+	m.reselect(keep)
 }
 
 func (m *Model) open(n *tree.Node) bool {
@@ -91,14 +135,14 @@ func (m *Model) ToggleFold() {
 		m.setOpen(n.Unit.Key, !m.open(n))
 	}
 	k := n.Unit.Key
-	m.refresh(&k)
+	m.relayTree(&k)
 }
 
 // ToggleFoldAll opens every parent, or folds them all when they were open.
 func (m *Model) ToggleFoldAll() {
 	m.tree.allOpen = !m.tree.allOpen
 	clear(m.tree.flipped)
-	m.refresh(m.selectedKey())
+	m.relayTree(m.selectedKey())
 }
 
 // AllOpen reports whether every parent is open by default.
@@ -113,69 +157,44 @@ func (m *Model) matches(u *model.Unit) bool {
 // it visits only the open parents' children; with one it keeps every
 // matching unit and the path to it, opened.
 func (m *Model) treeRows() []*model.Unit {
-	f := m.tree.forest
-	out := make([]*model.Unit, 0, len(f.Roots))
+	out := make([]*model.Unit, 0, len(m.shown))
 	m.tree.indent = 0
 	narrowed := m.filter.Active() || m.scope != (Scope{})
-	var kept map[*tree.Node]bool
 	if narrowed {
-		kept = m.keptPaths()
+		m.markPaths()
 	}
-	var visit func(nodes []*tree.Node)
-	visit = func(nodes []*tree.Node) {
-		for _, n := range m.sortNodes(nodes) {
-			if narrowed && !kept[n] {
+	var visit func(parent *tree.Node)
+	visit = func(parent *tree.Node) {
+		for _, n := range m.siblings(parent) {
+			if narrowed && !m.tree.kept[n.Index] {
 				continue
 			}
 			out = append(out, n.Unit)
 			m.tree.indent = max(m.tree.indent, 2*n.Depth+2)
 			if narrowed || m.open(n) {
-				visit(n.Children)
+				visit(n)
 			}
 		}
 	}
-	visit(f.Roots)
+	visit(nil)
 	return out
 }
 
-// keptPaths marks the units the scope and filter show and every parent
-// above them. The flat list's top step holds exactly those units, kept up
-// to date keystroke by keystroke: walking up from them costs the matches,
-// not the fleet.
-func (m *Model) keptPaths() map[*tree.Node]bool {
-	shown := m.steps[len(m.steps)-1].units
-	kept := make(map[*tree.Node]bool, len(shown))
-	for _, u := range shown {
-		n, ok := m.tree.forest.Node(u.Key)
-		for ok && n != nil && !kept[n] {
-			kept[n] = true
+// markPaths marks in kept the units the scope and filter show and every
+// parent above them. The flat list's top step holds exactly those units,
+// kept up to date keystroke by keystroke: walking up from them costs the
+// matches, not the fleet.
+func (m *Model) markPaths() {
+	f := m.tree.forest
+	m.tree.kept = slices.Grow(m.tree.kept[:0], f.Len())[:f.Len()]
+	clear(m.tree.kept)
+	for _, u := range m.steps[len(m.steps)-1].units {
+		n, ok := f.NodeOf(u)
+		for ok && n != nil && !m.tree.kept[n.Index] {
+			m.tree.kept[n.Index] = true
 			n = n.Parent
 		}
 	}
-	return kept
-}
-
-// sortNodes orders siblings as the list is sorted; by state, a parent
-// ranks by the worst unit below it, so that trouble is never folded away
-// at the bottom.
-func (m *Model) sortNodes(nodes []*tree.Node) []*tree.Node {
-	switch m.sort {
-	case ByState:
-		nodes = slices.Clone(nodes)
-		slices.SortStableFunc(nodes, func(a, b *tree.Node) int { return cmp.Compare(treeUrgency(a), treeUrgency(b)) })
-	case ByAge:
-		units := make([]*model.Unit, len(nodes))
-		byUnit := make(map[*model.Unit]*tree.Node, len(nodes))
-		for i, n := range nodes {
-			units[i], byUnit[n.Unit] = n.Unit, n
-		}
-		sortByAge(units)
-		nodes = make([]*tree.Node, len(units))
-		for i, u := range units {
-			nodes[i] = byUnit[u]
-		}
-	}
-	return nodes
 }
 
 // stateUrgency ranks a summary's worst state like urgency ranks a unit.

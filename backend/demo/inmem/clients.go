@@ -19,8 +19,14 @@ import (
 
 // Dynamic returns client-go's fake dynamic client wired to the server. Every
 // resource answers from the server; one it does not serve is NotFound.
-func (s *Server) Dynamic() *dynamicfake.FakeDynamicClient {
+// Clients list some resources before discovery says whether they are
+// served: name those in unserved, or the fake panics on their list instead
+// of answering 404 as an apiserver does.
+func (s *Server) Dynamic(unserved ...schema.GroupVersionResource) *dynamicfake.FakeDynamicClient {
 	listKinds := map[schema.GroupVersionResource]string{}
+	for _, r := range unserved {
+		listKinds[r] = r.Resource + "List"
+	}
 	for _, r := range s.order {
 		listKinds[r.GVR] = r.Kind + "List"
 	}

@@ -1,7 +1,6 @@
 package fleetunits
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -11,21 +10,15 @@ import (
 	"github.com/driftdeck/driftdeck/testdata/bench/fleetgen"
 )
 
-// through is obj with its status, as the fleet's watch decodes and
-// converts it.
+// through is Through, failing the test on an error.
 func through(t *testing.T, obj, status map[string]any, decode func([]byte) (map[string]any, error),
 	convert func(string, map[string]any) *model.Unit) *model.Unit {
 	t.Helper()
-	obj["status"] = status
-	raw, err := json.Marshal(obj)
+	u, err := Through(obj, status, decode, convert)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := decode(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return convert(Context, m)
+	return u
 }
 
 // The benchmark's Flux units must read as the states they are generated in,

@@ -87,20 +87,6 @@ func Snapshot(apps, stacks int, now time.Time) ([]*model.Unit, error) {
 	return snapshot(us, now), nil
 }
 
-// TreeSnapshot is Snapshot with the ApplicationSets that own the
-// Applications: the fleet the tree view shows.
-func TreeSnapshot(apps, stacks int, now time.Time) ([]*model.Unit, error) {
-	us, err := Units(apps, stacks, now)
-	if err != nil {
-		return nil, err
-	}
-	sets, err := AppSetUnits(apps, now)
-	if err != nil {
-		return nil, err
-	}
-	return snapshot(append(us, sets...), now), nil
-}
-
 func snapshot(us []*model.Unit, now time.Time) []*model.Unit {
 	s := store.New(model.DefaultThresholds)
 	s.SetClock(func() time.Time { return now })
