@@ -80,7 +80,7 @@ func (f *Fleet) Contexts() []string {
 }
 
 // Watched lists every resource a context's watches may list, every version
-// of each: they list before discovery answers (ADR 0024).
+// of each: they list before discovery answers (ADR 0022).
 func Watched() []schema.GroupVersionResource { return slices.Clone(watched) }
 
 // watched lists every resource driftdeck looks for.
@@ -117,7 +117,7 @@ func served(c *kube.Cluster, versions []schema.GroupVersionResource) (schema.Gro
 
 // Add connects one context: discovery, identity, then watches, all until ctx
 // ends. It returns once discovery is done; the watches run on, started
-// beside discovery (ADR 0024).
+// beside discovery (ADR 0022).
 func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) error {
 	f.mu.Lock()
 	_, dup := f.clusters[c.Context]

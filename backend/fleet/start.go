@@ -10,7 +10,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/kube"
 )
 
-// A context's watches start beside its discovery, not after it (ADR 0024):
+// A context's watches start beside its discovery, not after it (ADR 0022):
 // on a cluster seconds away every round trip before the first LISTs is
 // seconds more before the list is complete. Each watch lists the newest
 // version of its resource at once; a 404 is the cluster saying that
