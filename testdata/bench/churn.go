@@ -17,7 +17,11 @@ import (
 // Applications as Argo CD's controller writes them after refreshes and
 // Kustomizations, HelmReleases and Terraforms as their controllers write
 // them at a reconcile, each kind in its share of the fleet: targeted merge
-// patches, perSecond of them, until stopped.
+// patches, perSecond of them, until stopped, at most workers at a time
+// (a patch to a cluster far away is in flight for its round trip).
+// churnWorkers is how many patches are in flight at most on a near cluster.
+const churnWorkers = 8
+
 type churn struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -26,7 +30,7 @@ type churn struct {
 	failed  atomic.Int64
 }
 
-func startChurn(cfg *rest.Config, size fleetSize, perSecond int) (*churn, error) {
+func startChurn(cfg *rest.Config, size fleetSize, perSecond, workers int) (*churn, error) {
 	rc, err := newFastClient(cfg)
 	if err != nil {
 		return nil, err
@@ -34,7 +38,7 @@ func startChurn(cfg *rest.Config, size fleetSize, perSecond int) (*churn, error)
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &churn{cancel: cancel, start: time.Now()}
 	work := make(chan int, perSecond)
-	for range 8 {
+	for range workers {
 		c.wg.Go(func() {
 			for n := range work {
 				path, patch := churnTarget(size, n, time.Now())

@@ -262,7 +262,7 @@ func (m measuredSetup) serverCPU() (time.Duration, error) {
 func oneCluster(o options, cp *controlPlane) measuredSetup {
 	return measuredSetup{kubeconfig: cp.Kubeconfig, size: o.fleetSize, serverPIDs: []string{cp.APIServerPID},
 		churn: func() (churnGroup, error) {
-			ch, err := startChurn(cp.Config(), o.fleetSize, o.churn)
+			ch, err := startChurn(cp.Config(), o.fleetSize, o.churn, churnWorkers)
 			return churnGroup{ch}, err
 		}}
 }

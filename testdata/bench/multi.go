@@ -129,7 +129,13 @@ func runClusters(ctx context.Context, o options) (err error) {
 		churn: func() (churnGroup, error) {
 			var g churnGroup
 			for _, c := range clusters {
-				ch, err := startChurn(c.cfg, per, max(o.churn/len(clusters), 1))
+				rate, workers := max(o.churn/len(clusters), 1), churnWorkers
+				if c.slow {
+					// Enough patches in flight to keep the rate through
+					// the proxy's round trip.
+					workers = max(workers, rate*int((2*o.slowLatency+time.Second)/time.Second))
+				}
+				ch, err := startChurn(c.cfg, per, rate, workers)
 				if err != nil {
 					g.stop()
 					return nil, err
