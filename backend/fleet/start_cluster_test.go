@@ -32,22 +32,27 @@ func isDiscovery(path string) bool {
 
 // On a link seconds long every round trip before the first LISTs is
 // seconds more before the list is complete: with discovery held back, the
-// Applications still reach the model.
+// Applications still reach the model, and the context is synced only once
+// every watch has its first list.
 func TestClusterTheFirstListsDoNotWaitForDiscovery(t *testing.T) {
 	c := testcluster.Shared(t)
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	ns := c.Namespace(t)
 	create(t, dyn, argocd.Applications, app(t, ns, "web", `"automated":{}`, `"sync":{"status":"Synced"},"health":{"status":"Healthy"}`), false)
 
-	release := make(chan struct{})
+	release, stacks := make(chan struct{}), make(chan struct{})
 	var heldBack atomic.Int32
 	cfg := c.Config()
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if isDiscovery(r.URL.Path) {
+			hold := release
+			if strings.HasSuffix(r.URL.Path, "/stacks") {
+				hold = stacks
+			}
+			if isDiscovery(r.URL.Path) || hold == stacks {
 				heldBack.Add(1)
 				select {
-				case <-release:
+				case <-hold:
 				case <-r.Context().Done():
 					return nil, r.Context().Err()
 				}
@@ -77,9 +82,21 @@ func TestClusterTheFirstListsDoNotWaitForDiscovery(t *testing.T) {
 	if heldBack.Load() == 0 {
 		t.Fatal("no discovery request was seen: the test held nothing back")
 	}
+	// Every watch counts before any can finish: with the Stacks' list
+	// still out, the context is not synced, however long the others wait.
+	time.Sleep(500 * time.Millisecond)
+	if st := f.Store.Status()[0]; st.Synced {
+		t.Errorf("the context is marked synced while the Stacks' first list is still out: %+v", st)
+	}
+	close(stacks)
 	waitSynced(t, ctx, f, 30*time.Second)
-	if st := f.Store.Status()[0]; !st.Connected || !st.Synced || st.Error != "" {
-		t.Errorf("the context after discovery: %+v", st)
+	// The status follows the last first list by a moment.
+	st := f.Store.Status()[0]
+	for deadline := time.Now().Add(10 * time.Second); !st.Synced && time.Now().Before(deadline); st = f.Store.Status()[0] {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !st.Connected || !st.Synced || st.Error != "" {
+		t.Errorf("the context after every first list: %+v", st)
 	}
 }
 
