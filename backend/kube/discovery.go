@@ -3,6 +3,9 @@ package kube
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,7 +24,7 @@ func (c *Cluster) Discover(ctx context.Context, wanted []schema.GroupVersionReso
 	}
 	var (
 		mu        sync.Mutex
-		errs      []error
+		errs      = map[schema.GroupVersion]error{}
 		wg        sync.WaitGroup
 		resources = map[schema.GroupVersionResource]bool{}
 	)
@@ -31,7 +34,7 @@ func (c *Cluster) Discover(ctx context.Context, wanted []schema.GroupVersionReso
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				errs = append(errs, err)
+				errs[gv] = err
 				return
 			}
 			for _, r := range rs {
@@ -43,8 +46,11 @@ func (c *Cluster) Discover(ctx context.Context, wanted []schema.GroupVersionReso
 	}
 	wg.Wait()
 	c.Resources = resources
-	if len(errs) > 0 {
-		return errs[0] // a cluster that cannot be reached fails every one alike
+	// A cluster that cannot be reached fails every group-version alike:
+	// name the same one each time, so a retried context's message holds still.
+	failed := slices.SortedFunc(maps.Keys(errs), func(a, b schema.GroupVersion) int { return strings.Compare(a.String(), b.String()) })
+	if len(failed) > 0 {
+		return errs[failed[0]]
 	}
 	return nil
 }
