@@ -143,6 +143,7 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 		return err
 	}
 	context.AfterFunc(ctx, cancel)
+	h.discovered.Store(true)
 	f.mu.Lock()
 	f.clusters[c.Context] = c
 	f.order = append(f.order, c.Context)

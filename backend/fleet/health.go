@@ -18,6 +18,11 @@ type health struct {
 	// abandoned is set when the context's discovery failed and its
 	// watches were called off: they no longer make it synced.
 	abandoned atomic.Bool
+	// discovered is set once discovery answered. Until then discovery
+	// speaks for the context: the watches started beside it (ADR 0022)
+	// would otherwise reset "disconnected since" and replace the message on
+	// every retry of a cluster nothing answers.
+	discovered atomic.Bool
 	// down is 1 while the context is known to be disconnected; it keeps the
 	// hot path (every watch event) from taking the store's lock for nothing.
 	down    atomic.Bool
@@ -41,6 +46,9 @@ func (h *health) Disconnected(err error) {
 		case h.refused <- fmt.Errorf("context %q: %w", h.context, err):
 		default:
 		}
+		return
+	}
+	if !h.discovered.Load() {
 		return
 	}
 	first := !h.down.Swap(true)
