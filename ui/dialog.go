@@ -383,17 +383,32 @@ func (d *dialog) menuKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Down):
 		d.cursor = min(d.cursor+1, max(len(d.avail)-1, 0))
 	case key.Matches(msg, k.Open):
-		if d.cursor < len(d.avail) {
-			av := d.avail[d.cursor]
-			if !av.Enabled {
-				a.toastError(string(av.Kind) + ": " + av.WhyNot)
-				return nil
+		return d.pick(a, d.cursor)
+	default:
+		// The key an entry names, the one that does it from the list, does
+		// it from the menu too.
+		for i, av := range d.avail {
+			if b, ok := a.binding(specOf(av.Kind)); ok && key.Matches(msg, b) {
+				d.cursor = i
+				return d.pick(a, i)
 			}
-			a.close(d.self())
-			return a.startKind(av.Kind, a.top(), []*model.Unit{d.units[0]})
 		}
 	}
 	return nil
+}
+
+// pick starts the menu's i-th action, or says why it cannot be taken.
+func (d *dialog) pick(a *App, i int) tea.Cmd {
+	if i >= len(d.avail) {
+		return nil
+	}
+	av := d.avail[i]
+	if !av.Enabled {
+		a.toastError(string(av.Kind) + ": " + av.WhyNot)
+		return nil
+	}
+	a.close(d.self())
+	return a.startKind(av.Kind, a.top(), []*model.Unit{d.units[0]})
 }
 
 // confirm runs the confirmed action, refusing an empty reason up front.

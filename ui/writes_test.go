@@ -191,3 +191,28 @@ func TestLongPlanLeavesTheReasonAndButtonsOnScreen(t *testing.T) {
 		}
 	}
 }
+
+// The menu names each action's key; that key does it from the menu too, as
+// from the list, and a key whose action cannot be taken says why.
+func TestAnActionsKeyWorksInTheMenu(t *testing.T) {
+	a, be := newTestApp(t, 100, 30)
+	selectUnit(t, a, "checkout")
+	press(a, "a")
+	if _, ok := a.top().(*dialog); !ok || !strings.Contains(plain(a), "pause (p)") {
+		t.Fatalf("the menu does not offer pause by its key:\n%s", plain(a))
+	}
+	press(a, "p")
+	typeText(a, "INC-5150")
+	press(a, "enter", "enter")
+	d, ok := a.top().(*dialog)
+	if !ok || d.plan == nil || d.plan.Request.Kind != actions.Pause {
+		t.Fatalf("p in the menu did not lead to the pause's confirmation:\n%s", plain(a))
+	}
+	press(a, "esc")
+
+	be.whyNot = map[actions.Kind]string{actions.Terminate: "no running operation"}
+	press(a, "a", "T")
+	if !strings.Contains(plain(a), "terminate: no running operation") {
+		t.Errorf("T in the menu, terminate not possible, does not say why:\n%s", plain(a))
+	}
+}
