@@ -65,6 +65,20 @@ func boundTo(req actions.Request, p *actions.Plan) actions.Request {
 	return req
 }
 
+// samePlannedVersions reports whether two plans were made from the same
+// versions of every object they write.
+func samePlannedVersions(a, b *actions.Plan) bool {
+	if a == nil || b == nil || a.ResourceVersion != b.ResourceVersion || len(a.Also) != len(b.Also) {
+		return false
+	}
+	for i := range a.Also {
+		if a.Also[i].Object != b.Also[i].Object || a.Also[i].ResourceVersion != b.Also[i].ResourceVersion {
+			return false
+		}
+	}
+	return true
+}
+
 // planChanged reads the write's refusal because the object moved on since
 // the plan was shown: the new plan and what differs.
 func planChanged(err error) (*actions.Plan, []string, bool) {

@@ -49,6 +49,10 @@ type dialog struct {
 	planID   int // the plan request whose answer is awaited
 	planErr  error
 	planning bool
+	// inputsPlanID is the plan asked for with the reason and expiry as
+	// typed (planWithInputs), untilText the expiry text it was planned with.
+	inputsPlanID int
+	untilText    string
 	// changed says what differs from the plan shown before, when the unit
 	// changed under the dialog or the write found it changed.
 	changed []string
@@ -208,6 +212,27 @@ func (d *dialog) requestPlan(a *App) tea.Cmd {
 	}
 }
 
+// planWithInputs plans again with the reason and expiry as typed, once
+// they are: the plan made when the dialog opened, before they were, showed
+// an empty reason and no expiry among what it would write.
+func (d *dialog) planWithInputs(a *App) tea.Cmd {
+	if d.kind != dlgConfirm || d.custom != nil || len(d.units) != 1 {
+		return nil
+	}
+	reason, untilText := strings.TrimSpace(d.reason.Value()), strings.TrimSpace(d.until.Value())
+	if reason == d.req.Reason && untilText == d.untilText {
+		return nil
+	}
+	until, err := parseUntil(untilText, a.now())
+	if err != nil {
+		return nil
+	}
+	d.req.Reason, d.req.Until, d.untilText = reason, until, untilText
+	cmd := d.requestPlan(a)
+	d.inputsPlanID = d.planID
+	return cmd
+}
+
 // showPlan takes a new plan; when it differs from the one shown the
 // dialog says what changed and needs confirming again.
 func (d *dialog) showPlan(p *actions.Plan, err error, changes []string) {
@@ -253,6 +278,11 @@ func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
 		return d.key(a, msg)
 	case planMsg:
 		if msg.id == d.planID {
+			if msg.id == d.inputsPlanID && samePlannedVersions(d.plan, msg.plan) {
+				// The object as before: what differs is what was typed.
+				d.plan, d.planErr, d.planning = msg.plan, msg.err, false
+				break
+			}
 			d.showPlan(msg.plan, msg.err, nil)
 		}
 	case unitsChangedMsg:
@@ -318,13 +348,17 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			a.close(d.self())
 			return nil
 		case "enter", "tab":
-			if d.focus == len(d.inputs)-1 {
+			last := d.focus == len(d.inputs)-1
+			if last {
 				if _, err := parseUntil(d.until.Value(), a.now()); err != nil {
 					d.err = err.Error()
 					return nil
 				}
 			}
 			d.err = ""
+			if last {
+				return tea.Batch(d.setFocus(d.focus+1), d.planWithInputs(a))
+			}
 			return d.setFocus(d.focus + 1)
 		case "shift+tab":
 			return d.setFocus(d.focus - 1)
@@ -443,12 +477,15 @@ func (d *dialog) confirm(a *App) tea.Cmd {
 	case d.planErr != nil:
 		d.err, d.yes = "nothing to confirm: "+d.planErr.Error(), false
 		return nil
-	case d.plan == nil:
+	case d.plan == nil, d.planning && d.planID == d.inputsPlanID:
 		d.err, d.yes = "wait for the plan: what is confirmed is what is shown", false
 		return nil
 	}
 	req := boundTo(d.req, d.plan)
-	req.Reason, req.Until = reason, until
+	req.Reason = reason
+	if strings.TrimSpace(d.until.Value()) != d.untilText {
+		req.Until = until // typed after the plan shown was made
+	}
 	d.running, d.err = true, ""
 	return a.execute(d.id, req)
 }

@@ -27,15 +27,21 @@ func openPause(t *testing.T, a *App) *dialog {
 	return d
 }
 
-func TestDialogPlansOnceAndAgainOnlyWhenItsUnitChanges(t *testing.T) {
+// The dialog plans when it opens, to show at once what the action writes,
+// again with the reason and expiry once they are typed (they are written
+// too), and then only when its unit changes.
+func TestDialogPlansOnOpenWithWhatIsTypedAndWhenItsUnitChanges(t *testing.T) {
 	a, be := newTestApp(t, 100, 30)
 	d := openPause(t, a)
-	if be.plans != 1 {
-		t.Fatalf("typing the reason planned %d times, want once when the dialog opened", be.plans)
+	if be.plans != 2 {
+		t.Fatalf("opening the dialog and typing the reason planned %d times, want twice: on opening, and with the reason", be.plans)
+	}
+	if text := flat(a); !strings.Contains(text, "paused-reason: INC-5150: hotfix in place") || strings.Contains(text, "Changed since shown") {
+		t.Errorf("the plan shown must write the reason typed, without calling it a change:\n%s", plain(a))
 	}
 	_, cmd := a.Update(changedUnit("billing", func(u *model.Unit) { u.RunReason = "another unit changed" }))
 	run(a, cmd, 0)
-	if be.plans != 1 {
+	if be.plans != 2 {
 		t.Fatalf("a change of another unit planned again (%d plans)", be.plans)
 	}
 	press(a, "l") // the user moves to Yes …
@@ -45,7 +51,7 @@ func TestDialogPlansOnceAndAgainOnlyWhenItsUnitChanges(t *testing.T) {
 	be.version = "4712" // … then the unit changes on the cluster
 	_, cmd = a.Update(changedUnit("checkout", func(u *model.Unit) { u.Argo.Prune = false }))
 	run(a, cmd, 0)
-	if be.plans != 2 {
+	if be.plans != 3 {
 		t.Fatalf("a change of the dialog's unit must plan again (%d plans)", be.plans)
 	}
 	if d.yes {

@@ -109,6 +109,7 @@ func (f *fakeBackend) planAt(req actions.Request) *actions.Plan {
 			"spec.syncPolicy.automated.enabled: (unset, means true) → false",
 			"metadata.annotations.driftdeck.io/paused-by: oncall@example.com",
 			`metadata.annotations.driftdeck.io/paused-previous: {"prune":true,"selfHeal":true}`,
+			"metadata.annotations.driftdeck.io/paused-reason: " + req.Reason,
 		},
 		Warnings:        []string{"ApplicationSet/storefront manages this object and may revert spec edits; driftdeck re-reads after the write and reports a revert"},
 		Patch:           make([]actions.Op, 8),

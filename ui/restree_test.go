@@ -137,13 +137,13 @@ func TestSyncOfMarkedResourcesWritesTheOptionsTickedInTheDialog(t *testing.T) {
 	}
 	planned := be.plans
 	typeText(a, "INC-7: roll api and its settings")
-	press(a, "enter")  // reason done: the first option, prune
-	press(a, "space")  // prune on
-	press(a, "j", "j") // to apply out-of-sync only
-	press(a, "space")  // on
-	press(a, "enter")  // to the buttons
-	if be.plans != planned+2 {
-		t.Errorf("each tick plans again: %d plans after 2 ticks, want %d", be.plans, planned+2)
+	press(a, "enter")          // reason done: the first option, prune
+	press(a, "space")          // prune on
+	press(a, "j", "j")         // to apply out-of-sync only
+	press(a, "space")          // on
+	press(a, "enter")          // to the buttons
+	if be.plans != planned+3 { // the reason typed, then each tick
+		t.Errorf("the reason and each tick plan again: %d plans after the reason and 2 ticks, want %d", be.plans, planned+3)
 	}
 	if !strings.Contains(plain(a), "[x] prune") || !strings.Contains(plain(a), "[x] apply out-of-sync only") || !strings.Contains(plain(a), "[ ] force") {
 		t.Errorf("the boxes show what is ticked:\n%s", plain(a))

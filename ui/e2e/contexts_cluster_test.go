@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -69,7 +70,16 @@ func TestClusterThreeContextsOneUnreachableRowsAndActionsWork(t *testing.T) {
 	term.send("INC-7 west only")
 	term.send("\r")
 	term.send("2h\r")
-	term.waitFor(promptly, " No ", " Yes ")
+	// What the dialog says it writes is what is written: the reason and the
+	// expiry as typed, once they are.
+	var shownUntil string
+	term.waitUntil(promptly, "the plan to write the reason and the expiry typed", func(s string) bool {
+		m := shownUntilRE.FindStringSubmatch(s)
+		if m != nil {
+			shownUntil = m[1]
+		}
+		return m != nil && strings.Contains(s, "paused-reason: INC-7 west only") && strings.Contains(s, " Yes ")
+	})
 	term.send("y")
 	term.waitFor(promptly, "— done")
 	term.send("q")
@@ -85,8 +95,15 @@ func TestClusterThreeContextsOneUnreachableRowsAndActionsWork(t *testing.T) {
 		if got := paused(o); got != want {
 			t.Errorf("%s's Application paused = %v, want %v; annotations %v", name, got, want, o.GetAnnotations())
 		}
+		if ann := o.GetAnnotations(); want && (ann["driftdeck.io/paused-until"] != shownUntil || ann["driftdeck.io/paused-reason"] != "INC-7 west only") {
+			t.Errorf("%s's pause wrote until %q, reason %q; the dialog showed until %q, reason %q", name,
+				ann["driftdeck.io/paused-until"], ann["driftdeck.io/paused-reason"], shownUntil, "INC-7 west only")
+		}
 	}
 }
+
+// shownUntilRE finds the expiry a pause's confirmation says it writes.
+var shownUntilRE = regexp.MustCompile(`paused-until: (\S+)`)
 
 // rowWith reports whether one line of the screen holds every text (a row:
 // its context and its automation; the long test namespace cuts the name).
