@@ -334,3 +334,30 @@ func TestClusterArgoWritesAreSafe(t *testing.T) {
 		})
 	})
 }
+
+// A confirmed pause writes what its confirmation showed, to the second: the
+// plan's time is the pause's, however long the user looked at it.
+func TestClusterAConfirmedPauseWritesTheTimesItShowed(t *testing.T) {
+	forEachGeneration(t, applicationGVK, func(e *env, _ string) {
+		e.sub("paused-at and paused-until as shown", func(t *testing.T, e *env) {
+			e.app("web", `"automated":{"selfHeal":true}`, drifted)
+			shownAt := time.Now().Add(-10 * time.Minute).Truncate(time.Second)
+			e.exec.Now = func() time.Time { return shownAt }
+			defer func() { e.exec.Now = nil }()
+			req := Request{Kind: Pause, Key: e.key(model.EngineArgoCD, "web"), Reason: "INC-8", Until: shownAt.Add(2 * time.Hour)}
+			plan, err := e.exec.Plan(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.exec.Now = nil // the user confirms ten minutes later
+			req.ResourceVersion = plan.ResourceVersion
+			e.mustRun(req)
+			ann := e.get(argocd.Applications, "web").GetAnnotations()
+			for _, a := range []string{pause.AnnotationAt, pause.AnnotationUntil, pause.AnnotationReason} {
+				if want := "metadata.annotations." + a + ": " + ann[a]; !contains(plan.Changes, want) {
+					t.Errorf("written %s=%q, not what the plan showed: %v", a, ann[a], plan.Changes)
+				}
+			}
+		})
+	})
+}

@@ -244,6 +244,11 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 	confirmed := req
 	c := w.Cluster
 	env := &planEnv{ctx: ctx, cluster: c, actor: w.Actor, now: e.now(), exec: e}
+	if shown, ok := e.shown.lookup(req.Key, req.Kind, req.ResourceVersion); ok && req.ResourceVersion != "" {
+		// The times the confirmed plan showed (paused-at, a request token)
+		// are the ones written, not the moment the confirmation came.
+		env.now = shown.at
+	}
 	obj, err := e.get(ctx, c, req.Key)
 	if err != nil {
 		return nil, err
