@@ -231,6 +231,8 @@ func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
 			e.sub("freeze and thaw of both children", func(t *testing.T, e *env) {
 				a := e.withAppSet(t)
 				a.reconciled(t)
+				e.exec.Settle = time.Second
+				defer func() { e.exec.Settle = 0 }()
 				setBefore := e.get(argocd.ApplicationSets, "team")
 				keys := []model.Key{e.key(model.EngineArgoCD, "web"), e.key(model.EngineArgoCD, "api")}
 				for _, o := range e.exec.Bulk(context.Background(), BulkRequest{Kind: Pause, Keys: keys, Reason: "freeze"}) {

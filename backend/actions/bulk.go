@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -63,6 +64,16 @@ func (e *Executor) Bulk(ctx context.Context, r BulkRequest) []BulkOutcome {
 			o.Result, o.Err = e.Execute(ctx, Request{Kind: r.Kind, Key: k, Reason: r.Reason, Until: r.Until, Prune: r.Prune, SyncChoices: r.SyncChoices, WithSource: r.WithSource})
 			var ref *Refusal
 			switch {
+			case o.Err == nil && r.Kind == Pause && o.Result != nil && o.Result.MayRevert != "":
+				// Its owner's reconcile, started by this write, is over
+				// before the next unit is written: one still reading the
+				// ApplicationSet from before the next unit's entry would
+				// revert that unit's pause. A revert all the same is a failure.
+				if reverted := e.Settled(ctx, o.Result); len(reverted) > 0 {
+					o.Outcome, o.Why = OutcomeFailed, strings.Join(reverted, "; ")
+				} else {
+					o.Outcome = OutcomeApplied
+				}
 			case o.Err == nil:
 				o.Outcome = OutcomeApplied
 			case errors.As(o.Err, &ref) && ref.NothingToDo:
