@@ -53,6 +53,9 @@ type dialog struct {
 	// typed (planWithInputs), untilText the expiry text it was planned with.
 	inputsPlanID int
 	untilText    string
+	// confirmOnPlan is a yes given while that plan was on its way: the
+	// write goes when it comes, unless the object moved on meanwhile.
+	confirmOnPlan bool
 	// changed says what differs from the plan shown before, when the unit
 	// changed under the dialog or the write found it changed.
 	changed []string
@@ -278,9 +281,14 @@ func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
 		return d.key(a, msg)
 	case planMsg:
 		if msg.id == d.planID {
-			if msg.id == d.inputsPlanID && samePlannedVersions(d.plan, msg.plan) {
+			confirm := d.confirmOnPlan
+			d.confirmOnPlan = false
+			if msg.id == d.inputsPlanID && msg.err == nil && samePlannedVersions(d.plan, msg.plan) {
 				// The object as before: what differs is what was typed.
-				d.plan, d.planErr, d.planning = msg.plan, msg.err, false
+				d.plan, d.planErr, d.planning = msg.plan, nil, false
+				if confirm {
+					return d.confirm(a)
+				}
 				break
 			}
 			d.showPlan(msg.plan, msg.err, nil)
@@ -477,8 +485,11 @@ func (d *dialog) confirm(a *App) tea.Cmd {
 	case d.planErr != nil:
 		d.err, d.yes = "nothing to confirm: "+d.planErr.Error(), false
 		return nil
-	case d.plan == nil, d.planning && d.planID == d.inputsPlanID:
+	case d.plan == nil:
 		d.err, d.yes = "wait for the plan: what is confirmed is what is shown", false
+		return nil
+	case d.planning && d.planID == d.inputsPlanID:
+		d.confirmOnPlan = true // written once the plan with what was typed is in
 		return nil
 	}
 	req := boundTo(d.req, d.plan)
