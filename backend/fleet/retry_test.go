@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -13,20 +12,15 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
 // While a context cannot be reached it is retried, and every try starts
 // watches beside discovery: the header still says since when it has been
 // disconnected and why, in the same words, not the last watch's.
 func TestAContextNothingAnswersKeepsWhenAndWhyAcrossRetries(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
 	var asked atomic.Int32
-	cfg := &rest.Config{Host: "https://" + addr}
+	cfg := &rest.Config{Host: testcluster.RefusedURL(t)}
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			if isDiscovery(r.URL.Path) {

@@ -2,24 +2,19 @@ package kube
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
+
+	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
 // A context retried while nothing answers shows its discovery error: the
 // same words on every try, not whichever group-version failed first.
 func TestDiscoveryOfAnUnreachableClusterNamesTheSameGroupVersionEachTime(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now: every request is refused
-	c, err := NewCluster("gone", &rest.Config{Host: "https://" + addr}, "default")
+	c, err := NewCluster("gone", &rest.Config{Host: testcluster.RefusedURL(t)}, "default")
 	if err != nil {
 		t.Fatal(err)
 	}

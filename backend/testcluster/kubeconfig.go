@@ -1,6 +1,7 @@
 package testcluster
 
 import (
+	"net"
 	"path/filepath"
 	"testing"
 
@@ -39,4 +40,17 @@ func Kubeconfig(t testing.TB, cfg *rest.Config, context string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// RefusedURL is the https URL of a local address nothing listens on: every
+// connection to it is refused, as to a cluster that is down.
+func RefusedURL(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "https://" + addr
 }

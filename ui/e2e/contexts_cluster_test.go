@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,18 +16,6 @@ import (
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
-
-// deadServer is an address nothing listens on: connections are refused.
-func deadServer(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "https://" + addr
-}
 
 // A session on three contexts, two real clusters and one nothing answers:
 // both clusters' rows show, each under its context, the dead one is marked
@@ -50,7 +37,7 @@ func TestClusterThreeContextsOneUnreachableRowsAndActionsWork(t *testing.T) {
 			"syncPolicy":{"automated":{"selfHeal":true}}}}`, name))
 	}
 	dead := rest.CopyConfig(east.Config())
-	dead.Host = deadServer(t)
+	dead.Host = testcluster.RefusedURL(t)
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := testcluster.WriteKubeconfigContexts(kc, "east", map[string]*rest.Config{"east": east.Config(), "west": west.Config(), "gone": dead}); err != nil {
 		t.Fatal(err)
