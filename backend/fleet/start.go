@@ -33,7 +33,7 @@ func discover(ctx context.Context, c *kube.Cluster) *discovery {
 }
 
 // wait returns discovery's error, or ctx's when it ends first;
-// c.Resources may be read after it returns nil.
+// c.Has answers for the cluster after it returns nil.
 func (d *discovery) wait(ctx context.Context) error {
 	select {
 	case <-d.done:

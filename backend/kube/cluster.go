@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -26,8 +27,10 @@ type Cluster struct {
 	REST      rest.Interface
 	Namespace string // the context's default namespace
 	Access    *Access
-	// Resources present, by resource (filled by Discover).
-	Resources map[schema.GroupVersionResource]bool
+	// served holds the resources present (filled by Discover, read by Has).
+	// Atomic: a Cluster may be shared by fleets, and one's rediscovery must
+	// not race another's watches asking what is served.
+	served atomic.Pointer[map[schema.GroupVersionResource]bool]
 }
 
 // ErrNoKubeconfig means no kubeconfig could be found at all.

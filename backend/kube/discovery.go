@@ -45,7 +45,7 @@ func (c *Cluster) Discover(ctx context.Context, wanted []schema.GroupVersionReso
 		})
 	}
 	wg.Wait()
-	c.Resources = resources
+	c.served.Store(&resources)
 	// A cluster that cannot be reached fails every group-version alike:
 	// name the same one each time, so a retried context's message holds still.
 	failed := slices.SortedFunc(maps.Keys(errs), func(a, b schema.GroupVersion) int { return strings.Compare(a.String(), b.String()) })
@@ -76,4 +76,7 @@ func (c *Cluster) servedIn(ctx context.Context, gv schema.GroupVersion) (map[str
 }
 
 // Has reports whether discovery found the resource.
-func (c *Cluster) Has(r schema.GroupVersionResource) bool { return c.Resources[r] }
+func (c *Cluster) Has(r schema.GroupVersionResource) bool {
+	served := c.served.Load()
+	return served != nil && (*served)[r]
+}
