@@ -41,9 +41,13 @@ func TestADeadLockRuleBreaksOnlyAnOldLockWhoseHolderIsGone(t *testing.T) {
 		{"a Pulumi Cloud update, cancels allowed", allowing, failing, cloudLock, true, true, "ci-bot (update)"},
 		{"a young Pulumi Cloud update, cancels allowed", allowing, failing, pulumistate.Lock{ID: "u-43", Since: young, Holder: pulumistate.HolderUnknown}, true, false, "not older than"},
 	} {
-		why, ok := lockVerdict(c.rule, c.unit, []pulumistate.Lock{c.lock}, c.cloud, now)
-		if ok != c.ok || !strings.Contains(why, c.says) {
-			t.Errorf("%s: %v %q; want %v, saying %q", c.name, ok, why, c.ok, c.says)
+		v := lockVerdict(c.rule, c.unit, []pulumistate.Lock{c.lock}, c.cloud, now)
+		if v.ok != c.ok || !strings.Contains(v.why, c.says) {
+			t.Errorf("%s: %v %q; want %v, saying %q", c.name, v.ok, v.why, c.ok, c.says)
+		}
+		// A lock left alone is said once as it ages, not once a minute.
+		if later := lockVerdict(c.rule, c.unit, []pulumistate.Lock{c.lock}, c.cloud, now.Add(time.Minute)); !c.ok && later.ok == v.ok && later.topic != v.topic {
+			t.Errorf("%s: the topic moved with the age: %q, then %q", c.name, v.topic, later.topic)
 		}
 	}
 }

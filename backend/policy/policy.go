@@ -106,7 +106,7 @@ type Engine struct {
 	attempts map[ruleUnit]int
 	recent   map[string][]time.Time // per rule, remediations of the last hour
 	resync   map[ruleUnit]bool      // terminated, waiting to sync again
-	said     map[ruleUnit]string    // the last hold-back said per unit: said once
+	said     map[ruleUnit]string    // the topic of the last hold-back said per unit: said once
 	once     sync.Once
 	done     *prometheus.CounterVec
 }
@@ -173,12 +173,12 @@ func (e *Engine) remediate(ctx context.Context, r Rule, u *model.Unit, now time.
 	}
 	recs, err := records(u)
 	if err != nil {
-		e.holdBack(r, ru, "exhausted", err.Error())
+		e.holdBack(r, ru, "exhausted", "unreadable", err.Error())
 		return
 	}
 	n := max(recs[r.Name].Attempts, e.tried(ru))
 	if n >= r.MaxAttempts {
-		e.holdBack(r, ru, "exhausted", fmt.Sprintf("%d of %d attempts made (annotation %s): nothing more is written until it is healthy again; a person must look",
+		e.holdBack(r, ru, "exhausted", "exhausted", fmt.Sprintf("%d of %d attempts made (annotation %s): nothing more is written until it is healthy again; a person must look",
 			n, r.MaxAttempts, model.AnnotationRemediationAttempts))
 		return
 	}
@@ -246,12 +246,12 @@ func (e *Engine) perHour(r Rule, now time.Time) bool {
 	return true
 }
 
-// holdBack says once per unit and message why the rule writes nothing,
-// in the log and the outcome counter.
-func (e *Engine) holdBack(r Rule, ru ruleUnit, outcome, why string) {
+// holdBack says once per unit and topic why the rule writes nothing, in
+// the log and the outcome counter.
+func (e *Engine) holdBack(r Rule, ru ruleUnit, outcome, topic, why string) {
 	e.mu.Lock()
-	said := e.said[ru] == why
-	e.said[ru] = why
+	said := e.said[ru] == topic
+	e.said[ru] = topic
 	e.mu.Unlock()
 	if !said {
 		e.done.WithLabelValues(r.Name, outcome).Inc()
@@ -301,12 +301,13 @@ func (e *Engine) act(ctx context.Context, r Rule, u *model.Unit, why string, cou
 	switch r.When {
 	case StackDeadLock:
 		var plan *stackops.Unstick
-		plan, why, err = e.planBreak(ctx, r, u, ops, now)
+		var v verdict
+		plan, v, err = e.planBreak(ctx, r, u, ops, now)
 		if plan == nil && err == nil {
-			e.holdBack(r, ru, "waiting", why)
+			e.holdBack(r, ru, "waiting", v.topic, v.why)
 			return
 		}
-		reason = Reason(r, why)
+		reason = Reason(r, v.why)
 		if err == nil {
 			e.count(r, ru)
 			if _, err = ops.Apply(ctx, plan, reason); err == nil {
