@@ -48,6 +48,9 @@ type fakeBackend struct {
 	settled   []*actions.Result
 	// also are the writes to other objects plans make.
 	also []actions.OtherWrite
+	// sourceFirst is the change a refresh with source plans before the
+	// unit's own, as the backend lists the source's request first.
+	sourceFirst string
 	// diff and tree answer Diff and ResourceTree when set.
 	diff      *argodiff.Result
 	tree      *restree.Tree
@@ -118,6 +121,10 @@ func (f *fakeBackend) planAt(req actions.Request) *actions.Plan {
 	}
 	if version != "4711" {
 		p.Changes[2] = `metadata.annotations.driftdeck.io/paused-previous: {"prune":false,"selfHeal":true}`
+	}
+	if req.WithSource {
+		p.Summary = "reconcile " + req.Key.Ref() + " now, its source first"
+		p.Changes = []string{f.sourceFirst, "metadata.annotations.reconcile.fluxcd.io/requestedAt: (unset) → T1"}
 	}
 	return p
 }
