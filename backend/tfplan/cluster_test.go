@@ -113,6 +113,23 @@ func TestClusterTerraformPlanFromTofu(t *testing.T) {
 		}
 	})
 
+	t.Run("a name too long for a label with .json", func(t *testing.T) {
+		clearPlans(t, kc, ns)
+		createTerraform(t, c, ns, longName, planID)
+		storePlan(t, kc, ns, longName, planID, "", []byte("binary plan"), false, 1<<20)
+		storePlan(t, kc, ns, longName, planID, JSONSuffix, js, false, 300)
+		p, err := r.Read(context.Background(), model.Key{Context: "test", Engine: model.EngineTerraform, Namespace: ns, Name: longName})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Format != "json" || p.ID != planID || !strings.Contains(p.Where, "chunks") {
+			t.Fatalf("read a %s plan %q from %s, want the chunked json plan %s", p.Format, p.ID, p.Where, planID)
+		}
+		if n := len(p.Resources); n != len(wantChanges)+1 {
+			t.Errorf("%d resources read, tofu planned %d changes and the outputs", n, len(wantChanges))
+		}
+	})
+
 	t.Run("nothing readable stored", func(t *testing.T) {
 		clearPlans(t, kc, ns)
 		storePlan(t, kc, ns, "infra", planID, "", []byte("binary plan"), false, 1<<20)
