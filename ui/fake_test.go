@@ -53,6 +53,7 @@ type fakeBackend struct {
 	sourceFirst string
 	// diff and tree answer Diff and ResourceTree when set.
 	diff      *argodiff.Result
+	diffKeys  []model.Key // what Diff was asked for
 	tree      *restree.Tree
 	treeReads int
 }
@@ -194,6 +195,7 @@ func (f *fakeBackend) Describe(_ context.Context, k model.Key) (*describe.Detail
 func (f *fakeBackend) Diff(_ context.Context, k model.Key) (*argodiff.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.diffKeys = append(f.diffKeys, k)
 	if f.diff != nil {
 		return f.diff, nil
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/argodiff"
+	"github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/store"
@@ -246,5 +248,34 @@ func TestReconcileWithSourceNeedsASource(t *testing.T) {
 	}
 	if len(be.executed) != 0 {
 		t.Errorf("executed %+v", be.executed)
+	}
+}
+
+// d on a Kustomization asks the backend for that Kustomization's diff and
+// shows it on the diff screen, as for an Argo CD app: the revision built,
+// where from, and each changed object.
+func TestKustomizationDiffKey(t *testing.T) {
+	a, be := newFluxTestAppWith(t, 140, 40)
+	cm := func(level string) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"namespace": "team-web", "name": "web-settings"}, "data": map[string]any{"level": level}}
+	}
+	report, err := diff.Objects([]diff.Pair{{Live: cm("warn"), Desired: cm("debug")}}, diff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	be.diff = &argodiff.Result{Report: report, Revision: "42d7b0f", SyncRevision: "main@sha1:42d7b0f", Source: "local build of GitRepository/team-web/web"}
+	u := selectUnit(t, a, "web-frontend")
+	press(a, "d")
+	if !topIs[*diffScreen](a) {
+		t.Fatalf("d on a Kustomization must open its diff:\n%s", plain(a))
+	}
+	screen := plain(a)
+	for _, want := range []string{"web-settings", "warn", "debug", "42d7b0f"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the Kustomization's diff screen lacks %q:\n%s", want, screen)
+		}
+	}
+	if len(be.diffKeys) == 0 || be.diffKeys[0] != u.Key {
+		t.Errorf("diff asked for %v, want %v", be.diffKeys, u.Key)
 	}
 }
