@@ -36,6 +36,7 @@ func TestClusterTerraformPlanFromTofu(t *testing.T) {
 	}
 
 	tc := testcluster.Shared(t)
+	tc.InstallCRDs(t, testcluster.UpstreamCRDSetsNamed(t, "tofu-controller-v0.16.5")...)
 	ns := tc.Namespace(t)
 	kc := tc.Kube(t)
 	c, err := kube.NewCluster("test", tc.Config(), "default")
