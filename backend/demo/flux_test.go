@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -125,5 +126,43 @@ func TestDemoScenariosNameListedUnits(t *testing.T) {
 		if units[s.Unit] == nil {
 			t.Errorf("scenario %s (%s): no such unit", s.Unit, s.What)
 		}
+	}
+}
+
+// In the demo, replan of the stale plan through the write path has the
+// simulated tofu-controller plan again from the current spec: the new plan
+// is not stale, and approving it by its full id applies it.
+func TestDemoReplanYieldsAPlanThatCanBeApproved(t *testing.T) {
+	_, f, _, _ := startDemo(t)
+	ctx := context.Background()
+	exec := &actions.Executor{Cluster: f.Cluster}
+	const ref = "terraform/flux-system/vpc-network"
+	stale := unitsByRef(f)[ref]
+	if !stale.Tofu.PlanStale {
+		t.Fatalf("%s is not staged stale: %+v", ref, stale.Tofu)
+	}
+	if _, err := exec.Execute(ctx, actions.Request{Kind: actions.Replan, Key: stale.Key, Reason: "spec changed", Revision: stale.Tofu.PendingPlan}); err != nil {
+		t.Fatal(err)
+	}
+	var u *model.Unit
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if u = unitsByRef(f)[ref]; u.Tofu.PendingPlan != "" && !u.Tofu.PlanStale && u.Tofu.LastPlannedGen == u.Generation {
+			break
+		}
+	}
+	if u.Tofu.PendingPlan == "" || u.Tofu.PlanStale || u.Run != model.AwaitingApproval {
+		t.Fatalf("no new plan after the replan: %+v, run %s (%s)", u.Tofu, u.Run, u.RunReason)
+	}
+	plan := u.Tofu.PendingPlan
+	if _, err := exec.Execute(ctx, actions.Request{Kind: actions.Approve, Key: u.Key, Reason: "new plan reviewed", Revision: plan}); err != nil {
+		t.Fatalf("approving the new plan %s: %v", plan, err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if u = unitsByRef(f)[ref]; u.Tofu.LastAppliedPlan == plan {
+			break
+		}
+	}
+	if u.Tofu.LastAppliedPlan != plan || u.Tofu.PendingPlan != "" {
+		t.Errorf("the approved new plan %s was not applied: %+v", plan, u.Tofu)
 	}
 }
