@@ -46,7 +46,10 @@ func TestDemoShowsEveryFluxAndTerraformState(t *testing.T) {
 		"kustomization/flux-system/apps": {model.Running, "Progressing: Building manifests", "", func(u *model.Unit) bool {
 			return u.HealthNative == "Reconciling" && len(u.Flux.DependsOn) == 1
 		}},
-		"kustomization/flux-system/tenants":   {model.Stuck, "Stalled: InvalidCELExpression", "Stalled condition is True", nil},
+		"kustomization/flux-system/tenants": {model.Stuck, "Stalled: InvalidCELExpression", "Stalled condition is True", nil},
+		"kustomization/flux-system/ingress-nginx": {model.Stuck, "Running health checks for revision main@sha1:", "running for 25m, longer than the 10m threshold", func(u *model.Unit) bool {
+			return u.HealthNative == "Reconciling" && u.Persisting == ""
+		}},
 		"kustomization/team-web/web-frontend": {model.Stuck, "BuildFailed", "failing (BuildFailed) on revision main@sha1:", func(u *model.Unit) bool { return u.Flux.LastAttempted != u.Flux.LastApplied }},
 		"kustomization/team-web/web-backend":  {model.Running, "DependencyNotReady: dependency 'team-web/web-frontend' is not ready", "", func(u *model.Unit) bool { return u.Persisting != "" }},
 		"kustomization/team-web/web-config": {model.Stuck, "the source GitRepository/team-web/web-config is not ready: AuthenticationFailed", "source is not Ready", func(u *model.Unit) bool {
