@@ -90,7 +90,7 @@ func TestClusterFluxControllers(t *testing.T) {
 	patch("replanned", `{"metadata":{"annotations":{"`+flux.AnnotationRequestedAt+`":"t0"}}}`)
 	eventually("the request handled", func() bool { return unit("replanned").Tofu.LastHandledAt == "t0" })
 	patch("replanned", `{"spec":{"path":"./eks-v2"}}`) // a new generation
-	const replan = "plan-main-2222" // planid of main@sha1:2222
+	const replan = "plan-main-2222"                    // planid of main@sha1:2222
 	eventually("the stale plan replaced by a plan of the new spec", func() bool {
 		u := unit("replanned")
 		return u.Tofu.PendingPlan == replan && !u.Tofu.PlanStale && u.Tofu.LastPlannedGen == 2 && u.Run == model.AwaitingApproval
