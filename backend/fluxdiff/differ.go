@@ -67,7 +67,7 @@ func (d *Differ) Diff(ctx context.Context, k model.Key) (*argodiff.Result, error
 	if ref.Kind != "GitRepository" {
 		// Refused, not failed: the diff does not exist, which is not
 		// "differences found" (exit 1) to a script.
-		return nil, writeguard.Refusef("%s reads %s: a %s source is not diffed, only GitRepository sources are built locally (flux diff kustomization --path on a local copy of its content builds it)", k.Ref(), ref, ref.Kind)
+		return nil, writeguard.Refusef("%s reads %s: %s sources are not diffed, only GitRepository sources are built locally (flux diff kustomization --path on a local copy of its content builds it)", k.Ref(), ref, ref.Kind)
 	}
 	src, err := get(ctx, c.Dynamic, GitRepositories, ref.Namespace, ref.Name)
 	if err != nil {

@@ -75,8 +75,8 @@ func TestClusterDiffKustomizationExitCodes(t *testing.T) {
 	}{
 		{"same", 0, []string{"0 modified, 0 added, 0 removed"}, "level:"},
 		{"changed", 1, []string{"-  level: warn", "+  level: debug", "1 modified, 0 added, 0 removed"}, ""},
-		{"from-oci", 6, []string{"a OCIRepository source is not diffed", "OCIRepository/" + ns + "/infra"}, ""},
-		{"from-bucket", 6, []string{"a Bucket source is not diffed"}, ""},
+		{"from-oci", 6, []string{"OCIRepository sources are not diffed", "OCIRepository/" + ns + "/infra"}, ""},
+		{"from-bucket", 6, []string{"Bucket sources are not diffed"}, ""},
 	} {
 		code, out, stderr := run(t, "diff", "kustomization/"+ns+"/"+tc.name, "--kubeconfig", kc)
 		both := out + stderr
