@@ -44,7 +44,7 @@ func TestRemediationsAreCountedByPolicyAndOutcome(t *testing.T) {
 	reg.MustRegister(&metrics.Collector{Source: emptySource{}}, e)
 	e.Remediate(context.Background(), units)
 	err := testutil.GatherAndCompare(reg, strings.NewReader(`
-# HELP driftdeck_remediations_total Remediations by policy and outcome (done, dry-run, refused, failed, limited: held back by maxAttempts or maxPerHour).
+# HELP driftdeck_remediations_total Remediations by policy and outcome (done, dry-run, refused, failed; limited: held back by maxPerHour; exhausted: a unit reached maxAttempts, once per unit; waiting: a lock not yet old or dead enough, once per lock).
 # TYPE driftdeck_remediations_total counter
 driftdeck_remediations_total{outcome="failed",policy="hooks"} 1
 driftdeck_remediations_total{outcome="limited",policy="hooks"} 2
