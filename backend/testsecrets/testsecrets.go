@@ -21,12 +21,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/testcluster"
 	"github.com/driftdeck/driftdeck/backend/tfplan"
 	"github.com/driftdeck/driftdeck/backend/tofu"
 )
@@ -83,38 +83,17 @@ func PlantUnits(t *testing.T, dyn dynamic.Interface, kc kubernetes.Interface, ns
 		Data: map[string][]byte{"password": []byte(Values["Secret data (live)"])}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	create(t, dyn, argocd.Applications, ns, fmt.Sprintf(`{"apiVersion":"argoproj.io/v1alpha1","kind":"Application","metadata":{"name":%q},
+	testcluster.Create(t, dyn, argocd.Applications, ns, fmt.Sprintf(`{"apiVersion":"argoproj.io/v1alpha1","kind":"Application","metadata":{"name":%q},
 		"spec":{"project":"default","source":{"repoURL":"https://git.example.com/a.git","path":"web"},"destination":{"server":"https://kubernetes.default.svc","namespace":%q},"syncPolicy":{"automated":{"selfHeal":true}}},
 		"status":{"sync":{"status":"OutOfSync","revision":"0123456789abcdef0123456789abcdef01234567"},"health":{"status":"Healthy"},
 			"resources":[{"version":"v1","kind":"Secret","namespace":%q,"name":%q,"status":"OutOfSync"}]}}`, Application, ns, ns, Secret))
-	create(t, dyn, pulumiop.Stacks, ns, fmt.Sprintf(`{"apiVersion":"pulumi.com/v1","kind":"Stack","metadata":{"name":%q},
+	testcluster.Create(t, dyn, pulumiop.Stacks, ns, fmt.Sprintf(`{"apiVersion":"pulumi.com/v1","kind":"Stack","metadata":{"name":%q},
 		"spec":{"stack":"org/db/prod","projectRepo":"https://git.example.com/i.git","branch":"main",
 			"secrets":{"dbPassword":%q},
 			"envRefs":{"PULUMI_CONFIG_PASSPHRASE":{"type":"Literal","literal":{"value":%q}}}},
 		"status":{"outputs":{"dbPassword":%q},"conditions":[{"type":"Ready","status":"True","reason":"ProcessingCompleted","message":"","lastTransitionTime":"2026-11-29T10:00:00Z"}]}}`,
 		Stack, Values["Stack plaintext secret config"], Values["Stack literal passphrase"], Values["Stack secret output"]))
 	plantTerraform(t, dyn, kc, ns)
-}
-
-// create makes the object, then writes its status where status is a
-// subresource (everything but an Application).
-func create(t *testing.T, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns, text string) {
-	t.Helper()
-	u := &unstructured.Unstructured{}
-	if err := json.Unmarshal([]byte(text), &u.Object); err != nil {
-		t.Fatal(err)
-	}
-	status := u.Object["status"]
-	out, err := dyn.Resource(gvr).Namespace(ns).Create(context.Background(), u, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if gvr != argocd.Applications && status != nil {
-		out.Object["status"] = status
-		if _, err := dyn.Resource(gvr).Namespace(ns).UpdateStatus(context.Background(), out, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // SensitivePlan is a Terraform plan in tofu's JSON form with a sensitive
