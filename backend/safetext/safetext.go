@@ -3,8 +3,8 @@
 // characters, escape sequences, invalid UTF-8 and bidirectional overrides are
 // shown escaped (ESC as \x1b, a bad byte as \xff, U+202E as \u202e), so no
 // value can retitle the terminal, write to its clipboard (OSC 52), move the
-// cursor or hide text. JSON output needs none of this: its encoder already
-// escapes control characters.
+// cursor or hide text. JSON output needs only JSON: its encoder
+// escapes C0 controls, JSON escapes the C1 and bidi controls it leaves.
 package safetext
 
 import (

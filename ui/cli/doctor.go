@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -121,7 +120,5 @@ func printDoctorJSON(g *globals, fs []doctor.Finding, ref func(model.Key) string
 		out = append(out, findingJSON{Unit: ref(f.Key), Context: f.Key.Context, State: f.State, Cause: f.Cause, Rule: f.Rule,
 			Command: f.Command(ref(f.Key)), Hint: f.Hint, Forbidden: f.Forbidden})
 	}
-	enc := json.NewEncoder(g.out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return writeJSON(g.out, out)
 }

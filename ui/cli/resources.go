@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -142,9 +141,7 @@ func recordsOf(nodes []*restree.Node) []treeRecord {
 }
 
 func printTreeJSON(g *globals, t *restree.Tree) error {
-	enc := json.NewEncoder(g.out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{
+	return writeJSON(g.out, map[string]any{
 		"destination": safetext.Visible(t.Destination), "liveRead": t.LiveRead, "operation": safetext.Visible(t.Operation),
 		"notes": visibleAll(t.Notes), "resources": recordsOf(t.Roots), "hooks": recordsOf(t.Hooks),
 	})

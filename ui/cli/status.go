@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -270,9 +269,7 @@ func printJSON(g *globals, units []*model.Unit, forest *tree.Forest, ends map[mo
 	for _, u := range units {
 		recs = append(recs, newRecord(u, forest, ends, now))
 	}
-	enc := json.NewEncoder(g.out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(recs)
+	return writeJSON(g.out, recs)
 }
 
 // newRecord is a unit's -o json record.

@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testhostile"
 )
 
 // hostile writes to the clipboard (OSC 52) and retitles the terminal (OSC 0).
@@ -60,6 +61,57 @@ func TestClusterStatusShowsEscapeSequencesFromTheClusterEscaped(t *testing.T) {
 	for _, r := range recs {
 		if !strings.Contains(r.Reason, hostile) {
 			t.Errorf("%s: the JSON reason %q does not hold the cluster's text as it is", r.Unit, r.Reason)
+		}
+	}
+}
+
+// Cursor moves, a screen clear, a C1 control and a clipboard write in a
+// Kustomization's and a Terraform's condition messages and in an
+// Application's pause annotations (who paused it, and why): status and
+// status -o wide show each escaped, -o json holds the text as it is, in
+// JSON's escapes, and none of the three writes a control character raw.
+func TestClusterStatusShowsCursorMovesFromEveryEngineEscaped(t *testing.T) {
+	c := testcluster.Shared(t)
+	isolate(t)
+	ns := c.Namespace(t)
+	testhostile.PlantUnits(t, dynamic.NewForConfigOrDie(c.Config()), ns)
+	kc := testcluster.Kubeconfig(t, c.Config(), "test")
+	units := []string{"kustomization/" + ns + "/" + testhostile.Kustomization, "terraform/" + ns + "/" + testhostile.Terraform, "argocd/" + ns + "/" + testhostile.Application}
+
+	for _, args := range [][]string{{"status"}, {"status", "-o", "wide"}, {"status", "-o", "json"}} {
+		code, out, stderr := run(t, append(args, "-n", ns, "--kubeconfig", kc)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		what := "driftdeck " + strings.Join(args, " ")
+		if strings.ContainsAny(out, "\x1b\x07\u009b") {
+			t.Errorf("%s wrote a control character from the cluster raw:\n%q", what, out)
+		}
+		if args[len(args)-1] == "json" {
+			var recs []unitRecord
+			if err := json.Unmarshal([]byte(out), &recs); err != nil {
+				t.Fatalf("-o json is no longer JSON: %v\n%s", err, out)
+			}
+			for _, r := range recs {
+				if !strings.Contains(r.Reason, testhostile.CursorText) {
+					t.Errorf("%s: the JSON reason %q does not hold the cluster's text as it is", r.Unit, r.Reason)
+				}
+			}
+			if len(recs) != len(units) {
+				t.Errorf("want %d records, got %d", len(units), len(recs))
+			}
+			continue
+		}
+		for _, unit := range units {
+			line := lineOf(out, unit)
+			for _, e := range testhostile.Escaped {
+				if !strings.Contains(line, e) {
+					t.Errorf("%s: %s does not show %s escaped:\n%s", what, unit, e, line)
+				}
+			}
+		}
+		if line := lineOf(out, units[2]); !strings.Contains(line, `paused by mallory \x1b[H`) {
+			t.Errorf("%s: the pause's author is not shown escaped:\n%s", what, line)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -51,9 +50,7 @@ func runTree(ctx context.Context, g *globals, ref string) error {
 		}
 		now := time.Now()
 		if g.output == "json" {
-			enc := json.NewEncoder(g.out)
-			enc.SetIndent("", "  ")
-			return enc.Encode(subtreeRecordOf(n, forest, now))
+			return writeJSON(g.out, subtreeRecordOf(n, forest, now))
 		}
 		return printSubtree(g, n, forest, now)
 	})

@@ -66,14 +66,12 @@ func runTUI(ctx context.Context, g *globals) error {
 	// 30 frames a second: the renderer re-reads the whole frame at every
 	// tick, changed or not, and at the default 60 that alone is 2% of a core
 	// while idle. Key handling is not delayed; only its drawing, by 33 ms at most.
-	p := tea.NewProgram(app, tea.WithContext(ctx), tea.WithFPS(30))
-	go f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) { p.Send(ui.BatchMsg(b)) })
-	go settleMemory(ctx, f, contexts)
-	_, err = p.Run()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return nil
-	}
-	return err
+	return runGuarded(ctx, app, []func(*tea.Program){
+		func(p *tea.Program) {
+			f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) { p.Send(ui.BatchMsg(b)) })
+		},
+		func(*tea.Program) { settleMemory(ctx, f, contexts) },
+	}, tea.WithFPS(30))
 }
 
 // settleMemory, once every first list is in and the screen drawn, returns

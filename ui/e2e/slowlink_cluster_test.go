@@ -1,10 +1,13 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
@@ -18,7 +21,8 @@ const linkLatency = 3 * time.Second
 // A link of seconds of latency whose connections are cut under the
 // workbench: every keystroke is still answered on screen at once (the
 // network calls run beside the screen, never in its way), the lost
-// connection is shown, and the data arrives when the link lets it.
+// connection is shown, and the data arrives when the link lets it (a
+// change made on the cluster meanwhile reaches the screen).
 func TestClusterASlowAndDroppingLinkNeverFreezesTheScreen(t *testing.T) {
 	c := testcluster.Shared(t)
 	dyn := dynamic.NewForConfigOrDie(c.Config())
@@ -31,6 +35,17 @@ func TestClusterASlowAndDroppingLinkNeverFreezesTheScreen(t *testing.T) {
 	term := start(t, 140, 36, nil, "--read-only", "--kubeconfig", testcluster.Kubeconfig(t, p.Config(), "slow"), "-n", ns)
 	term.waitUntil(startup, "the three Applications to show", func(s string) bool { return strings.Count(s, "argocd ") == 3 })
 
+	// Whether the header ever says the connection is lost, watched beside
+	// the keys.
+	lost := make(chan struct{})
+	go func() {
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if disconnected(term.screen()) {
+				close(lost)
+				return
+			}
+		}
+	}()
 	p.SetLatency(linkLatency)
 	p.CutConnections()
 
@@ -74,6 +89,23 @@ func TestClusterASlowAndDroppingLinkNeverFreezesTheScreen(t *testing.T) {
 		}
 	}
 	t.Logf("with %v of latency and cut connections, the slowest of 30 keys showed on screen after %v", linkLatency, worst.Round(time.Millisecond))
+
+	select {
+	case <-lost:
+	case <-time.After(promptly):
+		t.Errorf("the header never said the connection was lost:\n%s", term.screen())
+	}
+	// Data still arrives over the slow link: a change made on the cluster
+	// reaches the screen, and the header is live again.
+	changed := time.Now()
+	if _, err := dyn.Resource(argocd.Applications).Namespace(ns).Patch(context.Background(), "web", types.MergePatchType,
+		[]byte(`{"status":{"sync":{"status":"OutOfSync"},"health":{"status":"Degraded"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	term.waitUntil(startup, "the change to reach the screen over the slow link, and the header to be live", func(s string) bool {
+		return rowWith(s, "argocd ", "degraded") && strings.Contains(s, "● live") && !disconnected(s)
+	})
+	t.Logf("a change made on the cluster showed %v later over the slow link", time.Since(changed).Round(time.Millisecond))
 
 	term.send("q")
 	if code := term.exit(promptly); code != 0 {
