@@ -23,6 +23,7 @@ type Keymap struct {
 	NextObject, PrevObject, SideBySide      key.Binding
 	Unlock, Force, Reset, Replan            key.Binding
 	ForceUnlock, Resources                  key.Binding
+	RefreshWithSource                       key.Binding
 	Tree, Fold, FoldAll                     key.Binding
 	Logs, Follow, Container, PreviousLog    key.Binding
 	Confirm, Cancel                         key.Binding
@@ -86,6 +87,9 @@ func Default() *Keymap {
 		PreviousLog:  b("previous container", "b"),
 		Confirm:      b("yes", "y"),
 		Cancel:       b("no", "n", "esc"),
+
+		// flux reconcile --with-source: the source first, then the unit.
+		RefreshWithSource: b("reconcile with source", "W"),
 	}
 }
 
@@ -102,7 +106,8 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"freeze": &k.Freeze, "thaw": &k.Thaw, "yaml": &k.Yaml, "confirm": &k.Confirm, "cancel": &k.Cancel,
 		"nextobject": &k.NextObject, "prevobject": &k.PrevObject, "sidebyside": &k.SideBySide, "unlock": &k.Unlock,
 		"force": &k.Force, "reset": &k.Reset, "replan": &k.Replan, "forceunlock": &k.ForceUnlock,
-		"resources": &k.Resources, "tree": &k.Tree, "fold": &k.Fold, "foldall": &k.FoldAll,
+		"refreshwithsource": &k.RefreshWithSource,
+		"resources":         &k.Resources, "tree": &k.Tree, "fold": &k.Fold, "foldall": &k.FoldAll,
 		"logs": &k.Logs, "follow": &k.Follow, "container": &k.Container, "previouslog": &k.PreviousLog,
 	}
 }

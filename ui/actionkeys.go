@@ -32,6 +32,12 @@ func (a *App) actionKey(msg tea.KeyPressMsg, from screen) (tea.Cmd, bool) {
 			return nil, true
 		}
 		return a.openActionMenu(units[0]), true
+	case key.Matches(msg, k.RefreshWithSource):
+		units, ok := a.singleTarget(from, "reconcile with source acts on one unit")
+		if !ok {
+			return nil, true
+		}
+		return a.startWithSource(units[0], from), true
 	case key.Matches(msg, k.Freeze):
 		return a.startBulk(actions.Pause), true
 	case key.Matches(msg, k.Thaw):
@@ -130,6 +136,44 @@ func (a *App) startKind(kind actions.Kind, from screen, units []*model.Unit) tea
 		return a.availCmd(u, from, func() tea.Cmd { return a.startChecked(kind, from, u) })
 	}
 	return a.startChecked(kind, from, u)
+}
+
+// startWithSource reconciles a Flux or Terraform unit after its source, as
+// `flux reconcile --with-source` and the CLI's refresh --with-source do.
+// It writes a second object, so it is confirmed with its plan, which names
+// the source requested first.
+func (a *App) startWithSource(u *model.Unit, from screen) tea.Cmd {
+	if u == nil || a.refusedReadOnly("reconcile with source") {
+		return nil
+	}
+	if why := withSourceWhyNot(u); why != "" {
+		a.toastError("reconcile with source " + u.Key.Ref() + ": " + why)
+		return nil
+	}
+	start := func() tea.Cmd {
+		if av, ok := a.availabilityOf(u.Key, actions.Refresh); ok && !av.Enabled {
+			a.toastError("reconcile with source " + u.Key.Ref() + ": " + av.WhyNot)
+			return nil
+		}
+		return a.startRequest(actions.Request{Kind: actions.Refresh, Key: u.Key, WithSource: true}, from)
+	}
+	if _, cached := a.avail[u.Key]; !cached {
+		return a.availCmd(u, from, start)
+	}
+	return start()
+}
+
+// withSourceWhyNot says why a unit has no source to reconcile first, ""
+// when it has one: only Flux and Terraform units name one.
+func withSourceWhyNot(u *model.Unit) string {
+	f := u.FluxRuntime()
+	switch {
+	case f == nil:
+		return "only Flux and Terraform units read a source"
+	case f.Source.Name == "":
+		return "the unit names no source"
+	}
+	return ""
 }
 
 func isMarked(from screen) bool {

@@ -190,7 +190,7 @@ func (a *App) startRequest(req actions.Request, from screen) tea.Cmd {
 		a.toastError(errGone(req.Key).Error())
 		return nil
 	}
-	if !specOf(req.Kind).Destructive {
+	if !specOf(req.Kind).Destructive && !req.WithSource {
 		// Refreshes change nothing but an annotation the controller removes.
 		return a.execute(0, req)
 	}
@@ -423,14 +423,14 @@ func (d *dialog) menuKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Up):
 		d.cursor = max(d.cursor-1, 0)
 	case key.Matches(msg, k.Down):
-		d.cursor = min(d.cursor+1, max(len(d.avail)-1, 0))
+		d.cursor = min(d.cursor+1, max(len(d.entries())-1, 0))
 	case key.Matches(msg, k.Open):
 		return d.pick(a, d.cursor)
 	default:
 		// The key an entry names, the one that does it from the list, does
 		// it from the menu too.
-		for i, av := range d.avail {
-			if b, ok := a.binding(specOf(av.Kind)); ok && key.Matches(msg, b) {
+		for i, e := range d.entries() {
+			if b, ok := e.binding(a); ok && key.Matches(msg, b) {
 				d.cursor = i
 				return d.pick(a, i)
 			}
@@ -439,18 +439,67 @@ func (d *dialog) menuKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// menuEntry is one line of the actions menu: an action as the backend says
+// it is possible now, or a refresh with the source first.
+type menuEntry struct {
+	actions.Availability
+	withSource bool
+}
+
+// entries are the menu's lines: reconcile with source follows refresh for
+// a unit whose source is known.
+func (d *dialog) entries() []menuEntry {
+	var out []menuEntry
+	for _, av := range d.avail {
+		out = append(out, menuEntry{Availability: av})
+		if av.Kind == actions.Refresh && withSourceWhyNot(d.units[0]) == "" {
+			out = append(out, menuEntry{Availability: av, withSource: true})
+		}
+	}
+	return out
+}
+
+func (e menuEntry) binding(a *App) (key.Binding, bool) {
+	if e.withSource {
+		return a.keys.RefreshWithSource, true
+	}
+	return a.binding(specOf(e.Kind))
+}
+
+// label names the entry and the key that does it from the list.
+func (e menuEntry) label(a *App, u *model.Unit) string {
+	line := string(e.Kind)
+	if e.withSource {
+		line = "reconcile with source"
+	}
+	if b, ok := e.binding(a); ok {
+		line += " (" + b.Help().Key + ")"
+	}
+	if e.withSource {
+		line += ": " + u.FluxRuntime().Source.String() + " first, then the unit"
+	}
+	if !e.Enabled {
+		line += " — " + e.WhyNot
+	}
+	return line
+}
+
 // pick starts the menu's i-th action, or says why it cannot be taken.
 func (d *dialog) pick(a *App, i int) tea.Cmd {
-	if i >= len(d.avail) {
+	entries := d.entries()
+	if i >= len(entries) {
 		return nil
 	}
-	av := d.avail[i]
-	if !av.Enabled {
-		a.toastError(string(av.Kind) + ": " + av.WhyNot)
+	e := entries[i]
+	if !e.Enabled {
+		a.toastError(string(e.Kind) + ": " + e.WhyNot)
 		return nil
 	}
 	a.close(d.self())
-	return a.startKind(av.Kind, a.top(), []*model.Unit{d.units[0]})
+	if e.withSource {
+		return a.startWithSource(d.units[0], a.top())
+	}
+	return a.startKind(e.Kind, a.top(), []*model.Unit{d.units[0]})
 }
 
 // confirm runs the confirmed action, refusing an empty reason up front.

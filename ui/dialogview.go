@@ -28,19 +28,13 @@ func (d *dialog) view(a *App, now time.Time) string {
 		if d.avail == nil {
 			add(t.Dim.Render("checking permissions…"))
 		}
-		for i, av := range d.avail {
-			line := string(av.Kind)
-			if b, ok := a.binding(specOf(av.Kind)); ok {
-				line += " (" + b.Help().Key + ")" // the key that does it from the list
-			}
-			if !av.Enabled {
-				line += " — " + av.WhyNot
-			}
+		for i, e := range d.entries() {
+			line := e.label(a, d.units[0])
 			switch {
 			case i == d.cursor:
 				// The cursor is a mark too, not only a colour.
 				wrap("> "+line, t.Selected)
-			case av.Enabled:
+			case e.Enabled:
 				add("  " + line)
 			default:
 				add(t.Dim.Render("  " + line))

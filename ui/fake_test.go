@@ -48,8 +48,12 @@ type fakeBackend struct {
 	settled   []*actions.Result
 	// also are the writes to other objects plans make.
 	also []actions.OtherWrite
+	// sourceFirst is the change a refresh with source plans before the
+	// unit's own, as the backend lists the source's request first.
+	sourceFirst string
 	// diff and tree answer Diff and ResourceTree when set.
 	diff      *argodiff.Result
+	diffKeys  []model.Key // what Diff was asked for
 	tree      *restree.Tree
 	treeReads int
 }
@@ -119,6 +123,10 @@ func (f *fakeBackend) planAt(req actions.Request) *actions.Plan {
 	if version != "4711" {
 		p.Changes[2] = `metadata.annotations.driftdeck.io/paused-previous: {"prune":false,"selfHeal":true}`
 	}
+	if req.WithSource {
+		p.Summary = "reconcile " + req.Key.Ref() + " now, its source first"
+		p.Changes = []string{f.sourceFirst, "metadata.annotations.reconcile.fluxcd.io/requestedAt: (unset) → T1"}
+	}
 	return p
 }
 
@@ -187,6 +195,7 @@ func (f *fakeBackend) Describe(_ context.Context, k model.Key) (*describe.Detail
 func (f *fakeBackend) Diff(_ context.Context, k model.Key) (*argodiff.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.diffKeys = append(f.diffKeys, k)
 	if f.diff != nil {
 		return f.diff, nil
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/argodiff"
+	"github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/store"
@@ -185,5 +187,95 @@ func TestDemoKustomizationDiffSaysWhyNot(t *testing.T) {
 	}
 	if strings.Contains(screen, "no diff source in this test") {
 		t.Errorf("the backend was asked for a diff it cannot make:\n%s", plain(a))
+	}
+}
+
+// Reconcile with source is in the actions menu of a Flux or Terraform unit
+// whose source is known, with its key; W does it from the list too. It is
+// confirmed with the plan, which lists the source's request before the
+// unit's, and the write is the CLI's refresh --with-source request.
+func TestReconcileWithSourceFromMenuAndKey(t *testing.T) {
+	const source = "GitRepository/team-web/web: metadata.annotations.reconcile.fluxcd.io/requestedAt: (unset) → T1"
+	for _, viaMenu := range []bool{true, false} {
+		a, be := newFluxTestAppWith(t, 140, 40)
+		be.sourceFirst = source
+		askAvailability(t, a, "web-frontend")
+		if viaMenu {
+			press(a, "a")
+			if menu := flat(a); !strings.Contains(menu, "reconcile with source (W): GitRepository/team-web/web first, then the unit") {
+				t.Fatalf("the actions menu of a Kustomization must offer reconcile with source, naming it:\n%s", plain(a))
+			}
+			// Down from refresh (r) to the entry below it, then enter.
+			for i := 0; i < 10 && !strings.Contains(flat(a), "> reconcile with source"); i++ {
+				press(a, "down")
+			}
+			press(a, "enter")
+		} else {
+			press(a, "W")
+		}
+		d, ok := a.top().(*dialog)
+		if !ok || d.kind != dlgConfirm || !d.req.WithSource || d.req.Kind != actions.Refresh {
+			t.Fatalf("reconcile with source (menu %v) must open a confirmation of refresh with source:\n%s", viaMenu, plain(a))
+		}
+		screen := plain(a)
+		first, own := strings.Index(screen, "GitRepository/team-web/web: metadata.annotations"), strings.Index(screen, "  metadata.annotations.reconcile.fluxcd.io/requestedAt")
+		if first < 0 || own < 0 || first > own {
+			t.Fatalf("the confirmation must list the source's request first, then the unit's:\n%s", screen)
+		}
+		if len(be.executed) != 0 {
+			t.Fatalf("written before the confirmation: %+v", be.executed)
+		}
+		typeText(a, "source has the fix")
+		press(a, "enter", "y")
+		if len(be.executed) != 1 || !be.executed[0].WithSource || be.executed[0].Key.Name != "web-frontend" || be.executed[0].Reason != "source has the fix" {
+			t.Errorf("executed %+v, want one refresh with source of web-frontend", be.executed)
+		}
+	}
+}
+
+// A unit without a source (an Argo CD app) is not offered it, and W says why.
+func TestReconcileWithSourceNeedsASource(t *testing.T) {
+	a, be := newFluxTestAppWith(t, 140, 40)
+	selectUnit(t, a, "checkout")
+	press(a, "W")
+	if _, isDialog := a.top().(*dialog); isDialog || !strings.Contains(flat(a), "only Flux and Terraform units read a source") {
+		t.Errorf("W on an Argo CD app must say at once why not:\n%s", plain(a))
+	}
+	askAvailability(t, a, "checkout")
+	press(a, "a")
+	if strings.Contains(flat(a), "reconcile with source (") {
+		t.Errorf("an Argo CD app's menu offers reconcile with source:\n%s", plain(a))
+	}
+	if len(be.executed) != 0 {
+		t.Errorf("executed %+v", be.executed)
+	}
+}
+
+// d on a Kustomization asks the backend for that Kustomization's diff and
+// shows it on the diff screen, as for an Argo CD app: the revision built,
+// where from, and each changed object.
+func TestKustomizationDiffKey(t *testing.T) {
+	a, be := newFluxTestAppWith(t, 140, 40)
+	cm := func(level string) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"namespace": "team-web", "name": "web-settings"}, "data": map[string]any{"level": level}}
+	}
+	report, err := diff.Objects([]diff.Pair{{Live: cm("warn"), Desired: cm("debug")}}, diff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	be.diff = &argodiff.Result{Report: report, Revision: "42d7b0f", SyncRevision: "main@sha1:42d7b0f", Source: "local build of GitRepository/team-web/web"}
+	u := selectUnit(t, a, "web-frontend")
+	press(a, "d")
+	if !topIs[*diffScreen](a) {
+		t.Fatalf("d on a Kustomization must open its diff:\n%s", plain(a))
+	}
+	screen := plain(a)
+	for _, want := range []string{"web-settings", "warn", "debug", "42d7b0f"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the Kustomization's diff screen lacks %q:\n%s", want, screen)
+		}
+	}
+	if len(be.diffKeys) == 0 || be.diffKeys[0] != u.Key {
+		t.Errorf("diff asked for %v, want %v", be.diffKeys, u.Key)
 	}
 }

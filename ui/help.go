@@ -55,7 +55,7 @@ func (s *helpScreen) lines(a *App) []string {
 		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Back, k.NextTab, k.PrevTab}},
 		{"Find", []key.Binding{k.Filter, k.Command, k.Sort, k.Mark, k.MarkAll}},
 		{"Tree", []key.Binding{k.Tree, k.Fold, k.FoldAll}},
-		{"Act", []key.Binding{k.Actions, k.Freeze, k.Thaw}},
+		{"Act", []key.Binding{k.Actions, k.RefreshWithSource, k.Freeze, k.Thaw}},
 		{"Diff", []key.Binding{k.Diff, k.NextObject, k.PrevObject, k.SideBySide}},
 		{"Logs", []key.Binding{k.Logs, k.Follow, k.Container, k.PreviousLog}},
 		{"Screen", []key.Binding{k.Yaml, k.Resources, k.Help, k.Redraw, k.Quit, k.ForceQuit}},

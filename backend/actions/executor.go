@@ -198,6 +198,12 @@ func (e *Executor) plan(env *planEnv, obj map[string]any, req Request) (*Plan, e
 	if err != nil {
 		return nil, err
 	}
+	if len(req.Annotate) > 0 {
+		ops := patch(p.Patch)
+		ops.updateAnnotations(annotationsOf(obj), req.Annotate)
+		p.Patch = ops
+		p.Changes = append(p.Changes, annotationChanges(req.Annotate)...)
+	}
 	if p.gvr.Resource == "" {
 		p.gvr, _ = resourceOf(env.cluster, req.Key.Engine)
 	}
@@ -348,13 +354,18 @@ func (e *Executor) finish(ctx context.Context, w *writeguard.Write, c *kube.Clus
 				req.Key.Ref(), h.key.Ref(), holdError(h, err), req.Key.Name))
 		}
 	}
-	w.Event = &writeguard.Event{Reason: p.eventReason, Verb: p.eventVerb, Until: req.Until, Object: corev1.ObjectReference{
+	w.Event = &writeguard.Event{Reason: p.eventReason, Verb: p.eventVerb, Until: req.Until, Object: objectRef(after)}
+	return res
+}
+
+// objectRef is what an Event names of the object a write returned.
+func objectRef(after map[string]any) corev1.ObjectReference {
+	return corev1.ObjectReference{
 		APIVersion:      lookupString(after, "apiVersion"),
 		Kind:            lookupString(after, "kind"),
 		UID:             types.UID(lookupString(after, "metadata", "uid")),
-		ResourceVersion: res.ResourceVersion,
-	}}
-	return res
+		ResourceVersion: lookupString(after, "metadata", "resourceVersion"),
+	}
 }
 
 // writeBefore writes a plan's requests to other objects (a unit's sources),

@@ -171,6 +171,9 @@ type Request struct {
 	// the object still is at that version, and otherwise returns
 	// *PlanChanged with nothing written. Empty: plan fresh and write once.
 	ResourceVersion string
+	// Annotate sets annotations in the same patch as the action, each only
+	// while the object still holds its Was: a policy's attempt count.
+	Annotate map[string]AnnotationUpdate
 }
 
 // SyncChoices are the options of an Argo CD sync beyond prune, as the sync

@@ -12,8 +12,8 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -51,7 +51,6 @@ type Agent struct {
 	Log                    io.Writer
 	Now                    func() time.Time
 
-	ready   atomic.Bool
 	mu      sync.Mutex
 	addrs   map[string]net.Addr
 	leading map[string]int // contexts this replica writes to now ("": every context)
@@ -152,15 +151,19 @@ func (a *Agent) Run(ctx context.Context) (done <-chan struct{}, err error) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		a.waitReady(ctx)
 		if len(a.Elections) == 0 {
 			a.lead(ctx, "")
 			return
 		}
+		// Each context campaigns once its own first lists arrived: one
+		// context that cannot be reached holds back only itself.
 		for _, e := range a.Elections {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				if !a.waitSynced(ctx, e.Context) {
+					return
+				}
 				if err := e.Run(ctx, func(ctx context.Context) { a.lead(ctx, e.Context) }); err != nil {
 					a.logf("leader election of context %s: %v", e.Context, err)
 				}
@@ -189,8 +192,8 @@ func (a *Agent) registry() *prometheus.Registry {
 	}
 	leader := a.leader
 	ready := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "driftdeck_agent_ready", Help: "1 once every context delivered its first lists.",
-	}, func() float64 { return map[bool]float64{true: 1}[a.ready.Load()] })
+		Name: "driftdeck_agent_ready", Help: "1 while every context has delivered its first lists (0 while one is unreachable: the others are still served and written to).",
+	}, func() float64 { return map[bool]float64{true: 1}[len(a.unsynced()) == 0] })
 	reg.MustRegister(&metrics.Collector{Source: a.Store, UnitNames: a.UnitNames, Now: a.Now}, a.resumes, a.passes, leader, ready)
 	if a.Policies != nil {
 		reg.MustRegister(a.Policies)
@@ -198,47 +201,65 @@ func (a *Agent) registry() *prometheus.Registry {
 	return reg
 }
 
-// synced tells whether every expected context delivered its first lists.
-func (a *Agent) synced() (bool, string) {
+// syncedNow is the expected contexts whose watches delivered their first
+// lists: what a pass may act on.
+func (a *Agent) syncedNow() map[string]bool {
+	out := map[string]bool{}
+	for _, s := range a.Store.Status() {
+		if s.Synced && slices.Contains(a.Contexts, s.Context) {
+			out[s.Context] = true
+		}
+	}
+	return out
+}
+
+// unsynced says, for each expected context not synced, why.
+func (a *Agent) unsynced() []string {
 	byName := map[string]store.ContextStatus{}
 	for _, s := range a.Store.Status() {
 		byName[s.Context] = s
 	}
+	var out []string
 	for _, c := range a.Contexts {
 		s, ok := byName[c]
 		switch {
 		case !ok:
-			return false, "context " + c + ": not connected yet"
+			out = append(out, "context "+c+": not connected yet")
 		case !s.Synced:
-			return false, "context " + c + ": first lists not complete" + map[bool]string{true: " (" + s.Error + ")"}[s.Error != ""]
+			out = append(out, "context "+c+": first lists not complete"+map[bool]string{true: " (" + s.Error + ")"}[s.Error != ""])
 		}
 	}
-	return true, ""
+	return out
 }
 
+// readyz is 200 once at least one context is synced (this replica serves
+// and writes to it), listing every context it cannot serve yet; 503 while
+// none is.
 func (a *Agent) readyz(w http.ResponseWriter, _ *http.Request) {
-	if ok, why := a.synced(); !ok {
-		http.Error(w, why, http.StatusServiceUnavailable)
+	missing := a.unsynced()
+	if len(missing) == len(a.Contexts) && len(missing) > 0 {
+		http.Error(w, strings.Join(missing, "\n"), http.StatusServiceUnavailable)
 		return
 	}
 	io.WriteString(w, "ok\n")
+	for _, m := range missing {
+		io.WriteString(w, "not served: "+m+"\n")
+	}
 }
 
-// waitReady returns once the model is complete: nobody acts on half a list.
-func (a *Agent) waitReady(ctx context.Context) {
+// waitSynced returns true once the named context delivered its first lists,
+// false when ctx ended first: nobody acts on half a list.
+func (a *Agent) waitSynced(ctx context.Context, name string) bool {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
-	for {
-		if ok, _ := a.synced(); ok {
-			a.ready.Store(true)
-			return
-		}
+	for !a.syncedNow()[name] {
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-t.C:
 		}
 	}
+	return true
 }
 
 // lead runs the leader's passes over one context ("": every context) until
@@ -276,9 +297,12 @@ func (a *Agent) lead(ctx context.Context, only string) {
 func (a *Agent) pass(ctx context.Context, only string) {
 	a.Store.Tick()
 	units := a.Store.Snapshot()
-	if only != "" {
-		units = slices.DeleteFunc(units, func(u *model.Unit) bool { return u.Key.Context != only })
-	}
+	// Only contexts whose first lists are complete: nobody acts on half a
+	// list, and an unreachable context holds back only itself.
+	synced := a.syncedNow()
+	units = slices.DeleteFunc(units, func(u *model.Unit) bool {
+		return !synced[u.Key.Context] || (only != "" && u.Key.Context != only)
+	})
 	a.resumeExpired(ctx, units)
 	if a.Policies != nil && ctx.Err() == nil {
 		a.Policies.Remediate(ctx, units)

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -15,7 +16,10 @@ import (
 	prommodel "github.com/prometheus/common/model"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/tofu"
 )
 
 // eachSeries reads /metrics of a running agent with the Prometheus text
@@ -44,13 +48,13 @@ func eachSeries(t *testing.T, a *Agent, name string, f func(labels map[string]st
 	}
 }
 
-// scrape sums driftdeck_units per state for one namespace.
+// scrape is driftdeck_units of one namespace by "engine/state".
 func scrape(t *testing.T, a *Agent, ns string) map[string]float64 {
 	t.Helper()
 	out := map[string]float64{}
 	eachSeries(t, a, "driftdeck_units", func(labels map[string]string, v float64) {
 		if labels["namespace"] == ns {
-			out[labels["state"]] += v
+			out[labels["engine"]+"/"+labels["state"]] += v
 		}
 	})
 	return out
@@ -60,15 +64,25 @@ func scrape(t *testing.T, a *Agent, ns string) map[string]float64 {
 func scrapeValue(t *testing.T, a *Agent, name string, want map[string]string) float64 {
 	t.Helper()
 	var sum float64
+	for _, v := range seriesOf(t, a, name, want) {
+		sum += v
+	}
+	return sum
+}
+
+// seriesOf is the values of a metric's series that carry the labels given.
+func seriesOf(t *testing.T, a *Agent, name string, want map[string]string) []float64 {
+	t.Helper()
+	var out []float64
 	eachSeries(t, a, name, func(labels map[string]string, v float64) {
 		for k, w := range want {
 			if labels[k] != w {
 				return
 			}
 		}
-		sum += v
+		out = append(out, v)
 	})
-	return sum
+	return out
 }
 
 func TestClusterMetricsCountTheFixturesStates(t *testing.T) {
@@ -80,6 +94,22 @@ func TestClusterMetricsCountTheFixturesStates(t *testing.T) {
 	w.app("fine", `"automated":{"prune":true}`, `"sync":{"status":"Synced","revision":"`+sha+`"},"health":{"status":"Healthy"}`)
 	w.app("held", `"automated":{"selfHeal":true}`, `"sync":{"status":"Synced","revision":"`+sha+`"},"health":{"status":"Healthy"}`)
 	w.app("frozen", `"automated":{"selfHeal":true}`, `"sync":{"status":"Synced","revision":"`+sha+`"},"health":{"status":"Healthy"}`)
+	// Queued by Argo CD until the project's sync window opens.
+	w.app("windowed", `"automated":{}`, `"sync":{"status":"OutOfSync"},"health":{"status":"Healthy"},"operationState":{"phase":"Running","message":"Sync operation blocked by sync window","startedAt":"`+ago(5*time.Minute)+`","operation":{"sync":{"revision":"`+sha+`"}}}`, `,"operation":{"initiatedBy":{"automated":true},"sync":{"revision":"`+sha+`"}}`)
+	w.object(pulumiop.Stacks, `{"apiVersion":"pulumi.com/v1","kind":"Stack","metadata":{"name":"net"},"spec":{"stack":"org/net/prod","projectRepo":"https://git.example.com/infra.git","commit":"`+sha+`"}}`,
+		`{"lastUpdate":{"state":"failed"},"conditions":[`+cond("Ready", "False", "NotReadyStalled", "reconciliation is stalled", 10*time.Minute)+`,`+cond("Stalled", "True", "UpdateFailed", "up failed 3 times", 10*time.Minute)+`]}`)
+	ks := `{"apiVersion":"kustomize.toolkit.fluxcd.io/v1","kind":"Kustomization","metadata":{"name":%q},"spec":{"interval":"10m","prune":true,"path":"./apps","sourceRef":{"kind":"GitRepository","name":"apps"}%s}}`
+	w.object(flux.Kustomizations[0], fmt.Sprintf(ks, "build-failing", ""), `{"lastAttemptedRevision":"main@sha1:`+sha+`","conditions":[`+
+		cond("Ready", "False", "BuildFailed", "kustomize build failed: no such file", time.Minute)+`,`+cond("Reconciling", "True", "ProgressingWithRetry", "kustomize build failed", 40*time.Minute)+`]}`)
+	w.object(flux.Kustomizations[0], fmt.Sprintf(ks, "suspended", `,"suspend":true`), `{"conditions":[`+cond("Ready", "True", "ReconciliationSucceeded", "Applied revision", time.Hour)+`]}`)
+	w.object(flux.HelmReleases[0], `{"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"exhausted"},"spec":{"interval":"30m","chart":{"spec":{"chart":"podinfo","sourceRef":{"kind":"HelmRepository","name":"podinfo"}}},"upgrade":{"remediation":{"retries":2}}}}`,
+		`{"lastAttemptedRevision":"6.8.0","lastAttemptedReleaseAction":"upgrade","upgradeFailures":2,"failures":3,"conditions":[`+
+			cond("Ready", "False", "UpgradeFailed", "Helm upgrade failed", time.Minute)+`,`+cond("Stalled", "True", "RetriesExceeded", "Failed to upgrade after 3 attempt(s)", time.Minute)+`]}`)
+	tf := `{"apiVersion":"infra.contrib.fluxcd.io/v1alpha2","kind":"Terraform","metadata":{"name":%q},"spec":{"interval":"1h","path":"./eks","sourceRef":{"kind":"GitRepository","name":"infra"}}}`
+	w.object(tofu.Terraforms[0], fmt.Sprintf(tf, "eks"), `{"lastAttemptedRevision":"main@sha1:`+sha+`","lastPlannedRevision":"main@sha1:`+sha+`","lastPlannedGeneration":1,"lastPlanAt":"`+ago(time.Minute)+`","plan":{"pending":"plan-main-2222222222"},"conditions":[`+
+		cond("Ready", "Unknown", "TerraformPlannedWithChanges", "Plan generated", time.Minute)+`]}`)
+	w.object(tofu.Terraforms[0], fmt.Sprintf(tf, "locked"), `{"lock":{"pending":"f2ab9c3e-1d4b-7a2c-9e11-5b6c7d8e9f00"},"conditions":[`+
+		cond("Ready", "False", "LockHeld", "Error acquiring the state lock", time.Minute)+`,`+cond("StateLocked", "True", "LockHeld", "Error acquiring the state lock", time.Minute)+`]}`)
 	exec := w.executor(false)
 	key := func(n string) model.Key {
 		return model.Key{Context: "test", Engine: model.EngineArgoCD, Namespace: w.ns, Name: n}
@@ -93,12 +123,24 @@ func TestClusterMetricsCountTheFixturesStates(t *testing.T) {
 
 	a := w.agent(nil)
 	start(t, a)
-	want := map[string]float64{"stuck": 1, "failed": 1, "awaiting approval": 1, "drifted": 2, "paused": 1, "frozen": 1}
+	// A unit whose desired revision is not applied (the failing build, the
+	// failed Stack, the plan awaiting approval) counts as drifted too.
+	want := map[string]float64{
+		"argocd/stuck": 1, "argocd/failed": 1, "argocd/awaiting approval": 1, "argocd/drifted": 3, "argocd/paused": 1, "argocd/frozen": 1,
+		"argocd/blocked by window": 1,
+		"pulumi/stuck":             1, "pulumi/drifted": 1,
+		"kustomization/stuck": 1, "kustomization/drifted": 1, "kustomization/suspended": 1,
+		"helmrelease/stuck":           1,
+		"terraform/awaiting approval": 1, "terraform/drifted": 1, "terraform/stuck": 1,
+	}
 	var got map[string]float64
-	eventually(t, 20*time.Second, "the agent's metrics matching the fixtures", func() bool {
-		got = scrape(t, a, w.ns)
-		return reflect.DeepEqual(got, want)
-	})
+	deadline := time.Now().Add(30 * time.Second)
+	for got = scrape(t, a, w.ns); !reflect.DeepEqual(got, want); got = scrape(t, a, w.ns) {
+		if time.Now().After(deadline) {
+			t.Fatalf("driftdeck_units of the fixtures by engine/state:\n got  %v\n want %v", got, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	t.Logf("driftdeck_units of the fixtures: %v", got)
 	resp, err := http.Get("http://" + a.Addr("probes").String() + "/readyz")
 	if err != nil || resp.StatusCode != 200 {

@@ -104,8 +104,10 @@ func (w *world) executor(dryRun bool) *actions.Executor {
 }
 
 // agent builds an agent on its own fleet, serving metrics on a free port.
-func (w *world) agent(election *Election) *Agent {
-	f := w.fleet()
+func (w *world) agent(election *Election) *Agent { return w.agentOn(w.fleet(), election) }
+
+// agentOn builds an agent on the given fleet.
+func (w *world) agentOn(f *fleet.Fleet, election *Election) *Agent {
 	var elections []*Election
 	if election != nil {
 		elections = []*Election{election}

@@ -13,11 +13,13 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
-// The Lease the agents hold, by default: the one `status` and the TUI read
-// to know whether an agent runs.
+// The Lease the agents hold, by default. Every agent's Lease, whatever its
+// namespace and name (--leader-election-namespace, --leader-election-id),
+// carries LeaseLabel: `status` and the TUI list Leases by it (Find).
 const (
 	DefaultLeaseNamespace = "driftdeck-system"
 	DefaultLeaseName      = "driftdeck-agent"
+	LeaseLabel            = "driftdeck.io/agent"
 )
 
 // Election is leader election on a coordination/v1 Lease: only the holder
@@ -49,6 +51,7 @@ func (e Election) Run(ctx context.Context, lead func(ctx context.Context)) error
 		LeaseMeta:  metav1.ObjectMeta{Namespace: e.Namespace, Name: e.Name},
 		Client:     e.Client.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: e.Identity},
+		Labels:     map[string]string{LeaseLabel: "true"},
 	}
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock:            lock,
@@ -92,6 +95,36 @@ func Running(ctx context.Context, c kubernetes.Interface, namespace, name string
 		return Presence{Unknown: fmt.Sprintf("could not read Lease %s/%s: %v", namespace, name, err)}
 	}
 	return presenceOf(l, now)
+}
+
+// Find says whether an agent holds a Lease in the cluster: any Lease
+// labelled LeaseLabel, in any namespace, under any name; the one renewed
+// last when several are. Who may not list Leases everywhere learns it from
+// the default Lease alone, and is told so when that one does not exist.
+func Find(ctx context.Context, c kubernetes.Interface, now time.Time) Presence {
+	l, err := c.CoordinationV1().Leases(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: LeaseLabel + "=true"})
+	if err != nil {
+		p := Running(ctx, c, DefaultLeaseNamespace, DefaultLeaseName, now)
+		if !p.Running && p.Unknown == "" {
+			p.Unknown = fmt.Sprintf("could not list the agents' Leases (%v) and %s/%s does not exist", err, DefaultLeaseNamespace, DefaultLeaseName)
+		}
+		return p
+	}
+	best := Presence{}
+	for i := range l.Items {
+		p := presenceOf(&l.Items[i], now)
+		if (p.Running && !best.Running) || (p.Running == best.Running && p.Renewed.After(best.Renewed)) {
+			best = p
+		}
+	}
+	if !best.Running {
+		// An agent from before the label holds the default Lease unlabelled
+		// until its first renewal by a newer one.
+		if d := Running(ctx, c, DefaultLeaseNamespace, DefaultLeaseName, now); d.Running {
+			return d
+		}
+	}
+	return best
 }
 
 func presenceOf(l *coordinationv1.Lease, now time.Time) Presence {

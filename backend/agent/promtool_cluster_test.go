@@ -14,11 +14,14 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
 // promtoolPath is Debian's promtool (testdata/tools/build.sh installs it):
@@ -48,8 +51,8 @@ func render(s string, labels map[string]string) string {
 
 // The alert rules of deploy/ pass `promtool check rules`, and `promtool test
 // rules` on the series a real agent serves for a stuck unit, a pause that
-// expired while no agent leads: exactly the alerts that say so fire, and
-// not the watch alert.
+// expired while no agent leads, and a second context whose cluster is down:
+// exactly the alerts that say so fire.
 func TestClusterAlertRulesFireOnSeriesScrapedFromAnAgent(t *testing.T) {
 	promtool := promtoolPath(t)
 	rules, err := filepath.Abs("../../deploy/alerts.yaml")
@@ -75,10 +78,20 @@ func TestClusterAlertRulesFireOnSeriesScrapedFromAnAgent(t *testing.T) {
 	if _, err := w.kc.Kube.CoordinationV1().Leases(w.ns).Create(context.Background(), held, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	a := w.agent(&Election{Context: "test", Client: w.kc.Kube, Namespace: w.ns, Name: "driftdeck-agent", Identity: "this-replica", LeaseDuration: 3 * time.Second})
+	// A second context whose cluster is down: its watches stay disconnected.
+	fl := w.fleet()
+	gone, err := kube.NewCluster("gone", &rest.Config{Host: testcluster.RefusedURL(t)}, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	fl.AddRetrying(ctx, gone, w.ns)
+	a := w.agentOn(fl, &Election{Context: "test", Client: w.kc.Kube, Namespace: w.ns, Name: "driftdeck-agent", Identity: "this-replica", LeaseDuration: 3 * time.Second})
 	start(t, a)
 	eventually(t, 20*time.Second, "the agent serving a stuck unit and an expired pause", func() bool {
 		return scrapeValue(t, a, "driftdeck_pauses_expired", nil) >= 1 &&
+			len(seriesOf(t, a, "driftdeck_watch_connected", map[string]string{"context": "gone"})) == 1 &&
 			scrapeValue(t, a, "driftdeck_units_oldest_state_age_seconds", map[string]string{"state": "stuck"}) > 1800
 	})
 
@@ -110,7 +123,7 @@ func TestClusterAlertRulesFireOnSeriesScrapedFromAnAgent(t *testing.T) {
 		"DriftdeckUnitStuck":               unit,
 		"DriftdeckFreezeExpiredNotResumed": unit,
 		"DriftdeckNoAgentLeads":            {"context": "test"},
-		"DriftdeckWatchDisconnected":       nil,
+		"DriftdeckWatchDisconnected":       {"context": "gone"},
 	}
 	var checks []map[string]any
 	for _, g := range f.Groups {

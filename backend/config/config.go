@@ -56,6 +56,10 @@ type Policy struct {
 	MaxAttempts int `json:"maxAttempts,omitempty"`
 	// MaxPerHour remediations of this policy, all units together (default 5).
 	MaxPerHour int `json:"maxPerHour,omitempty"`
+	// AllowCloudCancel lets a stack-dead-lock policy cancel an update on
+	// Pulumi Cloud, which cannot tell whether its client still runs: off
+	// unless set, such locks are left to a person (driftdeck unlock).
+	AllowCloudCancel bool `json:"allowCloudCancel,omitempty"`
 }
 
 // Destination names one Argo CD destination cluster, by server URL or by

@@ -23,6 +23,7 @@ const (
 
 	// The Flux scenario objects.
 	ksReconciling  = "apps"            // flux-system: applying a new revision now
+	ksSlow         = "ingress-nginx"   // flux-system: waiting on its health checks for 25 minutes
 	ksStalled      = "tenants"         // flux-system: Stalled on an invalid health check expression
 	ksFailing      = "web-frontend"    // team-web: build fails on the same revision for 40 minutes
 	ksDependency   = "web-backend"     // team-web: waits for web-frontend
@@ -126,6 +127,7 @@ type ksDef struct {
 	suspend                       bool
 	conditions                    []any
 	handled                       string // a reconcile request already handled
+	timeout                       string // spec.timeout; "" is 5m
 }
 
 func (e *estate) kustomizations() {
@@ -146,6 +148,13 @@ func (e *estate) kustomizations() {
 				condition("Reconciling", "True", "Progressing", "Building manifests for revision "+head+" with a timeout of 5m0s", e.now.Add(-20*time.Second)),
 				condition("Ready", "Unknown", "Progressing", "Reconciliation in progress", e.now.Add(-20*time.Second)),
 			)},
+		// Reconciling, not failing, for longer than the stuck threshold: the
+		// health checks of a rollout that never becomes ready (wait: true).
+		{namespace: fluxNS, name: ksSlow, source: "flux-system", path: "./infrastructure/ingress-nginx", attempted: older, applied: older, timeout: "30m",
+			conditions: conds(
+				condition("Reconciling", "True", "Progressing", "Running health checks for revision "+head+" with a timeout of 30m0s", e.now.Add(-25*time.Minute)),
+				condition("Ready", "Unknown", "Progressing", "Reconciliation in progress", e.now.Add(-25*time.Minute)),
+			)},
 		{namespace: fluxNS, name: ksStalled, source: "flux-system", path: "./tenants", attempted: head, applied: older,
 			conditions: conds(
 				condition("Stalled", "True", "InvalidCELExpression", "failed to parse the health check expressions of apps/Deployment: undeclared reference to 'statuss'", e.now.Add(-55*time.Minute)),
@@ -164,9 +173,16 @@ func (e *estate) kustomizations() {
 			conditions: conds(condition("Ready", "False", flux.ReasonArtifactFailed, "Source artifact not found, retrying in 30s", e.now.Add(-6*time.Minute)))},
 	}
 	for _, d := range defs {
+		timeout := d.timeout
+		if timeout == "" {
+			timeout = "5m"
+		}
 		spec := map[string]any{
-			"interval": "10m", "path": d.path, "prune": true, "timeout": "5m",
+			"interval": "10m", "path": d.path, "prune": true, "timeout": timeout,
 			"sourceRef": map[string]any{"kind": "GitRepository", "name": d.source},
+		}
+		if d.timeout != "" {
+			spec["wait"] = true
 		}
 		if d.suspend {
 			spec["suspend"] = true

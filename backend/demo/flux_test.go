@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -45,7 +46,10 @@ func TestDemoShowsEveryFluxAndTerraformState(t *testing.T) {
 		"kustomization/flux-system/apps": {model.Running, "Progressing: Building manifests", "", func(u *model.Unit) bool {
 			return u.HealthNative == "Reconciling" && len(u.Flux.DependsOn) == 1
 		}},
-		"kustomization/flux-system/tenants":   {model.Stuck, "Stalled: InvalidCELExpression", "Stalled condition is True", nil},
+		"kustomization/flux-system/tenants": {model.Stuck, "Stalled: InvalidCELExpression", "Stalled condition is True", nil},
+		"kustomization/flux-system/ingress-nginx": {model.Stuck, "Running health checks for revision main@sha1:", "running for 25m, longer than the 10m threshold", func(u *model.Unit) bool {
+			return u.HealthNative == "Reconciling" && u.Persisting == ""
+		}},
 		"kustomization/team-web/web-frontend": {model.Stuck, "BuildFailed", "failing (BuildFailed) on revision main@sha1:", func(u *model.Unit) bool { return u.Flux.LastAttempted != u.Flux.LastApplied }},
 		"kustomization/team-web/web-backend":  {model.Running, "DependencyNotReady: dependency 'team-web/web-frontend' is not ready", "", func(u *model.Unit) bool { return u.Persisting != "" }},
 		"kustomization/team-web/web-config": {model.Stuck, "the source GitRepository/team-web/web-config is not ready: AuthenticationFailed", "source is not Ready", func(u *model.Unit) bool {
@@ -125,5 +129,43 @@ func TestDemoScenariosNameListedUnits(t *testing.T) {
 		if units[s.Unit] == nil {
 			t.Errorf("scenario %s (%s): no such unit", s.Unit, s.What)
 		}
+	}
+}
+
+// In the demo, replan of the stale plan through the write path has the
+// simulated tofu-controller plan again from the current spec: the new plan
+// is not stale, and approving it by its full id applies it.
+func TestDemoReplanYieldsAPlanThatCanBeApproved(t *testing.T) {
+	_, f, _, _ := startDemo(t)
+	ctx := context.Background()
+	exec := &actions.Executor{Cluster: f.Cluster}
+	const ref = "terraform/flux-system/vpc-network"
+	stale := unitsByRef(f)[ref]
+	if !stale.Tofu.PlanStale {
+		t.Fatalf("%s is not staged stale: %+v", ref, stale.Tofu)
+	}
+	if _, err := exec.Execute(ctx, actions.Request{Kind: actions.Replan, Key: stale.Key, Reason: "spec changed", Revision: stale.Tofu.PendingPlan}); err != nil {
+		t.Fatal(err)
+	}
+	var u *model.Unit
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if u = unitsByRef(f)[ref]; u.Tofu.PendingPlan != "" && !u.Tofu.PlanStale && u.Tofu.LastPlannedGen == u.Generation {
+			break
+		}
+	}
+	if u.Tofu.PendingPlan == "" || u.Tofu.PlanStale || u.Run != model.AwaitingApproval {
+		t.Fatalf("no new plan after the replan: %+v, run %s (%s)", u.Tofu, u.Run, u.RunReason)
+	}
+	plan := u.Tofu.PendingPlan
+	if _, err := exec.Execute(ctx, actions.Request{Kind: actions.Approve, Key: u.Key, Reason: "new plan reviewed", Revision: plan}); err != nil {
+		t.Fatalf("approving the new plan %s: %v", plan, err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if u = unitsByRef(f)[ref]; u.Tofu.LastAppliedPlan == plan {
+			break
+		}
+	}
+	if u.Tofu.LastAppliedPlan != plan || u.Tofu.PendingPlan != "" {
+		t.Errorf("the approved new plan %s was not applied: %+v", plan, u.Tofu)
 	}
 }

@@ -38,6 +38,7 @@ var Scenarios = []Scenario{
 	{"pulumi/" + platformInfraNS + "/" + stackRunning, "an update in progress"},
 	{"pulumi/" + ReadOnlyNamespace + "/" + stackStalled, "Stalled after three failed updates"},
 	{"kustomization/" + fluxNS + "/" + ksReconciling, "applying a new revision now (Reconciling)"},
+	{"kustomization/" + fluxNS + "/" + ksSlow, "Reconciling for 25 minutes (health checks never pass): stuck past the threshold"},
 	{"kustomization/" + fluxNS + "/" + ksStalled, "Stalled on an invalid health check expression: not retried until the spec changes"},
 	{"kustomization/" + webNS + "/" + ksFailing, "the build fails on the same revision for 40 minutes: stuck past the threshold"},
 	{"kustomization/" + webNS + "/" + ksDependency, "waits for web-frontend, which is not ready"},

@@ -7,6 +7,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/driftdeck/driftdeck/backend/agent"
 	"github.com/driftdeck/driftdeck/backend/demo"
@@ -48,6 +49,19 @@ func TestDescribeReadsTheAgentOnlyForAnExpiringPause(t *testing.T) {
 	}
 	if a := describe(paused).Agent; a == nil || !a.Running || a.Holder != holder {
 		t.Errorf("an expiring pause with the Lease held and renewed: agent %+v; want running, held by %s", a, holder)
+	}
+	// An agent with its own --leader-election-namespace and -id is found by
+	// its Lease's label.
+	if err := c.Kube.CoordinationV1().Leases(lease.Namespace).Delete(ctx, lease.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	own := lease.DeepCopy()
+	own.Namespace, own.Name, own.Labels, own.Spec.HolderIdentity = "argocd", "team-agent", map[string]string{agent.LeaseLabel: "true"}, ptr.To("team-replica-1")
+	if _, err := c.Kube.CoordinationV1().Leases(own.Namespace).Create(ctx, own, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if a := describe(paused).Agent; a == nil || !a.Running || a.Holder != "team-replica-1" {
+		t.Errorf("an expiring pause with an agent holding the Lease argocd/team-agent: agent %+v; want running", a)
 	}
 	if a := describe(model.Key{Context: c.Context, Engine: model.EngineArgoCD, Namespace: "argocd", Name: "search-indexer"}).Agent; a != nil {
 		t.Errorf("a unit without a pause: agent %+v; want the Lease not read", a)

@@ -114,7 +114,7 @@ func (d *Describer) Describe(ctx context.Context, k model.Key) (*Detail, error) 
 		}
 	}
 	if p, _ := pause.Read(obj.GetAnnotations()); p != nil && !p.Until.IsZero() {
-		presence := agent.Running(ctx, c.Kube, agent.DefaultLeaseNamespace, agent.DefaultLeaseName, det.Fetched)
+		presence := agent.Find(ctx, c.Kube, det.Fetched)
 		det.Agent = &presence
 	}
 	events, err := c.Kube.CoreV1().Events(k.Namespace).List(ctx, metav1.ListOptions{

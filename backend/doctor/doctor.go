@@ -1,12 +1,12 @@
 // Package doctor answers, once, "what needs a human and what fixes it": every
-// unit that is stuck, failed, left paused past its expiry or unreadable, with
+// unit that is stuck, failed, awaiting approval, left paused past its expiry
+// or unreadable, with
 // the cause, the rule that says so, and the one driftdeck command that fixes
 // it, for runbooks and CI.
 package doctor
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -20,7 +20,7 @@ import (
 // Finding is one unit that needs a human.
 type Finding struct {
 	Key   model.Key
-	State string // stuck, failed, expired pause, unreadable
+	State string // stuck, failed, awaiting approval, expired pause, unreadable
 	Cause string // the unit's reason
 	Rule  string // the rule that classified it, when there is one
 	// Fix is the action that fixes it, Then the one to run after it (a
@@ -44,25 +44,24 @@ type Finding struct {
 const FixReason = "fix from driftdeck doctor"
 
 // Command is the one command line that fixes the finding, "" when none
-// does. ref is how the unit is named (with its context when several are
-// shown).
+// does, each word quoted for sh (Quote). ref is how the unit is named (with
+// its context when several are shown).
 func (f Finding) Command(ref string) string {
 	switch {
 	case f.Fix != "" && f.Then != "":
-		return "driftdeck " + strings.Join(f.Args(ref), " ") + " && driftdeck " + strings.Join(Args(f.Then, ref), " ")
+		return command(append([]string{"driftdeck"}, f.Args(ref)...)...) + " && " + command(append([]string{"driftdeck"}, Args(f.Then, ref)...)...)
 	case f.Fix != "":
-		return "driftdeck " + strings.Join(f.Args(ref), " ")
+		return command(append([]string{"driftdeck"}, f.Args(ref)...)...)
 	case f.StatusPatch != "":
 		gvr, _ := engines.Resource(f.Key.Engine)
-		return fmt.Sprintf("kubectl patch %s.%s %s -n %s --subresource=status --type=json -p '%s'", gvr.Resource, gvr.Group, f.Key.Name, f.Key.Namespace, f.StatusPatch)
+		return command("kubectl", "patch", gvr.Resource+"."+gvr.Group, f.Key.Name, "-n", f.Key.Namespace, "--subresource=status", "--type=json", "-p", f.StatusPatch)
 	}
 	return ""
 }
 
-// Args are a driftdeck command's arguments after "driftdeck", with the
-// reason quoted for a shell.
+// Args are a driftdeck command's arguments after "driftdeck", unquoted.
 func Args(k actions.Kind, ref string) []string {
-	return []string{string(k), ref, "--reason", `"` + FixReason + `"`}
+	return []string{string(k), ref, "--reason", FixReason}
 }
 
 // Args are the fix's command arguments, its own flags included.
@@ -99,6 +98,14 @@ func examine(u *model.Unit, now time.Time) (Finding, bool) {
 	case u.Run == model.Failed && !terminatedByAPerson(u):
 		f.State = "failed"
 		f.Fix, f.Hint = failedFix(u)
+		if invalidManifest(u) {
+			// Syncing again applies the same manifest and fails the same way.
+			f.Fix, f.InSource = "", true
+			f.Hint = "the cause is in the source: " + where(u) + " renders a manifest the API server rejects (see the cause): fix it there; the new revision syncs (`driftdeck sync " + u.Key.Ref() + "` once it is committed)"
+		}
+	case u.Run == model.AwaitingApproval:
+		f.State = "awaiting approval"
+		f.Fix, f.Hint = approvalFix(u)
 	case u.Pause.Expired(now):
 		f.State = "expired pause"
 		f.Cause = "paused by " + u.Pause.By + " until " + u.Pause.Until.Format(time.RFC3339) + ": " + u.Pause.Reason

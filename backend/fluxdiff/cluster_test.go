@@ -3,11 +3,6 @@ package fluxdiff
 import (
 	"context"
 	"encoding/json"
-	"net/http/cgi"
-	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,66 +19,6 @@ import (
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
-// gitRepo is a local git repository served over HTTP by git http-backend
-// (the GitRepository CRD accepts only http, https and ssh URLs).
-type gitRepo struct {
-	t   *testing.T
-	dir string
-	url string
-}
-
-func newGitRepo(t *testing.T) *gitRepo {
-	t.Helper()
-	gitBin, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed: git http-backend serves the test repository")
-	}
-	root := t.TempDir()
-	r := &gitRepo{t: t, dir: filepath.Join(root, "infra")}
-	r.git("init", "-q", "-b", "main", r.dir)
-	srv := httptest.NewServer(&cgi.Handler{
-		Path: gitBin, Args: []string{"http-backend"},
-		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"},
-	})
-	t.Cleanup(srv.Close)
-	r.url = srv.URL + "/infra/.git"
-	return r
-}
-
-func (r *gitRepo) git(args ...string) string {
-	r.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
-	if _, err := os.Stat(r.dir); err != nil {
-		cmd.Dir = ""
-	}
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// commit writes files (empty content deletes) and returns the commit hash.
-func (r *gitRepo) commit(files map[string]string) string {
-	r.t.Helper()
-	for name, content := range files {
-		p := filepath.Join(r.dir, name)
-		if content == "" {
-			os.Remove(p)
-			continue
-		}
-		os.MkdirAll(filepath.Dir(p), 0o700)
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			r.t.Fatal(err)
-		}
-	}
-	r.git("add", "-A")
-	r.git("commit", "-q", "-m", "change")
-	return r.git("rev-parse", "HEAD")
-}
-
 const (
 	appConfig = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\ndata:\n  key: %s\n  region: ${region:=eu-west-1}\n"
 	oldConfig = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: old\ndata:\n  a: b\n"
@@ -95,9 +30,10 @@ const (
 // namespace, a postBuild variable), dry-run as kustomize-controller applies,
 // the object dropped from git shown as pruned and the new Secret masked.
 func TestClusterKustomizationDiff(t *testing.T) {
-	repo := newGitRepo(t)
+	repo := localrendertest.NewRepo(t)
+	url := repo.ServeHTTP()
 	tc := testcluster.Shared(t)
-	tc.InstallCRDs(t, testcluster.CRDSet{Name: "source-controller", Dir: "testdata/crds"})
+	tc.InstallCRDs(t, append(testcluster.UpstreamCRDSetsNamed(t, "flux"), testcluster.CRDSet{Name: "source-controller", Dir: "testdata/crds"})...)
 	ns := tc.Namespace(t)
 	c, err := kube.NewCluster("test", tc.Config(), "default")
 	if err != nil {
@@ -105,7 +41,8 @@ func TestClusterKustomizationDiff(t *testing.T) {
 	}
 	ctx := context.Background()
 
-	repo.commit(map[string]string{"deploy/app.yaml": strings.Replace(appConfig, "%s", "one", 1), "deploy/old.yaml": oldConfig, "README.md": "not a manifest\n"})
+	repo.Write(map[string]string{"deploy/app.yaml": strings.Replace(appConfig, "%s", "one", 1), "deploy/old.yaml": oldConfig, "README.md": "not a manifest\n"})
+	repo.Commit("first")
 	// What the controller applied from the first commit.
 	for _, m := range []map[string]any{
 		configMap(ns, "app-config", map[string]any{"key": "one", "region": "eu-central-1"}),
@@ -118,13 +55,14 @@ func TestClusterKustomizationDiff(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	head := repo.commit(map[string]string{"deploy/app.yaml": strings.Replace(appConfig, "%s", "two", 1), "deploy/old.yaml": "", "deploy/token.yaml": token})
+	repo.Write(map[string]string{"deploy/app.yaml": strings.Replace(appConfig, "%s", "two", 1), "deploy/old.yaml": "", "deploy/token.yaml": token})
+	head := repo.Commit("second")
 	revision := "main@sha1:" + head
 
 	create(t, c, GitRepositories[0], ns, map[string]any{
 		"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "GitRepository",
 		"metadata": map[string]any{"name": "infra"},
-		"spec":     map[string]any{"url": repo.url, "interval": "1m", "ref": map[string]any{"branch": "main"}},
+		"spec":     map[string]any{"url": url, "interval": "1m", "ref": map[string]any{"branch": "main"}},
 	}, map[string]any{"artifact": map[string]any{"revision": revision, "path": "x", "url": "http://source-controller.invalid/x.tar.gz", "digest": "sha256:0", "lastUpdateTime": "2025-01-01T00:00:00Z"}})
 	create(t, c, flux.Kustomizations[0], ns, map[string]any{
 		"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",

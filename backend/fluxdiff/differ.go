@@ -24,6 +24,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/localrender"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/objread"
+	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
 // What kustomize-controller applies with and marks its objects with.
@@ -64,7 +65,9 @@ func (d *Differ) Diff(ctx context.Context, k model.Key) (*argodiff.Result, error
 	r := objread.New(ks)
 	ref := flux.ReadSource(r.At("spec", "sourceRef"), k.Namespace)
 	if ref.Kind != "GitRepository" {
-		return nil, fmt.Errorf("%s reads %s: only GitRepository sources are built locally", k.Ref(), ref)
+		// Refused, not failed: the diff does not exist, which is not
+		// "differences found" (exit 1) to a script.
+		return nil, writeguard.Refusef("%s reads %s: %s sources are not diffed, only GitRepository sources are built locally (flux diff kustomization --path on a local copy of its content builds it)", k.Ref(), ref, ref.Kind)
 	}
 	src, err := get(ctx, c.Dynamic, GitRepositories, ref.Namespace, ref.Name)
 	if err != nil {

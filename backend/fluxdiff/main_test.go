@@ -6,4 +6,4 @@ import (
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
-func TestMain(m *testing.M) { testcluster.Main(m, testcluster.Options{}) }
+func TestMain(m *testing.M) { testcluster.Main(m, testcluster.Options{NoCRDs: true}) }

@@ -20,5 +20,11 @@ func UnitFromObject(context string, engine Engine, kind string, r *objread.Reade
 		Generation:      r.Int("metadata", "generation"),
 		Created:         r.Time("metadata", "creationTimestamp"),
 		Labels:          r.StringMap("metadata", "labels"),
+		Remediations:    r.StringMap("metadata", "annotations")[AnnotationRemediationAttempts],
 	}
 }
+
+// AnnotationRemediationAttempts is where the agent's policies count their
+// attempts on a unit (JSON, by policy), so the count survives a restart or
+// another replica taking over, and a person sees why remediation stopped.
+const AnnotationRemediationAttempts = "driftdeck.io/remediation-attempts"

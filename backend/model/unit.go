@@ -81,6 +81,9 @@ type Unit struct {
 	Flux   *FluxFacts
 	Tofu   *TofuFacts
 	Labels map[string]string
+	// Remediations is the AnnotationRemediationAttempts annotation as read
+	// (the policy package reads it).
+	Remediations string
 }
 
 // PauseRecord is the pause driftdeck wrote on an object: who, why, when, until

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -210,12 +211,32 @@ func TestClusterADeadLockPolicyBreaksTheKilledRunsLockAndReRequestsARun(t *testi
 		t.Fatalf("lock files before the policy: %v; want the killed run's", locks)
 	}
 	lockID := strings.TrimSuffix(locks[0], ".json")
+	files, version := w.files(), w.stack().GetResourceVersion()
+
+	// The lock is seconds old, younger than the policy's 10 minutes: though
+	// the Stack has failed on it for 20, it is left alone, and said once.
+	var log bytes.Buffer
+	young := w.engine(lockRule)
+	young.Log = &log
+	young.Remediate(ctx, w.units())
+	young.Remediate(ctx, w.units())
+	if l := pulumiruntest.LockFiles(t, w.target); len(l) != 1 || len(w.auditLines()) != 0 || w.stack().GetResourceVersion() != version {
+		t.Fatalf("a young lock was not left alone: lock files %v, audit %+v", l, w.auditLines())
+	}
+	if n := strings.Count(log.String(), "waiting "); n != 1 || !strings.Contains(log.String(), "not older than 10m: left alone") {
+		t.Errorf("the log about the young lock (want it said once):\n%s", log.String())
+	}
+
+	// A quarter of an hour later the lock is old, its holder still gone.
+	later := func(e *Engine) *Engine {
+		e.Now = func() time.Time { return time.Now().Add(15 * time.Minute) }
+		return e
+	}
 
 	// In dry-run the policy writes nothing and says what it would do.
 	dry := lockRule
 	dry.DryRun = true
-	files, version := w.files(), w.stack().GetResourceVersion()
-	w.engine(dry).Remediate(ctx, w.units())
+	later(w.engine(dry)).Remediate(ctx, w.units())
 	if after := w.files(); !equalFiles(files, after) {
 		t.Errorf("a dry-run policy changed the state backend: %d files before, %d after, lock files now %v", len(files), len(after), pulumiruntest.LockFiles(t, w.target))
 	}
@@ -229,13 +250,14 @@ func TestClusterADeadLockPolicyBreaksTheKilledRunsLockAndReRequestsARun(t *testi
 	for _, l := range w.auditLines() {
 		got = append(got, l.Action+" "+l.Outcome+" "+l.Reason+" "+string(l.Patch))
 	}
-	if len(got) != 2 || !strings.HasPrefix(got[0], "unlock dry-run policy break-dead-locks: failing on a state lock for 20m") ||
+	if len(got) != 2 || !strings.HasPrefix(got[0], "unlock dry-run policy break-dead-locks: lock ") || !strings.Contains(got[0], "held for 15m, longer than 10m, by pid ") ||
+		!strings.Contains(got[0], "on this host, which is gone") ||
 		!strings.Contains(got[0], lockID) || !strings.HasPrefix(got[1], "retry dry-run policy break-dead-locks: ") {
 		t.Fatalf("audit of the dry-run policy: %q; want a dry-run unlock naming the lock %s, then a dry-run retry, both naming the policy", got, lockID)
 	}
 
 	// For real: the lock is gone, a run is requested, and both say why.
-	w.engine(lockRule).Remediate(ctx, w.units())
+	later(w.engine(lockRule)).Remediate(ctx, w.units())
 	if l := pulumiruntest.LockFiles(t, w.target); len(l) != 0 {
 		t.Fatalf("lock files after the policy: %v; want none", l)
 	}
@@ -246,8 +268,8 @@ func TestClusterADeadLockPolicyBreaksTheKilledRunsLockAndReRequestsARun(t *testi
 	for _, l := range w.auditLines()[2:] {
 		got = append(got, l.Action+" "+l.Outcome+" "+l.Reason)
 	}
-	if len(got) != 2 || !strings.HasPrefix(got[0], "unlock done policy break-dead-locks: failing on a state lock") ||
-		!strings.HasPrefix(got[1], "retry done policy break-dead-locks: failing on a state lock") {
+	if len(got) != 2 || !strings.HasPrefix(got[0], "unlock done policy break-dead-locks: lock ") ||
+		!strings.HasPrefix(got[1], "retry done policy break-dead-locks: lock ") {
 		t.Errorf("audit of the policy: %q; want a done unlock then a done retry, both naming the policy", got)
 	}
 	ev := w.eventReasons()

@@ -8,37 +8,44 @@ import (
 	"github.com/driftdeck/driftdeck/backend/model"
 )
 
-func TestLimitsHoldBackAttemptsPerUnitAndPerHour(t *testing.T) {
+func TestMaxPerHourHoldsBackTheRulesRemediationsOfTheHour(t *testing.T) {
 	e := &Engine{}
 	e.init()
 	r := Rule{Name: "r", MaxAttempts: 2, MaxPerHour: 3}
 	now := time.Now()
-	a := ruleUnit{"r", model.Key{Name: "a"}}
-	b := ruleUnit{"r", model.Key{Name: "b"}}
-	if !e.allowed(r, a, now) || !e.allowed(r, a, now) || e.allowed(r, a, now) {
-		t.Error("a unit got more than maxAttempts attempts")
+	for i := range 3 {
+		if !e.perHour(r, now) {
+			t.Fatalf("remediation %d of the hour held back", i+1)
+		}
 	}
-	if !e.allowed(r, b, now) || e.allowed(r, ruleUnit{"r", model.Key{Name: "c"}}, now) {
+	if e.perHour(r, now) {
 		t.Error("maxPerHour did not hold the fourth remediation of the hour back")
 	}
-	if !e.allowed(r, ruleUnit{"r", model.Key{Name: "c"}}, now.Add(61*time.Minute)) {
+	if !e.perHour(r, now.Add(61*time.Minute)) {
 		t.Error("an hour later the policy may act again")
 	}
-	e.forget(a)
-	if !e.allowed(r, a, now.Add(2*time.Hour)) {
-		t.Error("a unit whose situation ended gets fresh attempts")
+}
+
+func TestAnAnnotationAPersonBrokeHoldsThePolicyBack(t *testing.T) {
+	if _, err := records(&model.Unit{Remediations: "three"}); err == nil {
+		t.Error("a malformed attempts annotation was read as a count")
+	}
+	recs, err := records(&model.Unit{Remediations: `{"a":{"attempts":2,"max":3,"last":"2026-12-01T10:00:00Z"}}`})
+	if err != nil || recs["a"].Attempts != 2 {
+		t.Errorf("records %+v, %v", recs, err)
 	}
 }
 
 func TestPoliciesFromConfigAreCheckedAndDefaulted(t *testing.T) {
 	rules, err := FromConfig([]config.Policy{{Name: "locks", When: "stack-dead-lock", After: config.Duration(15 * time.Minute), DryRun: true}})
-	if err != nil || len(rules) != 1 || rules[0].MaxAttempts != 3 || rules[0].MaxPerHour != 5 || !rules[0].DryRun {
+	if err != nil || len(rules) != 1 || rules[0].MaxAttempts != 3 || rules[0].MaxPerHour != 5 || !rules[0].DryRun || rules[0].AllowCloudCancel {
 		t.Errorf("rules %+v, err %v", rules, err)
 	}
 	for _, bad := range []config.Policy{
 		{When: "stack-dead-lock", After: config.Duration(time.Minute)},
 		{Name: "x", When: "reboot-everything", After: config.Duration(time.Minute)},
 		{Name: "x", When: "update-progressing"},
+		{Name: "x", When: "argo-hook-stuck", After: config.Duration(time.Minute), AllowCloudCancel: true},
 	} {
 		if _, err := FromConfig([]config.Policy{bad}); err == nil {
 			t.Errorf("%+v accepted", bad)

@@ -29,9 +29,11 @@ import (
 type Trigger string
 
 const (
-	// StackDeadLock: a Stack failing on a state lock held longer than
-	// After: break the lock (refused while its holder runs on this host),
-	// then re-request a run.
+	// StackDeadLock: a Stack failing on a state lock that is itself older
+	// than After and whose holder is gone (a pid of this host that no
+	// longer runs, or, for another host, a Stack the operator runs nothing
+	// for): break the lock, then re-request a run. Pulumi Cloud cancels
+	// only with AllowCloudCancel.
 	StackDeadLock Trigger = "stack-dead-lock"
 	// UpdateProgressing: a Stack's run Progressing longer than After:
 	// re-request a run.
@@ -49,6 +51,9 @@ type Rule struct {
 	DryRun      bool
 	MaxAttempts int
 	MaxPerHour  int
+	// AllowCloudCancel: a stack-dead-lock rule may cancel a Pulumi Cloud
+	// update (the service cannot say whether its client still runs).
+	AllowCloudCancel bool
 }
 
 // FromConfig checks the config file's policies.
@@ -57,7 +62,7 @@ func FromConfig(ps []config.Policy) ([]Rule, error) {
 	seen := map[string]bool{}
 	for i, p := range ps {
 		r := Rule{Name: strings.TrimSpace(p.Name), When: Trigger(p.When), After: time.Duration(p.After), DryRun: p.DryRun,
-			MaxAttempts: p.MaxAttempts, MaxPerHour: p.MaxPerHour}
+			MaxAttempts: p.MaxAttempts, MaxPerHour: p.MaxPerHour, AllowCloudCancel: p.AllowCloudCancel}
 		switch {
 		case r.Name == "":
 			return nil, fmt.Errorf("policies[%d]: a name is required (it goes into every Event and audit line)", i)
@@ -69,6 +74,8 @@ func FromConfig(ps []config.Policy) ([]Rule, error) {
 			return nil, fmt.Errorf("policy %s: after: want how long the situation must last, e.g. 15m", r.Name)
 		case r.MaxAttempts < 0 || r.MaxPerHour < 0:
 			return nil, fmt.Errorf("policy %s: maxAttempts and maxPerHour cannot be negative", r.Name)
+		case r.AllowCloudCancel && r.When != StackDeadLock:
+			return nil, fmt.Errorf("policy %s: allowCloudCancel applies to %s policies only", r.Name, StackDeadLock)
 		}
 		if r.MaxAttempts == 0 {
 			r.MaxAttempts = 3
@@ -92,10 +99,14 @@ type Engine struct {
 	Log           io.Writer
 	Now           func() time.Time
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// attempts counts what this process tried, dry-run rules included (they
+	// write no annotation); the unit's annotation counts across restarts
+	// and replicas. The larger of the two holds.
 	attempts map[ruleUnit]int
 	recent   map[string][]time.Time // per rule, remediations of the last hour
 	resync   map[ruleUnit]bool      // terminated, waiting to sync again
+	said     map[ruleUnit]string    // the topic of the last hold-back said per unit: said once
 	once     sync.Once
 	done     *prometheus.CounterVec
 }
@@ -107,10 +118,10 @@ type ruleUnit struct {
 
 func (e *Engine) init() {
 	e.once.Do(func() {
-		e.attempts, e.recent, e.resync = map[ruleUnit]int{}, map[string][]time.Time{}, map[ruleUnit]bool{}
+		e.attempts, e.recent, e.resync, e.said = map[ruleUnit]int{}, map[string][]time.Time{}, map[ruleUnit]bool{}, map[ruleUnit]string{}
 		e.done = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "driftdeck_remediations_total",
-			Help: "Remediations by policy and outcome (done, dry-run, refused, failed, limited: held back by maxAttempts or maxPerHour).",
+			Help: "Remediations by policy and outcome (done, dry-run, refused, failed; limited: held back by maxPerHour; exhausted: a unit reached maxAttempts, once per unit; waiting: a lock not yet old or dead enough, once per lock).",
 		}, []string{"policy", "outcome"})
 	})
 }
@@ -141,34 +152,53 @@ func (e *Engine) Remediate(ctx context.Context, units []*model.Unit) {
 			if ctx.Err() != nil {
 				return
 			}
-			ru := ruleUnit{r.Name, u.Key}
-			if r.When == ArgoHookStuck && e.pendingResync(ru) {
-				e.syncAgain(ctx, r, u)
-				continue
-			}
-			why, ok := matches(r, u, now)
-			if !ok {
-				e.forget(ru)
-				continue
-			}
-			if !e.allowed(r, ru, now) {
-				continue
-			}
-			e.act(ctx, r, u, why)
+			e.remediate(ctx, r, u, now)
 		}
 	}
+}
+
+func (e *Engine) remediate(ctx context.Context, r Rule, u *model.Unit, now time.Time) {
+	ru := ruleUnit{r.Name, u.Key}
+	if healthy(r, u) {
+		e.reset(ctx, r, u)
+		return
+	}
+	if r.When == ArgoHookStuck && e.pendingResync(ru) {
+		e.syncAgain(ctx, r, u)
+		return
+	}
+	why, ok := matches(r, u, now)
+	if !ok {
+		return // not over either: the count holds until the unit is healthy
+	}
+	recs, err := records(u)
+	if err != nil {
+		e.holdBack(r, ru, "exhausted", "unreadable", err.Error())
+		return
+	}
+	n := max(recs[r.Name].Attempts, e.tried(ru))
+	if n >= r.MaxAttempts {
+		e.holdBack(r, ru, "exhausted", "exhausted", fmt.Sprintf("%d of %d attempts made (annotation %s): nothing more is written until it is healthy again; a person must look",
+			n, r.MaxAttempts, model.AnnotationRemediationAttempts))
+		return
+	}
+	if !e.perHour(r, now) {
+		return
+	}
+	rec := &record{Attempts: n + 1, Max: r.MaxAttempts, Last: now.UTC().Truncate(time.Second)}
+	e.act(ctx, r, u, why, recordUpdate(u, recs, r.Name, rec), now)
 }
 
 // matches says whether the rule's situation holds for the unit, and in words.
 func matches(r Rule, u *model.Unit, now time.Time) (string, bool) {
 	switch r.When {
 	case StackDeadLock:
+		// How long the lock is held, and whether its holder is gone, is read
+		// from the state backend (lockVerdict): the Stack's own failing time
+		// says nothing about the lock.
 		s := u.Stack
-		if s == nil || (u.Run != model.Stuck && u.Run != model.Failed) || !pulumiop.LockConflict(s.LastMessage) || u.RunSince.IsZero() {
-			return "", false
-		}
-		if d := now.Sub(u.RunSince); d > r.After {
-			return fmt.Sprintf("failing on a state lock for %s, longer than %s", model.HumanDuration(d), model.HumanDuration(r.After)), true
+		if s != nil && (u.Run == model.Stuck || u.Run == model.Failed) && pulumiop.LockConflict(s.LastMessage) {
+			return "failing on a state lock", true
 		}
 	case UpdateProgressing:
 		if u.Stack == nil || u.Observed != model.Running || u.Queued || u.RunSince.IsZero() {
@@ -189,13 +219,18 @@ func matches(r Rule, u *model.Unit, now time.Time) (string, bool) {
 	return "", false
 }
 
-// allowed applies the rule's limits, counting the attempt when it may go.
-func (e *Engine) allowed(r Rule, ru ruleUnit, now time.Time) bool {
+// tried is how many attempts this process made on the unit.
+func (e *Engine) tried(ru ruleUnit) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.attempts[ru] >= r.MaxAttempts {
-		return false // said once, when the limit was reached
-	}
+	return e.attempts[ru]
+}
+
+// perHour applies the rule's hourly limit, counting the remediation when
+// it may go.
+func (e *Engine) perHour(r Rule, now time.Time) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	var last []time.Time
 	for _, t := range e.recent[r.Name] {
 		if now.Sub(t) < time.Hour {
@@ -207,19 +242,39 @@ func (e *Engine) allowed(r Rule, ru ruleUnit, now time.Time) bool {
 		e.done.WithLabelValues(r.Name, "limited").Inc()
 		return false
 	}
-	e.attempts[ru]++
 	e.recent[r.Name] = append(last, now)
-	if e.attempts[ru] == r.MaxAttempts {
-		e.logf("policy %s: last attempt (%d) on %s; after it a person must look", r.Name, r.MaxAttempts, ru.key)
-	}
 	return true
 }
 
-// forget resets a unit's attempts once its situation is over.
-func (e *Engine) forget(ru ruleUnit) {
+// holdBack says once per unit and topic why the rule writes nothing, in
+// the log and the outcome counter.
+func (e *Engine) holdBack(r Rule, ru ruleUnit, outcome, topic, why string) {
+	e.mu.Lock()
+	said := e.said[ru] == topic
+	e.said[ru] = topic
+	e.mu.Unlock()
+	if !said {
+		e.done.WithLabelValues(r.Name, outcome).Inc()
+		e.logf("%s %s: policy %s: %s", outcome, ru.key, r.Name, why)
+	}
+}
+
+// reset starts the rule's count on a unit that is healthy again, and
+// removes the rule's entry from the unit's annotation.
+func (e *Engine) reset(ctx context.Context, r Rule, u *model.Unit) {
+	ru := ruleUnit{r.Name, u.Key}
 	e.mu.Lock()
 	delete(e.attempts, ru)
+	delete(e.said, ru)
+	delete(e.resync, ru)
 	e.mu.Unlock()
+	recs, err := records(u)
+	if _, counted := recs[r.Name]; err != nil || !counted || r.DryRun {
+		return
+	}
+	reason := Reason(r, "healthy again: its attempts count from zero")
+	err = e.Exec.Annotate(ctx, u.Key, "reset-attempts", reason, recordUpdate(u, recs, r.Name, nil))
+	e.report(r, u.Key, reason, err)
 }
 
 func (e *Engine) pendingResync(ru ruleUnit) bool {
@@ -238,36 +293,51 @@ func (e *Engine) writers(r Rule) (*actions.Executor, *stackops.Ops) {
 // Reason is what a remediation's Event and audit line say.
 func Reason(r Rule, why string) string { return "policy " + r.Name + ": " + why }
 
-func (e *Engine) act(ctx context.Context, r Rule, u *model.Unit, why string) {
+func (e *Engine) act(ctx context.Context, r Rule, u *model.Unit, why string, count map[string]actions.AnnotationUpdate, now time.Time) {
 	exec, ops := e.writers(r)
-	reason := Reason(r, why)
+	ru := ruleUnit{r.Name, u.Key}
 	var err error
+	reason := Reason(r, why)
 	switch r.When {
 	case StackDeadLock:
-		err = e.breakLock(ctx, ops, u.Key, reason)
+		var plan *stackops.Unstick
+		var v verdict
+		plan, v, err = e.planBreak(ctx, r, u, ops, now)
+		if plan == nil && err == nil {
+			e.holdBack(r, ru, "waiting", v.topic, v.why)
+			return
+		}
+		reason = Reason(r, v.why)
 		if err == nil {
-			_, err = exec.Execute(ctx, actions.Request{Kind: actions.Retry, Key: u.Key, Reason: reason})
+			e.count(r, ru)
+			if _, err = ops.Apply(ctx, plan, reason); err == nil {
+				_, err = exec.Execute(ctx, actions.Request{Kind: actions.Retry, Key: u.Key, Reason: reason, Annotate: count})
+			}
 		}
 	case UpdateProgressing:
-		_, err = exec.Execute(ctx, actions.Request{Kind: actions.Retry, Key: u.Key, Reason: reason})
+		e.count(r, ru)
+		_, err = exec.Execute(ctx, actions.Request{Kind: actions.Retry, Key: u.Key, Reason: reason, Annotate: count})
 	case ArgoHookStuck:
-		_, err = exec.Execute(ctx, actions.Request{Kind: actions.Terminate, Key: u.Key, Reason: reason})
+		e.count(r, ru)
+		_, err = exec.Execute(ctx, actions.Request{Kind: actions.Terminate, Key: u.Key, Reason: reason, Annotate: count})
 		if err == nil && !r.DryRun {
 			e.mu.Lock()
-			e.resync[ruleUnit{r.Name, u.Key}] = true
+			e.resync[ru] = true
 			e.mu.Unlock()
 		}
 	}
 	e.report(r, u.Key, reason, err)
 }
 
-func (e *Engine) breakLock(ctx context.Context, ops *stackops.Ops, k model.Key, reason string) error {
-	plan, err := ops.PlanUnstick(ctx, k, false, false)
-	if err != nil {
-		return err
+// count records an attempt of this process on the unit.
+func (e *Engine) count(r Rule, ru ruleUnit) {
+	e.mu.Lock()
+	e.attempts[ru]++
+	last := e.attempts[ru] == r.MaxAttempts
+	e.mu.Unlock()
+	if last {
+		e.logf("policy %s: last attempt (%d) on %s; after it a person must look", r.Name, r.MaxAttempts, ru.key)
 	}
-	_, err = ops.Apply(ctx, plan, reason)
-	return err
 }
 
 // syncAgain syncs an app whose hook-stuck operation the rule terminated,

@@ -96,6 +96,9 @@ func realEngine(t *testing.T, kc *kube.Cluster, auditPath string, rule Rule) *En
 
 func (w *hookWorld) auditLines() []audit.Entry {
 	f, err := os.Open(w.audit)
+	if os.IsNotExist(err) {
+		return nil // nothing audited yet
+	}
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -124,6 +127,33 @@ func (w *hookWorld) eventReasons() []string {
 	return out
 }
 
+// endOperation does what the application controller does when an
+// operation ends: the operation goes, its state says how it ended.
+func (w *hookWorld) endOperation(phase, message string) {
+	w.t.Helper()
+	w.patch(fmt.Sprintf(`[{"op":"remove","path":"/operation"},{"op":"replace","path":"/status/operationState/phase","value":%q},{"op":"replace","path":"/status/operationState/message","value":%q}]`, phase, message))
+}
+
+// hangsAgain is the controller starting the requested sync, whose hook
+// hangs again: Running on the hook, for 20 minutes by now.
+func (w *hookWorld) hangsAgain() {
+	w.t.Helper()
+	w.patch(fmt.Sprintf(`[{"op":"add","path":"/status/operationState","value":{"phase":"Running","message":"waiting for completion of hook batch/Job/db-migrate","startedAt":%q,"operation":{"sync":{"revision":%q}}}}]`,
+		time.Now().Add(-20*time.Minute).UTC().Format(time.RFC3339), sha))
+}
+
+func (w *hookWorld) patch(body string) {
+	w.t.Helper()
+	if _, err := w.kc.Dynamic.Resource(argocd.Applications).Namespace(w.ns).Patch(context.Background(), "migrate", types.JSONPatchType, []byte(body), metav1.PatchOptions{}); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func (w *hookWorld) phase() string {
+	phase, _, _ := unstructured.NestedString(w.object().Object, "status", "operationState", "phase")
+	return phase
+}
+
 var hookRule = Rule{Name: "unstick-hooks", When: ArgoHookStuck, After: 10 * time.Minute, MaxAttempts: 3, MaxPerHour: 5}
 
 func TestClusterADryRunPolicyWritesNothing(t *testing.T) {
@@ -148,14 +178,10 @@ func TestClusterAHookStuckPolicyTerminatesThenSyncsAgainNamingThePolicy(t *testi
 	w := newHookWorld(t)
 	e := w.engine(hookRule)
 	e.Remediate(context.Background(), w.units())
-	if phase, _, _ := unstructured.NestedString(w.object().Object, "status", "operationState", "phase"); phase != "Terminating" {
+	if phase := w.phase(); phase != "Terminating" {
 		t.Fatalf("after the policy the operation is %q, want Terminating", phase)
 	}
-	// The application controller ends the terminated operation.
-	patch := `[{"op":"remove","path":"/operation"},{"op":"replace","path":"/status/operationState/phase","value":"Failed"},{"op":"replace","path":"/status/operationState/message","value":"Operation terminated"}]`
-	if _, err := w.kc.Dynamic.Resource(argocd.Applications).Namespace(w.ns).Patch(context.Background(), "migrate", types.JSONPatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	w.endOperation("Failed", "Operation terminated")
 	e.Remediate(context.Background(), w.units())
 	if _, ok, _ := unstructured.NestedMap(w.object().Object, "operation"); !ok {
 		t.Fatal("the policy did not sync again after the terminated operation ended")

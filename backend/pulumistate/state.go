@@ -115,11 +115,10 @@ var ErrNothingToDo = errors.New("nothing to repair")
 // Cloud (or a self-hosted service), anything else a DIY bucket (file://,
 // s3://, gs://, azblob://).
 func Open(ctx context.Context, rawURL string) (Backend, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
+	if _, err := url.Parse(rawURL); err != nil {
 		return nil, err
 	}
-	if u.Scheme == "https" || u.Scheme == "http" {
+	if IsCloud(rawURL) {
 		c, err := OpenCloud(rawURL)
 		if err != nil {
 			return nil, err
@@ -131,4 +130,12 @@ func Open(ctx context.Context, rawURL string) (Backend, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// IsCloud tells whether the backend at rawURL is Pulumi Cloud (or a
+// self-hosted service), where breaking a lock cancels an update that the
+// service cannot say is dead.
+func IsCloud(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http")
 }

@@ -30,7 +30,9 @@ type FluxOptions struct {
 // applied); a Terraform whose spec.approvePlan names its pending plan (the
 // id or, as upstream accepts, a prefix of it) and was planned from the
 // current generation has that plan applied, unless suspended or plan-only;
-// a held state lock is broken on spec.tfstate.forceUnlock, and a
+// a plan made before a spec change that nothing approves is replaced by a
+// new one (tofu_replan.go); a held state lock is broken on
+// spec.tfstate.forceUnlock, and a
 // HelmRelease's forceAt and resetAt are handled (flux_remedies.go). Builds,
 // dependencies and other Helm actions are not simulated: the estate's
 // objects keep the states they were seeded with.
@@ -38,6 +40,7 @@ type Flux struct {
 	dyn   dynamic.Interface
 	loops []*loop
 	rec   recorder
+	gens  generations // of the Terraforms, for re-planning (tofu_replan.go)
 }
 
 // NewFlux returns the controllers; Run starts them.
@@ -83,7 +86,11 @@ func (x *Flux) reconcile(ctx context.Context, gvr schema.GroupVersionResource, k
 	case suspended:
 	case gvr.Resource == tofu.Terraforms[0].Resource:
 		x.forceUnlock(ctx, obj, status)
-		x.applyApproved(ctx, obj, status)
+		prev := x.gens.saw(k, obj.GetGeneration())
+		changed := (prev != 0 && prev != obj.GetGeneration()) || status["lastHandledReconcileAt"] != nil
+		if !x.replanStale(ctx, obj, changed, status) {
+			x.applyApproved(ctx, obj, status)
+		}
 	case gvr.Resource == flux.HelmReleases[0].Resource:
 		x.helmRemedies(ctx, obj, status)
 	}

@@ -36,6 +36,7 @@ func TestClusterTerraformPlanFromTofu(t *testing.T) {
 	}
 
 	tc := testcluster.Shared(t)
+	tc.InstallCRDs(t, testcluster.UpstreamCRDSetsNamed(t, "tofu-controller-v0.16.5")...)
 	ns := tc.Namespace(t)
 	kc := tc.Kube(t)
 	c, err := kube.NewCluster("test", tc.Config(), "default")
@@ -110,6 +111,23 @@ func TestClusterTerraformPlanFromTofu(t *testing.T) {
 		}
 		if p.ID != planID || len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "plan-main-9f8e7d6c5b") {
 			t.Errorf("plan %s with warnings %v: want the stored plan's id and a warning naming the pending one", p.ID, p.Warnings)
+		}
+	})
+
+	t.Run("a name too long for a label with .json", func(t *testing.T) {
+		clearPlans(t, kc, ns)
+		createTerraform(t, c, ns, longName, planID)
+		storePlan(t, kc, ns, longName, planID, "", []byte("binary plan"), false, 1<<20)
+		storePlan(t, kc, ns, longName, planID, JSONSuffix, js, false, 300)
+		p, err := r.Read(context.Background(), model.Key{Context: "test", Engine: model.EngineTerraform, Namespace: ns, Name: longName})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Format != "json" || p.ID != planID || !strings.Contains(p.Where, "chunks") {
+			t.Fatalf("read a %s plan %q from %s, want the chunked json plan %s", p.Format, p.ID, p.Where, planID)
+		}
+		if n := len(p.Resources); n != len(wantChanges)+1 {
+			t.Errorf("%d resources read, tofu planned %d changes and the outputs", n, len(wantChanges))
 		}
 	})
 

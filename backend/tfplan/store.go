@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"sort"
@@ -106,7 +108,21 @@ func readSecret(ctx context.Context, kc kubernetes.Interface, ns, workspace, nam
 }
 
 func planSelector(workspace, name, suffix string) string {
-	return labels.SelectorFromSet(labels.Set{LabelPlanName: name + suffix, LabelPlanWorkspace: workspace}).String()
+	return labels.SelectorFromSet(labels.Set{LabelPlanName: labelValue(name + suffix), LabelPlanWorkspace: labelValue(workspace)}).String()
+}
+
+// labelValue is the label value tofu-controller (v0.16.1 and later) gives a
+// plan's name or workspace: the value itself up to the 63 characters a
+// label allows; a longer one cut to leave room for a dash and the first 8
+// bytes of its SHA-256 in hex, so that names sharing a long prefix differ.
+func labelValue(v string) string {
+	const limit = 63
+	if len(v) <= limit {
+		return v
+	}
+	sum := sha256.Sum256([]byte(v))
+	tail := "-" + hex.EncodeToString(sum[:8])
+	return v[:limit-len(tail)] + tail
 }
 
 // join orders the chunks by their index and checks they form one plan.

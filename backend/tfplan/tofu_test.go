@@ -111,13 +111,13 @@ func storePlan(t testing.TB, kc kubernetes.Interface, ns, name, planID, suffix s
 		zw.Close()
 		data = buf.Bytes()
 	}
-	labels := map[string]string{LabelPlanName: name + suffix, LabelPlanWorkspace: "default"}
+	labels := map[string]string{LabelPlanName: upstreamLabel(name + suffix), LabelPlanWorkspace: "default"}
 	var chunks [][]byte
 	for start := 0; start < len(data); start += chunkSize {
 		chunks = append(chunks, data[start:min(start+chunkSize, len(data))])
 	}
 	for i, c := range chunks {
-		ann := map[string]string{AnnotationSavedPlan: planID}
+		ann := map[string]string{AnnotationSavedPlan: planID, "infra.contrib.fluxcd.io/plan-full-name": name + suffix, "infra.contrib.fluxcd.io/plan-full-workspace": "default"}
 		objName := base
 		if len(chunks) > 1 {
 			ann[AnnotationChunk] = fmt.Sprint(i)
@@ -135,6 +135,22 @@ func storePlan(t testing.TB, kc kubernetes.Interface, ns, name, planID, suffix s
 			t.Fatal(err)
 		}
 	}
+}
+
+// longName is a Terraform name that fits a label, but not with ".json".
+const longName = "eks-cluster-production-eu-west-1-networking-and-vpc-peerings"
+
+// upstreamLabel is the plan-name label tofu-controller v0.16.5 writes
+// (SafeLabelValue in api/plan/plan.go: longer than 63 characters, the first
+// 46, a dash and 16 hex digits of the SHA-256), as computed by it.
+func upstreamLabel(v string) string {
+	if v == longName+JSONSuffix {
+		return "eks-cluster-production-eu-west-1-networking-an-83aed2c7badca93a"
+	}
+	if len(v) > 63 {
+		panic("no upstream label recorded for " + v)
+	}
+	return v
 }
 
 // clearPlans deletes every stored plan of the namespace.

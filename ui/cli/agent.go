@@ -41,7 +41,8 @@ func newAgentCmd(g *globals) *cobra.Command {
 
 Every replica serves /metrics (driftdeck_* series: units per state, the age
 of the oldest stuck or failed unit, pauses and their expiry, the watches'
-health) and /healthz, /readyz (ready once the first lists arrived). The
+health) and /healthz, /readyz (ready once a context delivered its first
+lists; an unreachable context holds back only itself, and is named). The
 replica that holds a context's Lease (--leader-elect; one Lease per context,
 in that context's cluster) writes to that context: it resumes each pause
 whose expiry has passed, restoring exactly what the pause recorded, audited

@@ -24,10 +24,11 @@ func newDoctorCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "List every unit that needs a human, with the cause and the command that fixes it",
-		Long: `Read the live model once and list every unit that is stuck, failed, paused
-past its expiry or unreadable: the cause, the rule that says so, and the one
-driftdeck command that fixes it (or what to do when no command can). Exits
-0 when nothing needs a human, 1 otherwise.`,
+		Long: `Read the live model once and list every unit that is stuck, failed, awaiting
+approval, paused past its expiry or unreadable: the cause, the rule that says
+so, and the one driftdeck command that fixes it (or what to do when no command
+can, e.g. a source that renders an invalid manifest), quoted to paste into a
+shell. Exits 0 when nothing needs a human, 1 otherwise.`,
 		Example: `  driftdeck doctor -A
   driftdeck doctor -n team-payments -o json`,
 		Args: cobra.NoArgs,

@@ -10,8 +10,9 @@ import (
 )
 
 // pauseEnds says, per unit with an expiring pause, who will end it: the agent
-// of its context (whose Lease is held and renewed) or nobody. The Lease is
-// read once per context, and only when some pause has an expiry.
+// of its context (whose Lease, found by its label, is held and renewed) or
+// nobody. The Leases are read once per context, and only when some pause has
+// an expiry.
 func pauseEnds(ctx context.Context, cluster func(string) (*kube.Cluster, bool), units []*model.Unit, now time.Time) map[model.Key]string {
 	out := map[model.Key]string{}
 	presence := map[string]agent.Presence{}
@@ -22,7 +23,7 @@ func pauseEnds(ctx context.Context, cluster func(string) (*kube.Cluster, bool), 
 		p, ok := presence[u.Key.Context]
 		if !ok {
 			if c, connected := cluster(u.Key.Context); connected && c.Kube != nil {
-				p = agent.Running(ctx, c.Kube, agent.DefaultLeaseNamespace, agent.DefaultLeaseName, now)
+				p = agent.Find(ctx, c.Kube, now)
 			} else {
 				p = agent.Presence{Unknown: "not connected to context " + u.Key.Context}
 			}

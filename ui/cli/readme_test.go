@@ -38,35 +38,6 @@ func readmeExamples(t *testing.T) []string {
 	return lines
 }
 
-// shellWords splits a line as sh does for plain words and "double quotes".
-func shellWords(t *testing.T, line string) []string {
-	var words []string
-	var cur strings.Builder
-	inWord, quoted := false, false
-	for _, r := range line {
-		switch {
-		case r == '"':
-			quoted, inWord = !quoted, true
-		case r == ' ' && !quoted:
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-			}
-			inWord = false
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quoted {
-		t.Fatalf("unbalanced quotes in %q", line)
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words
-}
-
 func TestEveryREADMEExampleParsesAndNamesDemoUnits(t *testing.T) {
 	isolate(t)
 	code, out, stderr := run(t, "--demo", "status", "-A", "-o", "json")

@@ -243,10 +243,15 @@ type unitRecord struct {
 	// Parents are the units this one sits under (ApplicationSet, app of
 	// apps, prerequisite, dependency), the one the tree shows it under
 	// first; empty for a root.
-	Parents    []string    `json:"parents"`
-	Pause      *pauseJSON  `json:"pause,omitempty"`
-	Source     *sourceJSON `json:"source,omitempty"`
-	ReadErrors []string    `json:"readErrors,omitempty"`
+	Parents []string    `json:"parents"`
+	Pause   *pauseJSON  `json:"pause,omitempty"`
+	Source  *sourceJSON `json:"source,omitempty"`
+	// Reconcile, Terraform and HelmRelease are the Flux and tofu-controller
+	// fields a script acts on (status_flux.go).
+	Reconcile   *reconcileJSON   `json:"reconcile,omitempty"`
+	Terraform   *terraformJSON   `json:"terraform,omitempty"`
+	HelmRelease *helmReleaseJSON `json:"helmRelease,omitempty"`
+	ReadErrors  []string         `json:"readErrors,omitempty"`
 }
 
 type pauseJSON struct {
@@ -291,6 +296,7 @@ func newRecord(u *model.Unit, forest *tree.Forest, ends map[model.Key]string, no
 		}
 	}
 	r.Source = sourceRecord(u.SourceState)
+	addFluxRecords(&r, u)
 	return r
 }
 

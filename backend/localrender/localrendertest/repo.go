@@ -1,7 +1,10 @@
 package localrendertest
 
 import (
+	"net/http/cgi"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -76,4 +79,21 @@ func (r *Repo) Tag(name, hash string) {
 	if _, err := r.repo.CreateTag(name, plumbing.NewHash(hash), nil); err != nil {
 		r.t.Fatal(err)
 	}
+}
+
+// ServeHTTP serves the repository read-only over HTTP through git
+// http-backend, for what accepts only http, https and ssh URLs (a Flux
+// GitRepository); it returns the clone URL. It skips the test without git.
+func (r *Repo) ServeHTTP() string {
+	r.t.Helper()
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		r.t.Skip("git is not installed: git http-backend serves the test repository")
+	}
+	srv := httptest.NewServer(&cgi.Handler{
+		Path: gitBin, Args: []string{"http-backend"},
+		Env: []string{"GIT_PROJECT_ROOT=" + filepath.Dir(r.Dir), "GIT_HTTP_EXPORT_ALL=1"},
+	})
+	r.t.Cleanup(srv.Close)
+	return srv.URL + "/" + filepath.Base(r.Dir) + "/.git"
 }

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	prommodel "github.com/prometheus/common/model"
+
+	"github.com/driftdeck/driftdeck/backend/audit"
+)
+
+// buildEnv is the environment the tests started with: tests that isolate
+// themselves change HOME, and go build must keep using the module and build
+// caches.
+var buildEnv = os.Environ()
+
+// builtBinary is driftdeck as users run it, built into the test's
+// temporary directory (with the race detector when the tests have it).
+func builtBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "driftdeck")
+	args := []string{"build", "-o", bin}
+	if raceDetector {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "github.com/driftdeck/driftdeck")...)
+	build.Env = buildEnv
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building driftdeck: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// agentProcess is one `driftdeck agent` replica run from the built binary,
+// with its own config and state directories (its own audit log).
+type agentProcess struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	stderr  *syncBuffer
+	state   string
+	metrics string
+	exited  chan struct{}
+}
+
+var agentAddrs = regexp.MustCompile(`metrics on (\S+), probes on (\S+),`)
+
+// startAgent runs the binary's agent with args, as replica id (POD_NAME),
+// with config as its config file, and waits until it says where it serves.
+func startAgent(t *testing.T, bin, id, config string, args ...string) *agentProcess {
+	t.Helper()
+	home := t.TempDir()
+	if config != "" {
+		if err := os.MkdirAll(filepath.Join(home, "config", "driftdeck"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, "config", "driftdeck", "config.yaml"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &agentProcess{t: t, stderr: &syncBuffer{}, state: filepath.Join(home, "state"), exited: make(chan struct{})}
+	p.cmd = exec.Command(bin, append([]string{"agent", "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0"}, args...)...)
+	p.cmd.Env = append(os.Environ(), "HOME="+home, "KUBECONFIG=", "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		"XDG_STATE_HOME="+p.state, "POD_NAME="+id)
+	p.cmd.Stderr = p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(p.kill)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if m := agentAddrs.FindStringSubmatch(p.stderr.String()); m != nil {
+			p.metrics = m[1]
+			return p
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("agent %s exited: %s", id, p.stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("agent %s did not say where it serves within 60s: %s", id, p.stderr.String())
+		}
+	}
+}
+
+// kill ends the replica with SIGKILL: a crash, nothing released.
+func (p *agentProcess) kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.exited
+}
+
+// series reads the replica's /metrics with the Prometheus text parser: each
+// series of the metric name as its labels and value.
+func (p *agentProcess) series(name string) []labeledValue {
+	p.t.Helper()
+	resp, err := http.Get("http://" + p.metrics + "/metrics")
+	if err != nil {
+		p.t.Fatalf("scraping %s: %v", p.metrics, err)
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(prommodel.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		p.t.Fatalf("/metrics of %s is not the Prometheus text format: %v", p.metrics, err)
+	}
+	var out []labeledValue
+	if f := fams[name]; f != nil {
+		for _, m := range f.Metric {
+			lv := labeledValue{labels: map[string]string{}, value: m.GetGauge().GetValue() + m.GetCounter().GetValue()}
+			for _, l := range m.Label {
+				lv.labels[l.GetName()] = l.GetValue()
+			}
+			out = append(out, lv)
+		}
+	}
+	return out
+}
+
+type labeledValue struct {
+	labels map[string]string
+	value  float64
+}
+
+// sum adds the values of the metric's series that carry the labels given.
+func (p *agentProcess) sum(name string, want map[string]string) float64 {
+	p.t.Helper()
+	var s float64
+next:
+	for _, lv := range p.series(name) {
+		for k, v := range want {
+			if lv.labels[k] != v {
+				continue next
+			}
+		}
+		s += lv.value
+	}
+	return s
+}
+
+// auditLines are the replica's audit log entries.
+func (p *agentProcess) auditLines() []audit.Entry {
+	p.t.Helper()
+	f, err := os.Open(filepath.Join(p.state, "driftdeck", "audit.jsonl"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer f.Close()
+	var out []audit.Entry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var e audit.Entry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			p.t.Fatalf("audit line %q: %v", sc.Text(), err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// waitFor polls until ok, failing after within.
+func waitFor(t *testing.T, within time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not happen within %s", what, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
