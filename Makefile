@@ -8,6 +8,9 @@
 #             its default 10 minutes for the slowest packages.
 # make tools  only builds (or checks) those binaries.
 # make vet    gofmt and go vet.
+# make fuzz   every fuzz test, one at a time, for FUZZTIME each (5s; CI runs
+#             it so), from its seeds and testdata/fuzz corpus; fails on a
+#             finding and says how to reproduce it.
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -22,7 +25,9 @@ GOTESTFLAGS ?=
 # real-cluster tests in them).
 TEST_JSON ?=
 
-.PHONY: tools test vet
+FUZZTIME ?= 5s
+
+.PHONY: tools test vet fuzz
 
 tools:
 	@$(TOOLS) all
@@ -40,6 +45,9 @@ test:
 	echo "$(strip go test -race -timeout 30m $(GOTESTFLAGS) $(PKGS))"; \
 	$(GO) test -race -timeout 30m -json $(GOTESTFLAGS) $(PKGS) | \
 		$(GO) run ./testdata/tools/testreport $(if $(TEST_JSON),-save $(TEST_JSON))
+
+fuzz:
+	@FUZZTIME=$(FUZZTIME) testdata/tools/fuzz.sh
 
 vet:
 	@unformatted=$$(gofmt -l .); \

@@ -3,6 +3,7 @@ package argocd
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 )
 
@@ -95,14 +96,30 @@ type slimChild struct {
 }
 
 // equalsJSON decodes a JSON string into whether it equals W's value,
-// allocating nothing.
+// allocating nothing. Any other type than a string (or null) is an error,
+// as for a string field: Convert reads the field as a string and says it
+// could not, so the whole object must reach it.
 type equalsJSON[W interface{ want() string }] struct{ yes bool }
 
 func (e *equalsJSON[W]) UnmarshalJSON(b []byte) error {
 	var w W
+	if len(b) == 0 || b[0] != '"' {
+		if string(b) == "null" {
+			return nil
+		}
+		return errNotAString
+	}
+	if bytes.IndexByte(b, '\\') >= 0 { // escaped: rare, worth a decode
+		var str string
+		err := json.Unmarshal(b, &str)
+		e.yes = err == nil && str == w.want()
+		return err
+	}
 	e.yes = len(b) == len(w.want())+2 && string(b[1:len(b)-1]) == w.want()
 	return nil
 }
+
+var errNotAString = errors.New("want a string")
 
 type argoGroup struct{}
 

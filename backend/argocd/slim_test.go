@@ -66,3 +66,23 @@ func FuzzDecodeSlim(f *testing.F) {
 		}
 	})
 }
+
+// A resource entry's kind or group that is not a string, or a string
+// spelled with escapes, reads as the whole object reads it.
+func TestSlimResourceKindOfAnyTypeReadsAsTheWholeObject(t *testing.T) {
+	for _, kind := range []string{`-1`, `{}`, `"\u0041pplication"`, `null`} {
+		data := []byte(`{"apiVersion":"argoproj.io/v1alpha1","kind":"Application","metadata":{"name":"a","namespace":"argocd"},` +
+			`"status":{"resources":[{"group":"argoproj.io","kind":` + kind + `,"name":"child","namespace":"argocd","status":"Synced"}]}}`)
+		var whole map[string]any
+		if err := json.Unmarshal(data, &whole); err != nil {
+			t.Fatal(err)
+		}
+		slim, err := DecodeSlim(data)
+		if err != nil {
+			continue // the watch decodes the whole object instead
+		}
+		if got, want := Convert("c", slim), Convert("c", whole); !reflect.DeepEqual(got, want) {
+			t.Errorf("kind %s: slim %+v\nwhole %+v", kind, got, want)
+		}
+	}
+}
