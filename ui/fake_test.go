@@ -125,7 +125,7 @@ func (f *fakeBackend) planAt(req actions.Request) *actions.Plan {
 	}
 	if req.WithSource {
 		p.Summary = "reconcile " + req.Key.Ref() + " now, its source first"
-		p.Changes = []string{f.sourceFirst, "metadata.annotations.reconcile.fluxcd.io/requestedAt: (unset) → T1"}
+		p.Changes = []string{f.sourceFirst, req.Key.Ref() + ": metadata.annotations.reconcile.fluxcd.io/requestedAt: (unset) → T1"}
 	}
 	return p
 }

@@ -218,9 +218,9 @@ func TestReconcileWithSourceFromMenuAndKey(t *testing.T) {
 			t.Fatalf("reconcile with source (menu %v) must open a confirmation of refresh with source:\n%s", viaMenu, plain(a))
 		}
 		screen := plain(a)
-		first, own := strings.Index(screen, "GitRepository/team-web/web: metadata.annotations"), strings.Index(screen, "  metadata.annotations.reconcile.fluxcd.io/requestedAt")
+		first, own := strings.Index(screen, "GitRepository/team-web/web: metadata.annotations"), strings.Index(screen, "kustomization/team-web/web-frontend: metadata.annotations.reconcile.fluxcd.io/requestedAt")
 		if first < 0 || own < 0 || first > own {
-			t.Fatalf("the confirmation must list the source's request first, then the unit's:\n%s", screen)
+			t.Fatalf("the confirmation must list the source's request first, then the unit's, named:\n%s", screen)
 		}
 		if len(be.executed) != 0 {
 			t.Fatalf("written before the confirmation: %+v", be.executed)

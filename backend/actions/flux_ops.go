@@ -186,10 +186,14 @@ func planFluxRefresh(env *planEnv, obj map[string]any, req Request) (*Plan, erro
 		if err != nil {
 			return nil, err
 		}
+		// The unit's own lines name it too, or they read as the source's.
 		var first []string
 		for _, s := range sources {
 			p.before = append(p.before, s.write)
 			first = append(first, s.change)
+		}
+		for i, c := range p.Changes {
+			p.Changes[i] = u.Key.Ref() + ": " + c
 		}
 		p.Changes = append(first, p.Changes...)
 		p.Summary += ", its source first"

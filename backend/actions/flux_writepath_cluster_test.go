@@ -84,6 +84,9 @@ func TestClusterRefreshWithSourceRequestsTheSourceFirst(t *testing.T) {
 		if !strings.HasPrefix(res.Plan.Changes[0], "GitRepository/"+e.ns+"/infra: ") {
 			t.Errorf("the plan must list the source first: %v", res.Plan.Changes)
 		}
+		if own := res.Plan.Changes[len(res.Plan.Changes)-1]; !strings.HasPrefix(own, "kustomization/"+e.ns+"/web: ") {
+			t.Errorf("the unit's own line must name it, not read as the source's: %q", own)
+		}
 	})
 	e.sub("helmrelease chart template", func(t *testing.T, e *env) {
 		e.create(helmRepo, `{"apiVersion":"source.toolkit.fluxcd.io/v1","kind":"HelmRepository","metadata":{"name":"charts"},"spec":{"url":"https://charts.example.com"}}`)
