@@ -171,6 +171,10 @@ type Request struct {
 	// the object still is at that version, and otherwise returns
 	// *PlanChanged with nothing written. Empty: plan fresh and write once.
 	ResourceVersion string
+
+	// preHeld is the ApplicationSet entry a bulk pause wrote for the unit
+	// with its siblings' before pausing any (bulk_hold.go).
+	preHeld *holdRecord
 }
 
 // SyncChoices are the options of an Argo CD sync beyond prune, as the sync
