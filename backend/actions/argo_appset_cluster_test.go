@@ -95,7 +95,7 @@ func autoSyncOn(o *unstructured.Unstructured) bool {
 // (with its ignoreApplicationDifferences entry) holds, and resume puts both
 // objects back exactly as they were.
 func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
-	for _, set := range testcluster.UpstreamCRDSetsServing(t, applicationSetGVK) {
+	for _, set := range testcluster.RequireUpstreamCRDSetsServing(t, applicationSetGVK) {
 		t.Run(set.Name, func(t *testing.T) {
 			c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{set}})
 			e := newEnv(t, c, c.Config())
