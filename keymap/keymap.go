@@ -25,6 +25,7 @@ type Keymap struct {
 	ForceUnlock, Resources                  key.Binding
 	Tree, Fold, FoldAll                     key.Binding
 	Logs, Follow, Container, PreviousLog    key.Binding
+	Since                                   key.Binding
 	Confirm, Cancel                         key.Binding
 }
 
@@ -84,6 +85,7 @@ func Default() *Keymap {
 		Follow:       b("follow", "S"),
 		Container:    b("container", "c"),
 		PreviousLog:  b("previous container", "b"),
+		Since:        b("since 1m/5m/15m/1h/all", "m"),
 		Confirm:      b("yes", "y"),
 		Cancel:       b("no", "n", "esc"),
 	}
@@ -104,6 +106,7 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"force": &k.Force, "reset": &k.Reset, "replan": &k.Replan, "forceunlock": &k.ForceUnlock,
 		"resources": &k.Resources, "tree": &k.Tree, "fold": &k.Fold, "foldall": &k.FoldAll,
 		"logs": &k.Logs, "follow": &k.Follow, "container": &k.Container, "previouslog": &k.PreviousLog,
+		"since": &k.Since,
 	}
 }
 
