@@ -48,6 +48,8 @@ type fakeBackend struct {
 	settled   []*actions.Result
 	// also are the writes to other objects plans make.
 	also []actions.OtherWrite
+	// ownerWrites is what OwnerWrites answers.
+	ownerWrites []actions.OwnerWrite
 	// diff and tree answer Diff and ResourceTree when set.
 	diff      *argodiff.Result
 	tree      *restree.Tree
@@ -133,6 +135,10 @@ func (f *fakeBackend) Execute(_ context.Context, req actions.Request) (*actions.
 	f.executed = append(f.executed, req)
 	f.mu.Unlock()
 	return &actions.Result{Plan: now, Actor: "oncall@example.com", Verified: true, MayRevert: f.mayRevert}, nil
+}
+
+func (f *fakeBackend) OwnerWrites(context.Context, actions.BulkRequest) []actions.OwnerWrite {
+	return f.ownerWrites
 }
 
 // Bulk skips units whose engine does not know the kind and those with

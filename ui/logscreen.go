@@ -453,7 +453,7 @@ func (s *logScreen) keyHelp(a *App) string {
 	}
 	pairs := []string{k.Back.Help().Key, "back", k.Follow.Help().Key, "follow/hold", k.Container.Help().Key, "container",
 		k.PreviousLog.Help().Key, "previous instance", k.Since.Help().Key, "since", k.Filter.Help().Key, "search",
-		k.NextObject.Help().Key + "/" + k.PrevObject.Help().Key, "next/prev match"}
+		k.NextObject.Help().Key + "/" + k.PrevObject.Help().Key, "match"}
 	if len(s.targets) > 1 {
 		pairs = append(pairs, k.NextTab.Help().Key, "next pod")
 	}

@@ -236,6 +236,7 @@ func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
 					defer func() { e.exec.Settle = 0 }()
 					setBefore := e.get(argocd.ApplicationSets, "team")
 					keys := []model.Key{e.key(model.EngineArgoCD, "web"), e.key(model.EngineArgoCD, "api")}
+					ownerWritesAre(t, e.exec.OwnerWrites(context.Background(), BulkRequest{Kind: Pause, Keys: keys, Reason: "freeze"}), "applicationset/"+e.ns+"/team", false)
 					for _, o := range e.exec.Bulk(context.Background(), BulkRequest{Kind: Pause, Keys: keys, Reason: "freeze"}) {
 						if o.Outcome != OutcomeApplied {
 							t.Fatalf("%s: %s %s", o.Key.Name, o.Outcome, o.Why)
@@ -270,6 +271,7 @@ func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
 					if _, err := e.dyn.Resource(argocd.ApplicationSets).Namespace(e.ns).Patch(context.Background(), "team", types.JSONPatchType, []byte(theirs), metav1.PatchOptions{}); err != nil {
 						t.Fatal(err)
 					}
+					ownerWritesAre(t, e.exec.OwnerWrites(context.Background(), BulkRequest{Kind: Resume, Keys: keys, Reason: "thaw"}), "applicationset/"+e.ns+"/team", true)
 					for _, o := range e.exec.Bulk(context.Background(), BulkRequest{Kind: Resume, Keys: keys, Reason: "thaw"}) {
 						if o.Outcome != OutcomeApplied {
 							t.Fatalf("%s: %s %s", o.Key.Name, o.Outcome, o.Why)
@@ -324,6 +326,21 @@ func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// ownerWritesAre checks what the bulk dialog shows a freeze or thaw of web
+// and api writes to their ApplicationSet: each child's exact entry.
+func ownerWritesAre(t *testing.T, got []OwnerWrite, object string, remove bool) {
+	t.Helper()
+	if len(got) != 1 || got[0].Object != object || got[0].Remove != remove || got[0].OnePatch == remove || len(got[0].Entries) != 2 {
+		t.Fatalf("want both children's entries for %s (remove %v): %+v", object, remove, got)
+	}
+	for i, name := range []string{"web", "api"} {
+		en := got[0].Entries[i]
+		if en["name"] != name || !strings.Contains(jsonOf(t, en["jsonPointers"]), "/spec/syncPolicy/automated") || !strings.Contains(jsonOf(t, en["jsonPointers"]), "paused-owner-hold") {
+			t.Errorf("entry %d: %v", i, en)
+		}
 	}
 }
 

@@ -31,31 +31,34 @@ type siblingHolds struct {
 	// createdList: the patch created the list, which each child records
 	// so that the last one resumed removes it.
 	createdList bool
+	// remove: the entries are a resume's, each removed after its child.
+	remove bool
 }
 
-// SiblingWrite is what a bulk pause writes to one ApplicationSet before it
-// pauses any of its children: the entries, one per child, in one patch.
-type SiblingWrite struct {
-	Object  string   // applicationset/<namespace>/<name>
-	Entries []string // each entry as compact JSON
+// OwnerWrite is what a bulk pause or resume writes to one ApplicationSet
+// besides its units, for the confirm dialog: the ignoreApplicationDifferences
+// entries it adds (or removes), one per child.
+type OwnerWrite struct {
+	Object string // applicationset/<namespace>/<name>
+	// Remove: a resume takes each child's entry out after the child.
+	Remove bool
+	// OnePatch: a pause of several children adds all entries in one patch,
+	// before any child is paused.
+	OnePatch bool
+	Entries  []map[string]any
 }
 
-// PlanSiblingHolds reads each unit of a bulk pause and returns the
-// ApplicationSet writes its Bulk would make first, for the confirm dialog.
-func (e *Executor) PlanSiblingHolds(ctx context.Context, r BulkRequest) []SiblingWrite {
+// OwnerWrites reads and plans each unit of a bulk pause or resume (nothing
+// is written) and returns the ApplicationSet writes its Bulk would make.
+func (e *Executor) OwnerWrites(ctx context.Context, r BulkRequest) []OwnerWrite {
 	reqs := bulkRequests(r)
 	all := make([]int, len(reqs))
 	for i := range all {
 		all[i] = i
 	}
-	groups := e.groupSiblingHolds(ctx, r, reqs, all)
-	out := make([]SiblingWrite, 0, len(groups))
-	for _, g := range groups {
-		w := SiblingWrite{Object: g.key.Ref()}
-		for _, en := range g.entries {
-			w.Entries = append(w.Entries, compactJSON(en))
-		}
-		out = append(out, w)
+	var out []OwnerWrite
+	for _, g := range e.plannedHolds(ctx, r, reqs, all) {
+		out = append(out, OwnerWrite{Object: g.key.Ref(), Remove: g.remove, OnePatch: !g.remove && len(g.units) > 1, Entries: g.entries})
 	}
 	return out
 }
@@ -69,13 +72,12 @@ func bulkRequests(r BulkRequest) []Request {
 	return reqs
 }
 
-// groupSiblingHolds plans each pause and groups the ApplicationSet entries
-// of the ones that need one by ApplicationSet, in the order first met. A
-// unit that cannot be planned is left to its own Execute, which says why.
-// Only ApplicationSets with more than one child in the bulk are grouped: a
-// single child's pause writes its entry itself, as a pause alone does.
-func (e *Executor) groupSiblingHolds(ctx context.Context, r BulkRequest, reqs []Request, units []int) []*siblingHolds {
-	if r.Kind != Pause {
+// plannedHolds plans each pause or resume and groups the ApplicationSet
+// entries of the ones that write one by ApplicationSet, in the order first
+// met. A unit that cannot be planned is left to its own Execute, which
+// says why.
+func (e *Executor) plannedHolds(ctx context.Context, r BulkRequest, reqs []Request, units []int) []*siblingHolds {
+	if r.Kind != Pause && r.Kind != Resume {
 		return nil
 	}
 	byRef := map[string]*siblingHolds{}
@@ -90,20 +92,30 @@ func (e *Executor) groupSiblingHolds(ctx context.Context, r BulkRequest, reqs []
 			continue
 		}
 		p, err := e.plan(env, obj, req)
-		if err != nil || p.hold == nil || !p.hold.first {
+		if err != nil || p.hold == nil {
 			continue
 		}
 		g := byRef[p.hold.key.Ref()]
 		if g == nil {
-			g = &siblingHolds{key: p.hold.key, uid: p.hold.uid}
+			g = &siblingHolds{key: p.hold.key, uid: p.hold.uid, remove: !p.hold.first}
 			byRef[p.hold.key.Ref()] = g
 			order = append(order, g)
 		}
 		g.units = append(g.units, i)
 		g.entries = append(g.entries, p.hold.entry)
 	}
+	return order
+}
+
+// groupSiblingHolds are the ApplicationSets of a bulk pause with more than
+// one child in it: a single child's pause writes its entry itself, as a
+// pause alone does.
+func (e *Executor) groupSiblingHolds(ctx context.Context, r BulkRequest, reqs []Request, units []int) []*siblingHolds {
+	if r.Kind != Pause {
+		return nil
+	}
 	var groups []*siblingHolds
-	for _, g := range order {
+	for _, g := range e.plannedHolds(ctx, r, reqs, units) {
 		if len(g.units) > 1 {
 			groups = append(groups, g)
 		}
