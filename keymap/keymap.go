@@ -26,6 +26,7 @@ type Keymap struct {
 	RefreshWithSource                       key.Binding
 	Tree, Fold, FoldAll                     key.Binding
 	Logs, Follow, Container, PreviousLog    key.Binding
+	Since                                   key.Binding
 	Confirm, Cancel                         key.Binding
 }
 
@@ -85,6 +86,7 @@ func Default() *Keymap {
 		Follow:       b("follow", "S"),
 		Container:    b("container", "c"),
 		PreviousLog:  b("previous container", "b"),
+		Since:        b("since 1m/5m/15m/1h/all", "m"),
 		Confirm:      b("yes", "y"),
 		Cancel:       b("no", "n", "esc"),
 
@@ -109,6 +111,7 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"refreshwithsource": &k.RefreshWithSource,
 		"resources":         &k.Resources, "tree": &k.Tree, "fold": &k.Fold, "foldall": &k.FoldAll,
 		"logs": &k.Logs, "follow": &k.Follow, "container": &k.Container, "previouslog": &k.PreviousLog,
+		"since": &k.Since,
 	}
 }
 

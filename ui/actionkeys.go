@@ -278,7 +278,7 @@ func (a *App) openBulk(kind actions.Kind, units []*model.Unit) tea.Cmd {
 		}
 	}
 	a.push(d)
-	return d.setFocus(0)
+	return tea.Batch(d.setFocus(0), a.readOwnerWrites(d.id, kind, units))
 }
 
 func (a *App) openActionMenu(u *model.Unit) tea.Cmd {

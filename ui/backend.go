@@ -27,6 +27,9 @@ type Backend interface {
 	Plan(ctx context.Context, req actions.Request) (*actions.Plan, error)
 	Execute(ctx context.Context, req actions.Request) (*actions.Result, error)
 	Bulk(ctx context.Context, r actions.BulkRequest) []actions.BulkOutcome
+	// OwnerWrites reads what a bulk pause or resume would write to the
+	// ApplicationSets owning its units, for the confirm dialog.
+	OwnerWrites(ctx context.Context, r actions.BulkRequest) []actions.OwnerWrite
 	Settled(ctx context.Context, res *actions.Result) []string
 	Describe(ctx context.Context, k model.Key) (*describe.Detail, error)
 	Diff(ctx context.Context, k model.Key) (*argodiff.Result, error)
@@ -46,6 +49,27 @@ type BatchMsg store.Batch
 var findPulumiCLI = pulumirun.FindCLI
 
 func errGone(k model.Key) error { return errors.New(k.Ref() + " is gone from the cluster") }
+
+// ownerWritesMsg is what a bulk dialog's pause or resume writes to the
+// ApplicationSets, read when it opened.
+type ownerWritesMsg struct {
+	id     int
+	writes []actions.OwnerWrite
+}
+
+func (a *App) readOwnerWrites(id int, kind actions.Kind, units []*model.Unit) tea.Cmd {
+	if kind != actions.Pause && kind != actions.Resume {
+		return nil
+	}
+	keys := make([]model.Key, len(units))
+	for i, u := range units {
+		keys[i] = u.Key
+	}
+	be, ctx := a.opts.Backend, a.opts.Context
+	return func() tea.Msg {
+		return ownerWritesMsg{id: id, writes: be.OwnerWrites(ctx, actions.BulkRequest{Kind: kind, Keys: keys})}
+	}
+}
 
 func (a *App) executeBulk(id int, kind actions.Kind, units []*model.Unit, reason string, until time.Time) tea.Cmd {
 	keys := make([]model.Key, len(units))

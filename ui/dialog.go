@@ -65,6 +65,10 @@ type dialog struct {
 	// hidden are the targets of a bulk dialog the list's filter or scope
 	// does not show.
 	hidden []*model.Unit
+	// ownerWrites are what a bulk pause or resume writes to ApplicationSets,
+	// once read (ownerRead).
+	ownerWrites []actions.OwnerWrite
+	ownerRead   bool
 	// custom confirms something that is not an actions.Request (a Pulumi
 	// plan's apply, a state repair): its own description and run.
 	custom *customConfirm
@@ -302,6 +306,10 @@ func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
 	case resultMsg:
 		if msg.id == d.id {
 			return d.onResult(a, msg)
+		}
+	case ownerWritesMsg:
+		if msg.id == d.id {
+			d.ownerWrites, d.ownerRead = msg.writes, true
 		}
 	case bulkMsg:
 		if msg.id == d.id {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
 func (d *dialog) view(a *App, now time.Time) string {
@@ -91,8 +92,17 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) (body, controls 
 			wrap(fmt.Sprintf("! %d of them are hidden by the current filter or scope: %s", n, strings.Join(refs(d.hidden), ", ")), t.Warn)
 		}
 		wrap(bulkExplanation(d.action), t.Dim)
-		if l := ownerWrites(d.action, d.units); l != "" {
-			wrap(l, t.Bold)
+		if !d.ownerRead {
+			if l := ownerWrites(d.action, d.units); l != "" {
+				wrap(l+" (reading the exact entries…)", t.Bold)
+			}
+		}
+		for _, w := range d.ownerWrites {
+			heading, entries := ownerWriteLines(w)
+			wrap(heading, t.Bold)
+			for _, l := range entries {
+				wrap(l, lipgloss.NewStyle())
+			}
 		}
 	case d.custom != nil:
 		c := d.custom
@@ -221,6 +231,66 @@ func ownerWrites(k actions.Kind, units []*model.Unit) string {
 		verb = "Also removes the ignoreApplicationDifferences entry each child's pause added from "
 	}
 	return verb + strings.Join(each, ", ")
+}
+
+// ownerWriteShown bounds the children a bulk dialog names per
+// ApplicationSet write; the rest are counted.
+const ownerWriteShown = 24
+
+// ownerWriteLines says what a bulk action writes to one ApplicationSet: a
+// heading naming the object and when, then the entries, each {name: the
+// child, jsonPointers: ...}: the pointers once for the children whose
+// entries share them, then those children's names.
+func ownerWriteLines(w actions.OwnerWrite) (string, []string) {
+	obj := safetext.Visible(w.Object)
+	var heading string
+	switch {
+	case w.Remove:
+		heading = fmt.Sprintf("Also removes from %s, after each child is resumed, the ignoreApplicationDifferences entry its pause added (%d):", obj, len(w.Entries))
+	case w.OnePatch:
+		heading = fmt.Sprintf("Also adds to %s spec.ignoreApplicationDifferences, in one patch before any child is paused, %d entries:", obj, len(w.Entries))
+	default:
+		heading = fmt.Sprintf("Also adds to %s spec.ignoreApplicationDifferences, before the child's pause:", obj)
+	}
+	sign := "+"
+	if w.Remove {
+		sign = "-"
+	}
+	type group struct {
+		pointers string
+		names    []string
+	}
+	var groups []*group
+	for _, en := range w.Entries {
+		var pointers []string
+		if ps, ok := en["jsonPointers"].([]any); ok {
+			for _, p := range ps {
+				pointers = append(pointers, fmt.Sprint(p))
+			}
+		}
+		joined := strings.Join(pointers, " ")
+		if len(groups) == 0 || groups[len(groups)-1].pointers != joined {
+			groups = append(groups, &group{pointers: joined})
+		}
+		name, _ := en["name"].(string)
+		g := groups[len(groups)-1]
+		g.names = append(g.names, name)
+	}
+	var lines []string
+	named := 0
+	for _, g := range groups {
+		if named == ownerWriteShown {
+			break
+		}
+		names := g.names[:min(len(g.names), ownerWriteShown-named)]
+		named += len(names)
+		lines = append(lines, safetext.Visible("  "+sign+" jsonPointers: "+g.pointers),
+			safetext.Visible("    for name: "+strings.Join(names, ", ")))
+	}
+	if rest := len(w.Entries) - named; rest > 0 {
+		lines = append(lines, fmt.Sprintf("  … and %d more entries (--dry-run on the command line prints every write)", rest))
+	}
+	return heading, lines
 }
 
 func refs(units []*model.Unit) []string {

@@ -51,6 +51,8 @@ type fakeBackend struct {
 	// sourceFirst is the change a refresh with source plans before the
 	// unit's own, as the backend lists the source's request first.
 	sourceFirst string
+	// ownerWrites is what OwnerWrites answers.
+	ownerWrites []actions.OwnerWrite
 	// diff and tree answer Diff and ResourceTree when set.
 	diff      *argodiff.Result
 	diffKeys  []model.Key // what Diff was asked for
@@ -141,6 +143,10 @@ func (f *fakeBackend) Execute(_ context.Context, req actions.Request) (*actions.
 	f.executed = append(f.executed, req)
 	f.mu.Unlock()
 	return &actions.Result{Plan: now, Actor: "oncall@example.com", Verified: true, MayRevert: f.mayRevert}, nil
+}
+
+func (f *fakeBackend) OwnerWrites(context.Context, actions.BulkRequest) []actions.OwnerWrite {
+	return f.ownerWrites
 }
 
 // Bulk skips units whose engine does not know the kind and those with

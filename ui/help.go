@@ -57,7 +57,7 @@ func (s *helpScreen) lines(a *App) []string {
 		{"Tree", []key.Binding{k.Tree, k.Fold, k.FoldAll}},
 		{"Act", []key.Binding{k.Actions, k.RefreshWithSource, k.Freeze, k.Thaw}},
 		{"Diff", []key.Binding{k.Diff, k.NextObject, k.PrevObject, k.SideBySide}},
-		{"Logs", []key.Binding{k.Logs, k.Follow, k.Container, k.PreviousLog}},
+		{"Logs", []key.Binding{k.Logs, k.Follow, k.Container, k.PreviousLog, k.Since}},
 		{"Screen", []key.Binding{k.Yaml, k.Resources, k.Help, k.Redraw, k.Quit, k.ForceQuit}},
 	}
 	var lines []string

@@ -22,9 +22,14 @@ import (
 // buffer's byte budget bounds what it keeps after that.
 const logTail = 10000
 
+// logSinces are the windows the since key cycles through, as k9s offers
+// them; 0 is the whole log (its newest logTail lines).
+var logSinces = []time.Duration{0, time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour}
+
 // logScreen streams one pod's log into a bounded buffer: following (the
 // view sticks to the newest line) or held (lines keep arriving below),
-// one container at a time, the previous instance's on demand, searchable.
+// one container at a time, the previous instance's on demand, the lines of
+// the last minutes only on demand, searchable.
 type logScreen struct {
 	unit    *model.Key // the unit it was opened from; nil for a pod
 	targets []logs.Target
@@ -32,7 +37,8 @@ type logScreen struct {
 	// container and previous choose the stream.
 	container string
 	previous  bool
-	follow    bool // the view sticks to the newest line
+	since     time.Duration // only lines newer than this; 0 is all
+	follow    bool          // the view sticks to the newest line
 	buf       *logs.Buffer
 	top       int // the first line shown while not following
 
@@ -151,7 +157,7 @@ func (s *logScreen) start(a *App) tea.Cmd {
 	s.cancel = cancel
 	ch := make(chan logChunkMsg, 512)
 	src, id := a.opts.Logs, s.run
-	o := logs.Options{Container: s.container, Follow: !s.previous, Previous: s.previous, Tail: logTail}
+	o := logs.Options{Container: s.container, Follow: !s.previous, Previous: s.previous, Since: s.since, Tail: logTail}
 	go func() {
 		err := src.Stream(ctx, t.Pod, o, func(l logs.Line) {
 			select { // a closed screen never blocks its producer
@@ -265,6 +271,9 @@ func (s *logScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.PreviousLog):
 		s.previous = !s.previous
+		return s.start(a)
+	case key.Matches(msg, k.Since):
+		s.since = logSinces[(slices.Index(logSinces, s.since)+1)%len(logSinces)]
 		return s.start(a)
 	case key.Matches(msg, k.NextTab):
 		if len(s.targets) > 1 {
@@ -393,6 +402,10 @@ func (s *logScreen) titleLine() string {
 	if s.previous {
 		parts = append(parts, t.Warn.Render("previous instance"))
 	}
+	if s.since > 0 {
+		// Older lines are left out: said before the rest of the state.
+		parts = append(parts, t.Warn.Render("since "+sinceWord(s.since)))
+	}
 	if s.follow {
 		parts = append(parts, t.Good.Render("following"))
 	} else {
@@ -439,12 +452,20 @@ func (s *logScreen) keyHelp(a *App) string {
 		return a.hints("enter", "search", "esc", "cancel")
 	}
 	pairs := []string{k.Back.Help().Key, "back", k.Follow.Help().Key, "follow/hold", k.Container.Help().Key, "container",
-		k.PreviousLog.Help().Key, "previous instance", k.Filter.Help().Key, "search",
-		k.NextObject.Help().Key + "/" + k.PrevObject.Help().Key, "next/prev match"}
+		k.PreviousLog.Help().Key, "previous instance", k.Since.Help().Key, "since", k.Filter.Help().Key, "search",
+		k.NextObject.Help().Key + "/" + k.PrevObject.Help().Key, "match"}
 	if len(s.targets) > 1 {
 		pairs = append(pairs, k.NextTab.Help().Key, "next pod")
 	}
 	return a.hints(append(pairs, k.Help.Help().Key, "help")...)
+}
+
+// sinceWord names a since window in the header: "5m", "1h".
+func sinceWord(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	return fmt.Sprintf("%dm", d/time.Minute)
 }
 
 // byteSize says a budget the way people read it.

@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -180,5 +182,54 @@ func TestLogScreenOpensFromAPodOfTheResourceTree(t *testing.T) {
 	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "already exists (SQLSTATE 42P07)") })
 	if !strings.Contains(plain(a), "pod/payments-api/payments-api-6d9f7c5b8-x2x9q") {
 		t.Fatalf("the tree's Pod's log:\n%s", plain(a))
+	}
+}
+
+// sinceOpener is the demo's log opener, keeping the since window of each
+// stream the log service opens (what it asks the API server for).
+type sinceOpener struct {
+	logs.Opener
+	mu   sync.Mutex
+	seen []time.Duration
+}
+
+func (o *sinceOpener) Open(ctx context.Context, c *kube.Cluster, p logs.PodRef, opts logs.Options) (io.ReadCloser, error) {
+	o.mu.Lock()
+	o.seen = append(o.seen, opts.Since)
+	o.mu.Unlock()
+	return o.Opener.Open(ctx, c, p, opts)
+}
+
+func (o *sinceOpener) last() time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.seen) == 0 {
+		return -1
+	}
+	return o.seen[len(o.seen)-1]
+}
+
+func TestLogScreenSinceKeyCyclesTheWindowShownInTheHeader(t *testing.T) {
+	a, ch, c := logAppOn(t, 2*time.Millisecond)
+	rec := &sinceOpener{Opener: demo.LogOpener(c)}
+	a.opts.Logs = &logs.Service{Cluster: func(string) (*kube.Cluster, bool) { return c, true }, Open: rec}
+	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "platform-infra", Name: "k8s-staging-workspace-0"}})
+	async(cmd, ch)
+	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "Duration: 19s") })
+	if got := plain(a); strings.Contains(got, "· since") || !strings.Contains(got, "m since") || rec.last() != 0 {
+		t.Fatalf("the whole log at first, the header and the hints saying so (asked since %v):\n%s", rec.last(), got)
+	}
+	for _, want := range []struct {
+		word string
+		d    time.Duration
+	}{{"1m", time.Minute}, {"5m", 5 * time.Minute}, {"15m", 15 * time.Minute}, {"1h", time.Hour}} {
+		sendKey(a, ch, "m")
+		deliver(t, a, ch, func() bool { return rec.last() == want.d && strings.Contains(plain(a), "· since "+want.word+" ·") })
+	}
+	sendKey(a, ch, "m")
+	deliver(t, a, ch, func() bool { return rec.last() == 0 && !strings.Contains(plain(a), "· since") })
+	press(a, "?")
+	if got := plain(a); !strings.Contains(got, "m since 1m/5m/15m/1h/all") {
+		t.Fatalf("help lists the since key:\n%s", got)
 	}
 }

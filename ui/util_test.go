@@ -35,10 +35,10 @@ func async(cmd tea.Cmd, out chan<- tea.Msg) {
 }
 
 // deliver feeds messages from ch to a (running what they return the same
-// way) until done holds; it fails the test after two seconds.
+// way) until done holds; it fails the test after ten seconds.
 func deliver(t *testing.T, a *App, ch chan tea.Msg, done func() bool) {
 	t.Helper()
-	deadline := time.After(2 * time.Second)
+	deadline := time.After(10 * time.Second) // a poll: room for a loaded 2-core machine
 	for !done() {
 		select {
 		case msg := <-ch:

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumistate"
@@ -214,5 +216,41 @@ func TestAnActionsKeyWorksInTheMenu(t *testing.T) {
 	press(a, "a", "T")
 	if !strings.Contains(plain(a), "terminate: no running operation") {
 		t.Errorf("T in the menu, terminate not possible, does not say why:\n%s", plain(a))
+	}
+}
+
+// The freeze dialog lists, under each ApplicationSet, the exact entries the
+// freeze writes there, bounded, and fits 80 columns.
+func TestBulkFreezeShowsTheExactEntriesWrittenToTheApplicationSet(t *testing.T) {
+	a, be := treeApp(t)
+	a.Update(teaSize(80, 40))
+	pointers := []any{"/spec/syncPolicy/automated/enabled", "/metadata/annotations/driftdeck.io~1paused-at", "/metadata/annotations/driftdeck.io~1paused-owner-hold"}
+	var entries []map[string]any
+	for i := range 30 {
+		entries = append(entries, map[string]any{"name": fmt.Sprintf("child-%02d", i), "jsonPointers": pointers})
+	}
+	entries[2]["jsonPointers"] = []any{"/spec/syncPolicy/automated/selfHeal"}
+	be.ownerWrites = []actions.OwnerWrite{{Object: "applicationset/argocd/storefront", OnePatch: true, Entries: entries}}
+	selectUnit(t, a, "storefront")
+	press(a, "F")
+	text := plain(a)
+	words := strings.Join(strings.Fields(strings.ReplaceAll(text, "│", " ")), " ")
+	for _, want := range []string{
+		"Also adds to applicationset/argocd/storefront spec.ignoreApplicationDifferences, in one patch before any child is paused, 30 entries:",
+		"+ jsonPointers: /spec/syncPolicy/automated/enabled /metadata/annotations/driftdeck.io~1paused-at /metadata/annotations/driftdeck.io~1paused-owner-hold for name: child-00, child-01",
+		"+ jsonPointers: /spec/syncPolicy/automated/selfHeal for name: child-02",
+		"for name: child-03, child-04,", "child-23 … and 6 more entries",
+	} {
+		if !strings.Contains(words, want) {
+			t.Errorf("the freeze dialog does not show %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "child-24") || strings.Contains(text, "reading the exact entries") {
+		t.Errorf("entries past the bound, or the placeholder, are shown:\n%s", text)
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if w := ansi.StringWidth(l); w > 80 {
+			t.Errorf("a line of %d columns at 80: %q", w, l)
+		}
 	}
 }

@@ -95,7 +95,7 @@ func autoSyncOn(o *unstructured.Unstructured) bool {
 // (with its ignoreApplicationDifferences entry) holds, and resume puts both
 // objects back exactly as they were.
 func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
-	for _, set := range testcluster.UpstreamCRDSetsServing(t, applicationSetGVK) {
+	for _, set := range testcluster.RequireUpstreamCRDSetsServing(t, applicationSetGVK) {
 		t.Run(set.Name, func(t *testing.T) {
 			c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{set}})
 			e := newEnv(t, c, c.Config())
@@ -228,37 +228,74 @@ func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
 				}
 			})
 
-			e.sub("freeze and thaw of both children", func(t *testing.T, e *env) {
-				a := e.withAppSet(t)
-				a.reconciled(t)
-				e.exec.Settle = time.Second
-				defer func() { e.exec.Settle = 0 }()
-				setBefore := e.get(argocd.ApplicationSets, "team")
-				keys := []model.Key{e.key(model.EngineArgoCD, "web"), e.key(model.EngineArgoCD, "api")}
-				for _, o := range e.exec.Bulk(context.Background(), BulkRequest{Kind: Pause, Keys: keys, Reason: "freeze"}) {
-					if o.Outcome != OutcomeApplied {
-						t.Fatalf("%s: %s %s", o.Key.Name, o.Outcome, o.Why)
+			for _, rules := range []struct{ name, rules string }{{"with an entry of somebody else's", othersRule}, {"without any entry", ""}} {
+				e.sub("freeze and thaw of both children "+rules.name, func(t *testing.T, e *env) {
+					a := e.withAppSetRules(t, rules.rules)
+					a.reconciled(t)
+					e.exec.Settle = time.Second
+					defer func() { e.exec.Settle = 0 }()
+					setBefore := e.get(argocd.ApplicationSets, "team")
+					keys := []model.Key{e.key(model.EngineArgoCD, "web"), e.key(model.EngineArgoCD, "api")}
+					ownerWritesAre(t, e.exec.OwnerWrites(context.Background(), BulkRequest{Kind: Pause, Keys: keys, Reason: "freeze"}), "applicationset/"+e.ns+"/team", false)
+					for _, o := range e.exec.Bulk(context.Background(), BulkRequest{Kind: Pause, Keys: keys, Reason: "freeze"}) {
+						if o.Outcome != OutcomeApplied {
+							t.Fatalf("%s: %s %s", o.Key.Name, o.Outcome, o.Why)
+						}
+						if reverted := e.exec.Settled(context.Background(), o.Result); reverted != nil {
+							t.Errorf("%s: the bulk settled it already, a second check found %v", o.Key.Name, reverted)
+						}
 					}
-				}
-				a.reconciled(t)
-				for _, k := range keys {
-					if autoSyncOn(e.get(argocd.Applications, k.Name)) {
-						t.Fatalf("%s: the freeze did not hold", k.Name)
+					// Both entries in one guarded, audited patch, written before either child.
+					var setWrites, firstChild int
+					for n, l := range e.auditLines() {
+						switch {
+						case l.Unit == "applicationset/"+e.ns+"/team" && l.Outcome == "done":
+							setWrites++
+							if firstChild > 0 {
+								t.Errorf("an ApplicationSet write after a child's: %+v", l)
+							}
+						case strings.HasPrefix(l.Unit, "argocd/"+e.ns+"/") && firstChild == 0:
+							firstChild = n + 1
+						}
 					}
-				}
-				for _, o := range e.exec.Bulk(context.Background(), BulkRequest{Kind: Resume, Keys: keys, Reason: "thaw"}) {
-					if o.Outcome != OutcomeApplied {
-						t.Fatalf("%s: %s %s", o.Key.Name, o.Outcome, o.Why)
+					if setWrites != 1 {
+						t.Errorf("want one ApplicationSet write for both children's entries, got %d", setWrites)
 					}
-				}
-				a.reconciled(t)
-				sameFields(t, "ApplicationSet spec", setBefore.Object["spec"], e.get(argocd.ApplicationSets, "team").Object["spec"])
-				for _, k := range keys {
-					if !autoSyncOn(e.get(argocd.Applications, k.Name)) {
-						t.Errorf("%s: not resumed", k.Name)
+					a.reconciled(t)
+					for _, k := range keys {
+						if autoSyncOn(e.get(argocd.Applications, k.Name)) {
+							t.Fatalf("%s: the freeze did not hold", k.Name)
+						}
 					}
-				}
-			})
+					theirs := `[{"op":"add","path":"/spec/ignoreApplicationDifferences/-","value":{"name":"web","jsonPointers":["/spec/project"]}}]`
+					if _, err := e.dyn.Resource(argocd.ApplicationSets).Namespace(e.ns).Patch(context.Background(), "team", types.JSONPatchType, []byte(theirs), metav1.PatchOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					ownerWritesAre(t, e.exec.OwnerWrites(context.Background(), BulkRequest{Kind: Resume, Keys: keys, Reason: "thaw"}), "applicationset/"+e.ns+"/team", true)
+					for _, o := range e.exec.Bulk(context.Background(), BulkRequest{Kind: Resume, Keys: keys, Reason: "thaw"}) {
+						if o.Outcome != OutcomeApplied {
+							t.Fatalf("%s: %s %s", o.Key.Name, o.Outcome, o.Why)
+						}
+					}
+					a.reconciled(t)
+					entries, _, _ := unstructured.NestedSlice(e.get(argocd.ApplicationSets, "team").Object, "spec", "ignoreApplicationDifferences")
+					if n := len(entries); n == 0 || !strings.Contains(jsonOf(t, entries[n-1]), "/spec/project") {
+						t.Fatalf("the entry added meanwhile is gone: %v", entries)
+					}
+					spec := e.get(argocd.ApplicationSets, "team").Object["spec"].(map[string]any)
+					if rules.rules == "" {
+						delete(spec, "ignoreApplicationDifferences")
+					} else {
+						spec["ignoreApplicationDifferences"] = entries[:len(entries)-1]
+					}
+					sameFields(t, "ApplicationSet spec but the entry added meanwhile", setBefore.Object["spec"], spec)
+					for _, k := range keys {
+						if !autoSyncOn(e.get(argocd.Applications, k.Name)) {
+							t.Errorf("%s: not resumed", k.Name)
+						}
+					}
+				})
+			}
 
 			e.sub("without patch on applicationsets nothing is offered", func(t *testing.T, e *env) {
 				a := e.withAppSet(t)
@@ -289,6 +326,21 @@ func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// ownerWritesAre checks what the bulk dialog shows a freeze or thaw of web
+// and api writes to their ApplicationSet: each child's exact entry.
+func ownerWritesAre(t *testing.T, got []OwnerWrite, object string, remove bool) {
+	t.Helper()
+	if len(got) != 1 || got[0].Object != object || got[0].Remove != remove || got[0].OnePatch == remove || len(got[0].Entries) != 2 {
+		t.Fatalf("want both children's entries for %s (remove %v): %+v", object, remove, got)
+	}
+	for i, name := range []string{"web", "api"} {
+		en := got[0].Entries[i]
+		if en["name"] != name || !strings.Contains(jsonOf(t, en["jsonPointers"]), "/spec/syncPolicy/automated") || !strings.Contains(jsonOf(t, en["jsonPointers"]), "paused-owner-hold") {
+			t.Errorf("entry %d: %v", i, en)
+		}
 	}
 }
 

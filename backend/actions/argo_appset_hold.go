@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,6 +54,7 @@ func (o OtherWrite) Heading() string {
 // ownerHold is the ApplicationSet write that makes a pause of its child hold.
 type ownerHold struct {
 	key       model.Key // applicationset/<namespace>/<name>, for the guard
+	uid       string    // of the ApplicationSet the plan was read from
 	patch     patch
 	eventVerb string
 	// first: written before the unit's patch (pause), else after (resume).
@@ -137,7 +137,7 @@ func (env *planEnv) mayPatchAppSets(u *model.Unit, appSet, doing string) error {
 // controller's comparison. It returns nil when no ApplicationSet owns the
 // child any more. The record is the value of pause.AnnotationOwnerHold,
 // whose own path the entry names too.
-func planPauseHold(env *planEnv, u *model.Unit, child map[string]any, policyPath []string, annotations []string) (*ownerHold, *OtherWrite, string, error) {
+func planPauseHold(env *planEnv, req Request, u *model.Unit, child map[string]any, policyPath []string, annotations []string) (*ownerHold, *OtherWrite, string, error) {
 	name := appSetOwner(u)
 	if name == "" {
 		return nil, nil, "", nil
@@ -156,6 +156,13 @@ func planPauseHold(env *planEnv, u *model.Unit, child map[string]any, policyPath
 	entry := map[string]any{"name": u.Key.Name, "jsonPointers": toAnyList(pointers)}
 	list, present := lookup(set, "spec", ignoreDiffField)
 	rec := holdRecord{ApplicationSet: name, UID: lookupString(set, "metadata", "uid"), Entry: entry, CreatedList: !present}
+	ref := model.Key{Context: u.Key.Context, Engine: model.EngineApplicationSet, Namespace: u.Key.Namespace, Name: name}
+	if pre := req.preHeld; pre != nil && pre.UID == rec.UID && sameJSON(pre.Entry, entry) && (env.exec.DryRun || entryIndex(list, entry) >= 0) {
+		// A bulk pause wrote this entry with its siblings' in one patch
+		// (a dry run only sent it): the child's record is all that is left.
+		rec.CreatedList = pre.CreatedList
+		return &ownerHold{key: ref, uid: rec.UID, first: true, entry: entry, createdList: pre.CreatedList}, nil, compactJSON(rec), nil
+	}
 
 	var ops patch
 	ops.test(rec.UID, "metadata", "uid")
@@ -168,8 +175,7 @@ func planPauseHold(env *planEnv, u *model.Unit, child map[string]any, policyPath
 		ops.test(nil, "spec", ignoreDiffField)
 		ops.add([]any{entry}, "spec", ignoreDiffField)
 	}
-	ref := model.Key{Context: u.Key.Context, Engine: model.EngineApplicationSet, Namespace: u.Key.Namespace, Name: name}
-	hold := &ownerHold{key: ref, patch: ops, first: true, entry: entry, createdList: !present,
+	hold := &ownerHold{key: ref, uid: rec.UID, patch: ops, first: true, entry: entry, createdList: !present,
 		eventVerb: "added an ignoreApplicationDifferences entry, so that the pause of " + u.Key.Ref() + " holds, to"}
 	shown := &OtherWrite{Object: ref.Ref(), ResourceVersion: lookupString(set, "metadata", "resourceVersion"), When: "before", Patch: ops,
 		Changes: []string{"spec.ignoreApplicationDifferences: + " + compactJSON(entry) + " (its controller then keeps these fields of " + u.Key.Name + " as they are live)"}}
@@ -199,13 +205,7 @@ func planResumeHold(env *planEnv, u *model.Unit, child map[string]any) (*ownerHo
 	}
 	v, _ := lookup(set, "spec", ignoreDiffField)
 	list, _ := v.([]any)
-	at := -1
-	for i, e := range list {
-		if reflect.DeepEqual(normalizeJSON(e), normalizeJSON(rec.Entry)) {
-			at = i
-			break
-		}
-	}
+	at := entryIndex(list, rec.Entry)
 	if at < 0 {
 		return nil, nil, []string{"the ignoreApplicationDifferences entry the pause added to ApplicationSet " + rec.ApplicationSet + " is no longer there (somebody removed it): only the Application is restored"}, nil
 	}
@@ -237,7 +237,7 @@ func undoHold(set map[string]any, h *ownerHold) (patch, bool) {
 	v, _ := lookup(set, "spec", ignoreDiffField)
 	list, _ := v.([]any)
 	for i := len(list) - 1; i >= 0; i-- {
-		if !reflect.DeepEqual(normalizeJSON(list[i]), normalizeJSON(h.entry)) {
+		if !sameJSON(list[i], h.entry) {
 			continue
 		}
 		var ops patch
@@ -254,6 +254,18 @@ func undoHold(set map[string]any, h *ownerHold) (patch, bool) {
 	return nil, false
 }
 
+// entryIndex is where the first entry equal to entry is in an
+// ignoreApplicationDifferences list (a []any, or nil), or -1.
+func entryIndex(list any, entry map[string]any) int {
+	l, _ := list.([]any)
+	for i, e := range l {
+		if sameJSON(e, entry) {
+			return i
+		}
+	}
+	return -1
+}
+
 func toAnyList(ss []string) []any {
 	out := make([]any, len(ss))
 	for i, s := range ss {
@@ -267,10 +279,21 @@ func toAnyList(ss []string) []any {
 // its Event, server-side dry run in dry-run mode. It returns the
 // ApplicationSet as the server returned it.
 func (e *Executor) writeHold(ctx context.Context, req Request, p *Plan, ops patch, action string) (map[string]any, error) {
-	h := p.hold
+	return e.writeAppSet(ctx, appSetWrite{key: p.hold.key, action: action, reason: req.Reason, eventReason: p.eventReason, eventVerb: p.hold.eventVerb, ops: ops})
+}
+
+// appSetWrite is one JSON patch on an ApplicationSet and how it is audited.
+type appSetWrite struct {
+	key                    model.Key
+	action, reason         string
+	eventReason, eventVerb string
+	ops                    patch
+}
+
+func (e *Executor) writeAppSet(ctx context.Context, a appSetWrite) (map[string]any, error) {
 	var out map[string]any
-	_, err := e.guard().Do(ctx, writeguard.Attempt{Key: h.key, Action: action, Reason: req.Reason, Resource: argocd.ApplicationSets}, func(w *writeguard.Write) error {
-		body, err := ops.bytes()
+	_, err := e.guard().Do(ctx, writeguard.Attempt{Key: a.key, Action: a.action, Reason: a.reason, Resource: argocd.ApplicationSets}, func(w *writeguard.Write) error {
+		body, err := a.ops.bytes()
 		if err != nil {
 			return err
 		}
@@ -279,13 +302,13 @@ func (e *Executor) writeHold(ctx context.Context, req Request, p *Plan, ops patc
 		if w.DryRun {
 			opts.DryRun = []string{metav1.DryRunAll}
 		}
-		obj, err := w.Cluster.Dynamic.Resource(argocd.ApplicationSets).Namespace(h.key.Namespace).Patch(ctx, h.key.Name, types.JSONPatchType, body, opts)
+		obj, err := w.Cluster.Dynamic.Resource(argocd.ApplicationSets).Namespace(a.key.Namespace).Patch(ctx, a.key.Name, types.JSONPatchType, body, opts)
 		if err != nil {
 			return err
 		}
 		out = obj.Object
 		w.Entry.ResourceVersion = obj.GetResourceVersion()
-		w.Event = &writeguard.Event{Reason: p.eventReason, Verb: h.eventVerb, Object: corev1.ObjectReference{
+		w.Event = &writeguard.Event{Reason: a.eventReason, Verb: a.eventVerb, Object: corev1.ObjectReference{
 			APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion(),
 		}}
 		return nil

@@ -63,13 +63,16 @@ func planArgoPause(env *planEnv, obj map[string]any, req Request) (*Plan, error)
 		p.eventVerb = "paused auto-sync of"
 	}
 	ann := pauseAnnotations(env, req, mode, previous)
-	hold, shown, record, err := planPauseHold(env, u, obj, written, sortedKeys(ann))
+	hold, shown, record, err := planPauseHold(env, req, u, obj, written, sortedKeys(ann))
 	if err != nil {
 		return nil, err
 	}
 	if hold != nil {
 		ann[pause.AnnotationOwnerHold] = record
-		p.hold, p.Also = hold, []OtherWrite{*shown}
+		p.hold = hold
+		if shown != nil {
+			p.Also = []OtherWrite{*shown}
+		}
 		p.Warnings = append(p.Warnings, u.Owner+" regenerates this Application from its template and would revert the pause: driftdeck first adds an ignoreApplicationDifferences entry for it to the ApplicationSet (resume removes exactly that entry), then re-reads after the controller's reconcile and reports a revert")
 	} else {
 		p.Warnings = append(p.Warnings, ownerWarning(u.Owner)...)

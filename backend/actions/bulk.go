@@ -49,42 +49,83 @@ type BulkOutcome struct {
 
 // Bulk does one action on many units, each through Execute (so each is
 // guarded, audited and announced on its own), and says per unit whether it
-// was applied, skipped (with why) or failed.
+// was applied, skipped (with why) or failed. A pause first writes the
+// ignore entries of all children of one ApplicationSet in one patch
+// (bulk_hold.go), then pauses the units, then waits the settle time once
+// and reads back each unit an owner may revert: a revert is a failure.
 func (e *Executor) Bulk(ctx context.Context, r BulkRequest) []BulkOutcome {
 	spec, known := SpecOf(r.Kind)
-	out := make([]BulkOutcome, 0, len(r.Keys))
-	for _, k := range r.Keys {
-		o := BulkOutcome{Key: k, Outcome: OutcomeSkipped}
+	reqs := bulkRequests(r)
+	out := make([]BulkOutcome, len(r.Keys))
+	var todo []int
+	for i, k := range r.Keys {
+		out[i] = BulkOutcome{Key: k, Outcome: OutcomeSkipped}
 		switch {
 		case !known || !spec.Bulkable:
-			o.Why = fmt.Sprintf("%s is not done in bulk", r.Kind)
+			out[i].Why = fmt.Sprintf("%s is not done in bulk", r.Kind)
 		case !spec.Knows(k.Engine):
-			o.Why = fmt.Sprintf("%s is not possible for %s units", r.Kind, k.Engine)
+			out[i].Why = fmt.Sprintf("%s is not possible for %s units", r.Kind, k.Engine)
 		default:
-			o.Result, o.Err = e.Execute(ctx, Request{Kind: r.Kind, Key: k, Reason: r.Reason, Until: r.Until, Prune: r.Prune, SyncChoices: r.SyncChoices, WithSource: r.WithSource})
-			var ref *Refusal
-			switch {
-			case o.Err == nil && r.Kind == Pause && o.Result != nil && o.Result.MayRevert != "":
-				// Its owner's reconcile, started by this write, is over
-				// before the next unit is written: one still reading the
-				// ApplicationSet from before the next unit's entry would
-				// revert that unit's pause. A revert all the same is a failure.
-				if reverted := e.Settled(ctx, o.Result); len(reverted) > 0 {
-					o.Outcome, o.Why = OutcomeFailed, strings.Join(reverted, "; ")
-				} else {
-					o.Outcome = OutcomeApplied
-				}
-			case o.Err == nil:
-				o.Outcome = OutcomeApplied
-			case errors.As(o.Err, &ref) && ref.NothingToDo:
-				o.Why, o.Err = ref.Reason, nil
-			case writeguard.IsUnknown(o.Err):
-				o.Outcome, o.Why = OutcomeUnknown, o.Err.Error()
-			default:
-				o.Outcome, o.Why = OutcomeFailed, o.Err.Error()
+			todo = append(todo, i)
+		}
+	}
+	groups := e.groupSiblingHolds(ctx, r, reqs, todo)
+	for _, g := range groups {
+		if err := e.writeSiblingHolds(ctx, r, g); err != nil {
+			for _, i := range g.units {
+				out[i].Outcome, out[i].Err = OutcomeFailed, err
+				out[i].Why = "not paused: its ApplicationSet's ignore entries could not be written first: " + err.Error()
+			}
+			continue
+		}
+		for _, i := range g.units {
+			reqs[i].preHeld = g.preHeld(i)
+		}
+	}
+	mayRevert := false
+	for _, i := range todo {
+		o := &out[i]
+		if o.Outcome == OutcomeFailed {
+			continue
+		}
+		o.Result, o.Err = e.Execute(ctx, reqs[i])
+		var ref *Refusal
+		switch {
+		case o.Err == nil:
+			o.Outcome = OutcomeApplied
+			mayRevert = mayRevert || o.Result != nil && o.Result.MayRevert != ""
+		case errors.As(o.Err, &ref) && ref.NothingToDo:
+			o.Why, o.Err = ref.Reason, nil
+		case writeguard.IsUnknown(o.Err):
+			o.Outcome, o.Why = OutcomeUnknown, o.Err.Error()
+		default:
+			o.Outcome, o.Why = OutcomeFailed, o.Err.Error()
+		}
+	}
+	if r.Kind == Pause && mayRevert && e.wait(ctx) {
+		for _, i := range todo {
+			o := &out[i]
+			if o.Outcome != OutcomeApplied || o.Result == nil || o.Result.MayRevert == "" {
+				continue
+			}
+			if reverted := e.reverted(ctx, o.Result); len(reverted) > 0 {
+				o.Outcome, o.Why = OutcomeFailed, strings.Join(reverted, "; ")
+			}
+			o.Result.settled = true
+		}
+	}
+	for _, g := range groups {
+		var notHeld []int
+		for _, i := range g.units {
+			if reqs[i].preHeld != nil && (out[i].Outcome == OutcomeFailed || out[i].Outcome == OutcomeSkipped) {
+				notHeld = append(notHeld, i)
 			}
 		}
-		out = append(out, o)
+		if err := e.releaseSiblingHolds(ctx, r, g, notHeld); err != nil {
+			for _, i := range notHeld {
+				out[i].Why += fmt.Sprintf("; and its ignoreApplicationDifferences entry on %s could not be taken back (remove the entry for %s by hand): %v", g.key.Ref(), out[i].Key.Name, err)
+			}
+		}
 	}
 	return out
 }

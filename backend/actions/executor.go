@@ -290,7 +290,7 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 		return nil, err
 	}
 	var held map[string]any
-	if h := p.hold; h != nil && h.first {
+	if h := p.hold; h != nil && h.first && len(h.patch) > 0 {
 		held, err = e.writeHold(ctx, req, p, h.patch, string(req.Kind))
 		switch {
 		case err != nil && preconditionFailed(err) && rebinds < maxRebinds:
@@ -416,20 +416,37 @@ func (e *Executor) verify(c *kube.Cluster, req Request, p *Plan, after map[strin
 
 // Settled waits the settle time after a write whose owner may revert it,
 // reads the object again and returns what was reverted; empty when the
-// write held or there is nothing to check.
+// write held, there is nothing to check, or Bulk checked it already.
 func (e *Executor) Settled(ctx context.Context, res *Result) []string {
-	if res == nil || res.MayRevert == "" || res.Plan == nil || res.Plan.verify == nil || e.Settle <= 0 {
+	if res == nil || res.settled || res.MayRevert == "" || res.Plan == nil || res.Plan.verify == nil || e.Settle <= 0 || !e.wait(ctx) {
+		return nil
+	}
+	return e.reverted(ctx, res)
+}
+
+// wait waits the settle time; false when there is none or ctx ended.
+func (e *Executor) wait(ctx context.Context) bool {
+	if e.Settle <= 0 {
+		return false
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(e.Settle):
+		return true
+	}
+}
+
+// reverted reads the object of a write again and says what its owner
+// reverted.
+func (e *Executor) reverted(ctx context.Context, res *Result) []string {
+	if res.Plan == nil || res.Plan.verify == nil {
 		return nil
 	}
 	req := res.Plan.Request
 	c, ok := e.Cluster(req.Key.Context)
 	if !ok {
 		return nil
-	}
-	select {
-	case <-ctx.Done():
-		return nil
-	case <-time.After(e.Settle):
 	}
 	again, err := e.get(ctx, c, req.Key)
 	if err != nil {

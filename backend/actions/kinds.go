@@ -174,6 +174,10 @@ type Request struct {
 	// Annotate sets annotations in the same patch as the action, each only
 	// while the object still holds its Was: a policy's attempt count.
 	Annotate map[string]AnnotationUpdate
+
+	// preHeld is the ApplicationSet entry a bulk pause wrote for the unit
+	// with its siblings' before pausing any (bulk_hold.go).
+	preHeld *holdRecord
 }
 
 // SyncChoices are the options of an Argo CD sync beyond prune, as the sync

@@ -73,6 +73,8 @@ type Result struct {
 	// MayRevert names the owner (ApplicationSet, parent app) that may revert
 	// this spec edit; Executor.Settled checks whether it did.
 	MayRevert string
+	// settled: Bulk waited the settle time and read the object back.
+	settled bool
 }
 
 // PlanChanged is returned by Execute when the object is no longer at the

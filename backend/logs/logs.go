@@ -74,6 +74,11 @@ type Opener interface {
 // Service is the Source over connected clusters.
 type Service struct {
 	Cluster func(context string) (*kube.Cluster, bool)
+	// Destination finds the cluster of an Application's destination, the
+	// resource tree's mapping (restree.Destinations.Resolve): nil and where
+	// when no connected context reaches it. Nil: only the in-cluster
+	// destination is reached.
+	Destination func(app map[string]any, own *kube.Cluster) (c *kube.Cluster, where string)
 	// Open is nil for the API server's pods/log (kubelet behind it).
 	Open Opener
 }

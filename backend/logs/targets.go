@@ -69,7 +69,8 @@ func (s *Service) Pod(ctx context.Context, p PodRef) (Target, error) {
 }
 
 // Resource resolves --resource: pod/<name> or job/<name>, optionally
-// pod/<namespace>/<name>; the namespace defaults to the unit's destination.
+// pod/<namespace>/<name>, on the unit's destination cluster; the namespace
+// defaults to the unit's destination namespace.
 func (s *Service) Resource(ctx context.Context, k model.Key, ref string) ([]Target, error) {
 	c, err := s.cluster(k.Context)
 	if err != nil {
@@ -79,15 +80,17 @@ func (s *Service) Resource(ctx context.Context, k model.Key, ref string) ([]Targ
 	if len(parts) < 2 || len(parts) > 3 || parts[len(parts)-1] == "" {
 		return nil, &UsageError{fmt.Errorf("--resource %q: want pod/<name> or job/<name> (or kind/<namespace>/<name>)", ref)}
 	}
-	kind, name, ns := strings.ToLower(parts[0]), parts[len(parts)-1], ""
+	kind, name := strings.ToLower(parts[0]), parts[len(parts)-1]
+	c, ns, err := s.unitDestination(ctx, c, k)
+	if err != nil {
+		return nil, err
+	}
 	if len(parts) == 3 {
 		ns = parts[1]
-	} else if ns, err = unitDestination(ctx, c, k); err != nil {
-		return nil, err
 	}
 	switch kind {
 	case "pod", "pods", "po":
-		t, err := s.Pod(ctx, PodRef{Context: k.Context, Namespace: ns, Name: name})
+		t, err := s.Pod(ctx, PodRef{Context: c.Context, Namespace: ns, Name: name})
 		if err != nil {
 			return nil, err
 		}
@@ -104,20 +107,39 @@ type UsageError struct{ Err error }
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
-// unitDestination is where a unit's resources live: an Application's
-// destination namespace, else the unit's own.
-func unitDestination(ctx context.Context, c *kube.Cluster, k model.Key) (string, error) {
+// ErrUnreachableDestination means an Application's pods are on a cluster
+// no connected context reaches.
+var ErrUnreachableDestination = errors.New("its destination is not a connected context")
+
+// unitDestination is where a unit's resources live: for an Application
+// the cluster its destination maps to and its destination namespace, else
+// the unit's own cluster and namespace. A pod of the same name on the
+// Application's own cluster would be another pod: an unmapped destination
+// is refused, naming it.
+func (s *Service) unitDestination(ctx context.Context, c *kube.Cluster, k model.Key) (*kube.Cluster, string, error) {
 	if k.Engine != model.EngineArgoCD {
-		return k.Namespace, nil
+		return c, k.Namespace, nil
 	}
 	app, err := c.Dynamic.Resource(argocd.Applications).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
 	if err != nil {
-		return "", fmt.Errorf("reading %s: %w", k.Ref(), err)
+		return nil, "", fmt.Errorf("reading %s: %w", k.Ref(), err)
 	}
-	if ns := objread.New(app.Object).Str("spec", "destination", "namespace"); ns != "" {
-		return ns, nil
+	a := objread.New(app.Object)
+	if where, remote := remoteDestination(a); remote {
+		var dest *kube.Cluster
+		if s.Destination != nil {
+			dest, _ = s.Destination(app.Object, c)
+		}
+		if dest == nil {
+			return nil, "", fmt.Errorf("%s deploys to %s: %w, and its pods are not in context %s (map it in the config file: destinations: [{server: %s, context: <kubeconfig context>}], and connect that context with --context)",
+				k.Ref(), where, ErrUnreachableDestination, c.Context, strings.TrimPrefix(where, "cluster "))
+		}
+		c = dest
 	}
-	return k.Namespace, nil
+	if ns := a.Str("spec", "destination", "namespace"); ns != "" {
+		return c, ns, nil
+	}
+	return c, k.Namespace, nil
 }
 
 // workspaceTargets: the pod of the Workspace that runs the Stack's current

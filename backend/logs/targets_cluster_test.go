@@ -2,6 +2,7 @@ package logs
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -13,7 +14,9 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/objread"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
@@ -157,5 +160,35 @@ func TestClusterLogsOfAHungHookAreItsJobPod(t *testing.T) {
 	}
 	if ts, err := s.Targets(context.Background(), k); err == nil || !strings.Contains(err.Error(), "https://prod-eu-1.example.com") {
 		t.Fatalf("a remote destination's hook must not find this cluster's pod: %+v, %v", ts, err)
+	}
+	// Nor is a pod or Job named with --resource: refused, naming the
+	// destination, unless a context reaches it; then read there.
+	for _, ref := range []string{"pod/search-reindex-x7k2p", "job/search-reindex", "pod/" + f.ns + "/search-reindex-x7k2p"} {
+		if ts, err := s.Resource(context.Background(), k, ref); !errors.Is(err, ErrUnreachableDestination) || !strings.Contains(err.Error(), "deploys to https://prod-eu-1.example.com") {
+			t.Errorf("--resource %s of an app on another cluster must be refused naming it: %+v, %v", ref, ts, err)
+		}
+	}
+	prod, err := kube.NewCluster("prod-eu-1", c.Config(), f.ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := s.Cluster
+	s.Cluster = func(name string) (*kube.Cluster, bool) {
+		if name == "prod-eu-1" {
+			return prod, true
+		}
+		return own(name)
+	}
+	s.Destination = func(app map[string]any, _ *kube.Cluster) (*kube.Cluster, string) {
+		if objread.New(app).Str("spec", "destination", "server") == "https://prod-eu-1.example.com" {
+			return prod, "prod-eu-1"
+		}
+		return nil, ""
+	}
+	for _, ref := range []string{"pod/search-reindex-x7k2p", "job/search-reindex"} {
+		res, err := s.Resource(context.Background(), k, ref)
+		if err != nil || len(res) != 1 || res[0].Pod != (PodRef{Context: "prod-eu-1", Namespace: f.ns, Name: "search-reindex-x7k2p"}) {
+			t.Errorf("--resource %s on the mapped destination: %+v, %v", ref, res, err)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package realcontrollers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,7 +19,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
-// appSetSide is an ApplicationSet with one generated child, reconciled by
+// appSetSide is an ApplicationSet with generated children, reconciled by
 // the real argocd-applicationset-controller (in Argo CD's namespace) or by
 // the simulated one (in a namespace of its own).
 type appSetSide struct {
@@ -25,17 +27,29 @@ type appSetSide struct {
 	e          *env
 	ns         string
 	set, child string
-	logs       func() string
+	// children are all it generates, child the first.
+	children []string
+	logs     func() string
 }
 
 // newAppSetSide creates the ApplicationSet (with an ignore rule of somebody
-// else's) and waits for its child; ctl names the controller in failures.
-func newAppSetSide(t *testing.T, e *env, ns, repoURL, ctl string, logs func() string) *appSetSide {
+// else's) generating n children and waits for them; ctl names the
+// controller in failures.
+func newAppSetSide(t *testing.T, e *env, ns, repoURL, ctl string, logs func() string, n int) *appSetSide {
 	suffix := e.dest[len(e.dest)-5:]
 	s := &appSetSide{t: t, e: e, ns: ns, set: "as-" + suffix, child: "as-web-" + suffix, logs: logs}
+	var elements []string
+	for i := range n {
+		name := s.child
+		if i > 0 {
+			name = fmt.Sprintf("as-web%d-%s", i, suffix)
+		}
+		s.children = append(s.children, name)
+		elements = append(elements, `{"name":"`+name+`"}`)
+	}
 	set := &unstructured.Unstructured{}
 	if err := json.Unmarshal([]byte(`{"apiVersion":"argoproj.io/v1alpha1","kind":"ApplicationSet","metadata":{"name":"`+s.set+`"},
-		"spec":{"goTemplate":true,"generators":[{"list":{"elements":[{"name":"`+s.child+`"}]}}],
+		"spec":{"goTemplate":true,"generators":[{"list":{"elements":[`+strings.Join(elements, ",")+`]}}],
 			"ignoreApplicationDifferences":[{"name":"somebody-else","jsonPointers":["/spec/source/targetRevision"]}],
 			"template":{"metadata":{"name":"{{.name}}","labels":{"team":"t"},"annotations":{"owner":"team-t"}},
 				"spec":{"project":"default","source":{"repoURL":"`+repoURL+`","path":"web","targetRevision":"main"},
@@ -46,25 +60,30 @@ func newAppSetSide(t *testing.T, e *env, ns, repoURL, ctl string, logs func() st
 	if _, err := s.sets().Create(t.Context(), set, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// No garbage collector runs here: the child goes with its ApplicationSet by hand.
+	// No garbage collector runs here: the children go with their ApplicationSet by hand.
 	t.Cleanup(func() {
 		_ = s.sets().Delete(context.Background(), s.set, metav1.DeleteOptions{})
-		_ = s.apps().Delete(context.Background(), s.child, metav1.DeleteOptions{})
+		for _, c := range s.children {
+			_ = s.apps().Delete(context.Background(), c, metav1.DeleteOptions{})
+		}
 	})
-	waitFor(t, ctl+" to generate "+s.child, func() (bool, string) {
-		_, err := s.apps().Get(t.Context(), s.child, metav1.GetOptions{})
-		return err == nil, "not yet"
-	}, logs)
+	for _, c := range s.children {
+		waitFor(t, ctl+" to generate "+c, func() (bool, string) {
+			_, err := s.apps().Get(t.Context(), c, metav1.GetOptions{})
+			return err == nil, "not yet"
+		}, logs)
+	}
 	return s
 }
 
-// realAppSetSide runs the real controller over the repository.
-func realAppSetSide(t *testing.T, e *env, repo *testargocd.Repo) *appSetSide {
+// realAppSetSide runs the real controller over the repository, for an
+// ApplicationSet of n children.
+func realAppSetSide(t *testing.T, e *env, repo *testargocd.Repo, n int) *appSetSide {
 	if err := e.argo.StartApplicationSetController(); err != nil {
 		t.Fatal(err)
 	}
 	return newAppSetSide(t, e, testargocd.Namespace, repo.URL(), "the real ApplicationSet controller",
-		func() string { return "applicationset-controller log:\n" + e.argo.Log("applicationset-controller") })
+		func() string { return "applicationset-controller log:\n" + e.argo.Log("applicationset-controller") }, n)
 }
 
 // simAppSetSide runs backend/sim's controller in a namespace of its own.
@@ -79,7 +98,7 @@ func simAppSetSide(t *testing.T, e *env, repoURL string) *appSetSide {
 	done := make(chan struct{})
 	go func() { _ = ctl.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return newAppSetSide(t, e, ns, repoURL, "the simulated ApplicationSet controller", func() string { return "" })
+	return newAppSetSide(t, e, ns, repoURL, "the simulated ApplicationSet controller", func() string { return "" }, 1)
 }
 
 func (s *appSetSide) sets() dynamic.ResourceInterface {
@@ -90,8 +109,10 @@ func (s *appSetSide) apps() dynamic.ResourceInterface {
 	return s.e.dyn.Resource(argocd.Applications).Namespace(s.ns)
 }
 
-func (s *appSetSide) key() model.Key {
-	return model.Key{Context: "test", Engine: model.EngineArgoCD, Namespace: s.ns, Name: s.child}
+func (s *appSetSide) key() model.Key { return s.keyOf(s.child) }
+
+func (s *appSetSide) keyOf(child string) model.Key {
+	return model.Key{Context: "test", Engine: model.EngineArgoCD, Namespace: s.ns, Name: child}
 }
 
 func (s *appSetSide) getSet() map[string]any { return s.get(s.sets(), s.set) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/testargocd"
 )
 
@@ -25,7 +26,7 @@ func TestClusterRealApplicationSetControllerKeepsThePauseOfItsChild(t *testing.T
 	e := realArgo(t)
 	repo := testargocd.NewRepo(t)
 	v1 := repo.Commit("v1", map[string]string{"web/cm.yaml": testargocd.ConfigMap("appset-web", "v1")})
-	s := realAppSetSide(t, e, repo)
+	s := realAppSetSide(t, e, repo, 1)
 	e.synced(s.child, v1)
 	autoSyncOn := func() bool { return argocd.Convert("", s.getApp()).Argo.AutoSync }
 
@@ -107,7 +108,7 @@ func TestClusterApplicationSetControllersAgree(t *testing.T) {
 		}
 		return out
 	}
-	upstream := run(realAppSetSide(t, e, repo))
+	upstream := run(realAppSetSide(t, e, repo, 1))
 	simulated := run(simAppSetSide(t, e, repo.URL()))
 	for i, st := range steps {
 		if upstream[i] != simulated[i] {
@@ -126,4 +127,61 @@ func keys(m map[string]string) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, ",")
+}
+
+// TestClusterRealApplicationSetControllerKeepsABulkFreezeOfItsChildren
+// freezes four children of one ApplicationSet at once under the real
+// argocd-applicationset-controller: their entries go in one patch before
+// any child is paused, every child is still paused after the controller
+// reconciled, and the thaw puts the ApplicationSet and every child back
+// exactly.
+func TestClusterRealApplicationSetControllerKeepsABulkFreezeOfItsChildren(t *testing.T) {
+	e := realArgo(t)
+	repo := testargocd.NewRepo(t)
+	repo.Commit("v1", map[string]string{"web/cm.yaml": testargocd.ConfigMap("appset-bulk", "v1")})
+	s := realAppSetSide(t, e, repo, 4)
+	s.reconciled()
+	setBefore := s.getSet()
+	appsBefore := map[string]any{}
+	var keys []model.Key
+	for _, c := range s.children {
+		appsBefore[c] = s.get(s.apps(), c)["spec"]
+		keys = append(keys, s.keyOf(c))
+	}
+	e.exec.Settle = 3 * time.Second
+	defer func() { e.exec.Settle = 0 }()
+	for _, o := range e.exec.Bulk(t.Context(), actions.BulkRequest{Kind: actions.Pause, Keys: keys, Reason: "INC-5 freeze"}) {
+		if o.Outcome != actions.OutcomeApplied {
+			t.Fatalf("freeze of %s: %s %s\n%s", o.Key.Ref(), o.Outcome, o.Why, s.logs())
+		}
+	}
+	s.reconciled()
+	for _, c := range s.children {
+		u := argocd.Convert("", s.get(s.apps(), c))
+		if u.Argo.AutoSync || u.Pause == nil || u.Pause.Reason != "INC-5 freeze" {
+			t.Errorf("%s is not paused after the real controller reconciled: auto-sync %v, pause %+v", c, u.Argo.AutoSync, u.Pause)
+		}
+	}
+	if entries, _, _ := unstructured.NestedSlice(s.getSet(), "spec", "ignoreApplicationDifferences"); len(entries) != 1+len(s.children) {
+		t.Errorf("want somebody else's entry and one per child, got %v", entries)
+	}
+
+	for _, o := range e.exec.Bulk(t.Context(), actions.BulkRequest{Kind: actions.Resume, Keys: keys, Reason: "INC-5 over"}) {
+		if o.Outcome != actions.OutcomeApplied {
+			t.Fatalf("thaw of %s: %s %s", o.Key.Ref(), o.Outcome, o.Why)
+		}
+	}
+	s.reconciled()
+	if after := s.getSet(); !reflect.DeepEqual(setBefore["spec"], after["spec"]) {
+		t.Errorf("the ApplicationSet's spec is not as before:\nbefore %v\nafter  %v", setBefore["spec"], after["spec"])
+	}
+	for _, c := range s.children {
+		app := s.get(s.apps(), c)
+		if !reflect.DeepEqual(appsBefore[c], app["spec"]) {
+			t.Errorf("%s's spec is not as before:\nbefore %v\nafter  %v", c, appsBefore[c], app["spec"])
+		}
+		if u := argocd.Convert("", app); !u.Argo.AutoSync || u.Pause != nil {
+			t.Errorf("%s is not resumed: %+v", c, u.Pause)
+		}
+	}
 }

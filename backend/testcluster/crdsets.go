@@ -92,6 +92,19 @@ func UpstreamCRDSetsServing(t testing.TB, gvk schema.GroupVersionKind) []CRDSet 
 	return out
 }
 
+// RequireUpstreamCRDSetsServing is UpstreamCRDSetsServing for a test whose
+// whole point is those sets: it fails, naming the folder, when none serves
+// the kind, rather than letting the test pass with nothing run.
+func RequireUpstreamCRDSetsServing(t testing.TB, gvk schema.GroupVersionKind) []CRDSet {
+	t.Helper()
+	sets := UpstreamCRDSetsServing(t, gvk)
+	if len(sets) == 0 {
+		dir, _ := SharedCRDsDir()
+		t.Fatalf("no upstream CRD set in %s serves %s: this test has nothing to run on (set %s to the folder of upstream CRD sets)", dir, gvk, EnvSharedCRDs)
+	}
+	return sets
+}
+
 // parsed caches each folder's CRDs: the upstream files are megabytes of YAML.
 var parsed sync.Map // dir -> *parsedSet
 

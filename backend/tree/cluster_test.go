@@ -35,11 +35,7 @@ var appSetGVK = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1
 // and a bulk sync of its children writes one operation on each child, none
 // elsewhere.
 func TestClusterApplicationSetIsATreeAndItsChildrenSyncInBulk(t *testing.T) {
-	sets := testcluster.UpstreamCRDSetsServing(t, appSetGVK)
-	if len(sets) == 0 {
-		t.Skip("no upstream Argo CD CRDs (../shared/crds)")
-	}
-	for _, set := range sets {
+	for _, set := range testcluster.RequireUpstreamCRDSetsServing(t, appSetGVK) {
 		t.Run(set.Name, func(t *testing.T) {
 			c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{set}})
 			ns := c.Namespace(t)

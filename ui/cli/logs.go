@@ -10,9 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/logs"
+	"github.com/driftdeck/driftdeck/backend/restree"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
@@ -57,8 +59,11 @@ sequences are shown escaped.`,
 
 // newLogService reads logs from the clusters' API servers, or from the
 // demo's scripts.
-func newLogService(g *globals, clusters func(string) (*kube.Cluster, bool)) *logs.Service {
-	s := &logs.Service{Cluster: clusters}
+func newLogService(g *globals, clusters func(string) (*kube.Cluster, bool), dest restree.Destinations) *logs.Service {
+	s := &logs.Service{Cluster: clusters, Destination: func(app map[string]any, own *kube.Cluster) (*kube.Cluster, string) {
+		c, where, _ := dest.Resolve(app, own, clusters)
+		return c, where
+	}}
 	if c, ok := clusters(demo.ContextName); g.demo && ok {
 		s.Open = demo.LogOpener(c)
 	}
@@ -73,7 +78,15 @@ func runLogs(ctx context.Context, g *globals, ref string, f *logsFlags) error {
 	if err := lookUnit(ctx, set, k); err != nil {
 		return err
 	}
-	s := newLogService(g, set.get)
+	cfg, err := config.Load(config.DefaultPath())
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	trees, err := newTreeReader(g, cfg, set.get)
+	if err != nil {
+		return err
+	}
+	s := newLogService(g, set.get, trees.Destinations)
 	var targets []logs.Target
 	if f.resource != "" {
 		targets, err = s.Resource(ctx, k, f.resource)
@@ -121,6 +134,8 @@ func logsError(err error) error {
 		return nil
 	case errors.As(err, &ue):
 		return usageError(err)
+	case errors.Is(err, logs.ErrUnreachableDestination):
+		return &exitError{code: exitUnreachable, err: err}
 	case errors.Is(err, logs.ErrNoPod):
 		return &exitError{code: exitNotFound, err: fmt.Errorf("%w; name a pod with --resource pod/<name> or job/<name>", err)}
 	}

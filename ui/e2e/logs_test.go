@@ -7,7 +7,8 @@ import (
 
 // The demo's running Stack opens on its workspace pod's log, which
 // progresses as the update runs; the stuck sync's log is its hook Job's
-// pod, and the Secret value its log prints never reaches the screen.
+// pod; and the indexer pod whose log prints the value of a Secret it
+// references shows it masked, never the value.
 func TestDemoLogsOfARunningUpdateAndAHungHook(t *testing.T) {
 	term := start(t, 140, 36, nil, "--demo")
 	term.waitFor(startup, "DEMO", "NAMESPACE/NAME")
@@ -35,11 +36,28 @@ func TestDemoLogsOfARunningUpdateAndAHungHook(t *testing.T) {
 	term.send("\r")
 	term.waitFor(promptly, "argocd/argocd/search-indexer")
 	term.send("O")
-	s := term.waitFor(promptly, "pod/search-indexer/search-indexer-reindex-8kq2d", "Sync hook Job search-indexer-reindex (Running)", "connection refused")
+	term.waitFor(promptly, "pod/search-indexer/search-indexer-reindex-8kq2d", "Sync hook Job search-indexer-reindex (Running)", "connection refused")
+	term.send("\x1b") // back to the detail, then its resource tree's Pod search-indexer-2
+	term.waitFor(promptly, "Overview", "O logs")
+	term.send("w")
+	term.waitFor(promptly, "Resources of argocd/argocd/search-indexer", "Pod/search-indexer-2")
+	for range 30 {
+		before := treeCursor(term.screen())
+		if strings.Contains(before, "Pod/search-indexer-2") {
+			break
+		}
+		term.send("j")
+		term.waitUntil(promptly, "the cursor to move", func(s string) bool { return treeCursor(s) != before })
+	}
+	term.waitUntil(promptly, "the cursor on Pod/search-indexer-2", func(s string) bool { return strings.Contains(treeCursor(s), "Pod/search-indexer-2") })
+	term.send("O")
+	s := term.waitFor(promptly, "pod/search-indexer/search-indexer-2", "password set to •••")
 	if strings.Contains(s, "Xq7-demo") {
 		t.Errorf("the demo's Secret value is on screen:\n%s", s)
 	}
-	term.send("q") // closes the log, then the detail, then quits
+	term.send("q") // closes the log, then the tree, then the detail, then quits
+	term.waitFor(promptly, "Resources of argocd/argocd/search-indexer")
+	term.send("q")
 	term.waitFor(promptly, "Overview")
 	term.send("q")
 	term.waitFor(promptly, "NAMESPACE/NAME")
