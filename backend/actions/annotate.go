@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/driftdeck/driftdeck/backend/engines"
@@ -87,10 +86,7 @@ func (e *Executor) Annotate(ctx context.Context, k model.Key, action, reason str
 			return err
 		}
 		w.Entry.Patch = body
-		opts := metav1.PatchOptions{FieldManager: "driftdeck"}
-		if w.DryRun {
-			opts.DryRun = []string{metav1.DryRunAll}
-		}
+		opts := w.PatchOptions("driftdeck")
 		res, _ := resourceOf(c, k.Engine)
 		out, err := c.Dynamic.Resource(res).Namespace(k.Namespace).Patch(ctx, k.Name, types.JSONPatchType, body, opts)
 		switch {

@@ -298,11 +298,7 @@ func (e *Executor) writeAppSet(ctx context.Context, a appSetWrite) (map[string]a
 			return err
 		}
 		w.Entry.Patch = body
-		opts := metav1.PatchOptions{FieldManager: "driftdeck"}
-		if w.DryRun {
-			opts.DryRun = []string{metav1.DryRunAll}
-		}
-		obj, err := w.Cluster.Dynamic.Resource(argocd.ApplicationSets).Namespace(a.key.Namespace).Patch(ctx, a.key.Name, types.JSONPatchType, body, opts)
+		obj, err := w.Cluster.Dynamic.Resource(argocd.ApplicationSets).Namespace(a.key.Namespace).Patch(ctx, a.key.Name, types.JSONPatchType, body, w.PatchOptions("driftdeck"))
 		if err != nil {
 			return err
 		}

@@ -282,10 +282,7 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 		return nil, err
 	}
 	w.Entry.Patch = body
-	opts := metav1.PatchOptions{FieldManager: orWord(p.fieldManager, "driftdeck")}
-	if w.DryRun {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
+	opts := w.PatchOptions(orWord(p.fieldManager, "driftdeck"))
 	if err := writeBefore(ctx, c, p, opts); err != nil {
 		return nil, err
 	}

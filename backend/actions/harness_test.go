@@ -1,11 +1,9 @@
 package actions
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/audit/audittest"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
@@ -169,21 +168,8 @@ func (e *env) events(name string) []string {
 // namespace (subtests share the log).
 func (e *env) auditLines() []audit.Entry {
 	e.t.Helper()
-	f, err := os.Open(e.audit)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer f.Close()
 	var out []audit.Entry
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var en audit.Entry
-		if err := json.Unmarshal(sc.Bytes(), &en); err != nil {
-			e.t.Fatalf("audit line %q: %v", sc.Text(), err)
-		}
+	for _, en := range audittest.Entries(e.t, e.audit) {
 		if e.ns == "" || strings.Contains(en.Unit, "/"+e.ns+"/") {
 			out = append(out, en)
 		}

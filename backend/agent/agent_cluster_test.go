@@ -19,6 +19,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/testcluster"
 	"github.com/driftdeck/driftdeck/backend/tofu"
 )
 
@@ -161,7 +162,7 @@ func TestClusterAnExpiredPauseIsResumedExactlyAndAudited(t *testing.T) {
 		t.Fatal("the pause changed nothing")
 	}
 	start(t, w.agent(nil))
-	eventually(t, 20*time.Second, "the expired pause's resume", func() bool {
+	testcluster.Eventually(t, 20*time.Second, "the expired pause's resume", func() bool {
 		return w.get("web").GetAnnotations()["driftdeck.io/paused-by"] == ""
 	})
 	after := w.get("web").Object["spec"].(map[string]any)["syncPolicy"]
@@ -170,7 +171,7 @@ func TestClusterAnExpiredPauseIsResumedExactlyAndAudited(t *testing.T) {
 	}
 	// The audit line and the Event follow the write: wait for them too.
 	var resumes, msgs []string
-	eventually(t, 20*time.Second, "the resume's audit line and Event", func() bool {
+	testcluster.Eventually(t, 20*time.Second, "the resume's audit line and Event", func() bool {
 		resumes, msgs = nil, nil
 		for _, e := range w.auditLines() {
 			if e.Action == "resume" {
@@ -207,7 +208,7 @@ func TestClusterTwoAgentsHandOverTheLeaseAndWriteEachUnitOnce(t *testing.T) {
 	}
 	first, second := w.agent(lease("first")), w.agent(lease("second"))
 	stopFirst := start(t, first)
-	eventually(t, 20*time.Second, "the first agent leading", first.IsLeader)
+	testcluster.Eventually(t, 20*time.Second, "the first agent leading", first.IsLeader)
 	start(t, second)
 	time.Sleep(time.Second)
 	if second.IsLeader() {
@@ -223,7 +224,7 @@ func TestClusterTwoAgentsHandOverTheLeaseAndWriteEachUnitOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, 20*time.Second, "the leader resuming the first pauses", func() bool {
+	testcluster.Eventually(t, 20*time.Second, "the leader resuming the first pauses", func() bool {
 		return w.get(names[0]).GetAnnotations()["driftdeck.io/paused-by"] == "" && w.get(names[1]).GetAnnotations()["driftdeck.io/paused-by"] == ""
 	})
 	// Pauses expiring right at the handover.
@@ -235,9 +236,9 @@ func TestClusterTwoAgentsHandOverTheLeaseAndWriteEachUnitOnce(t *testing.T) {
 	}
 	killed := time.Now()
 	stopFirst()
-	eventually(t, 3*time.Second, "the second agent taking over within the lease duration", second.IsLeader)
+	testcluster.Eventually(t, 3*time.Second, "the second agent taking over within the lease duration", second.IsLeader)
 	t.Logf("handover took %s", time.Since(killed))
-	eventually(t, 20*time.Second, "the new leader resuming the other pauses", func() bool {
+	testcluster.Eventually(t, 20*time.Second, "the new leader resuming the other pauses", func() bool {
 		return w.get(names[2]).GetAnnotations()["driftdeck.io/paused-by"] == "" && w.get(names[3]).GetAnnotations()["driftdeck.io/paused-by"] == ""
 	})
 	time.Sleep(time.Second) // a double write would have happened by now

@@ -14,6 +14,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
 // An agent watching two contexts holds a Lease in each and writes to a
@@ -62,13 +63,13 @@ func TestClusterEachContextsWritesAreGuardedByItsOwnLease(t *testing.T) {
 	start(t, a)
 
 	paused := func(w *world) bool { return w.get("web").GetAnnotations()["driftdeck.io/paused-by"] != "" }
-	eventually(t, 30*time.Second, "the east pause resumed by the holder of the east Lease", func() bool { return !paused(east) })
+	testcluster.Eventually(t, 30*time.Second, "the east pause resumed by the holder of the east Lease", func() bool { return !paused(east) })
 	if p := Running(ctx, east.kc.Kube, east.ns, "driftdeck-agent", time.Now()); p.Holder != "this-replica" {
 		t.Errorf("the east Lease: %+v, want held by this replica", p)
 	}
 	passes := func() float64 { return scrapeValue(t, a, "driftdeck_agent_passes_total", nil) }
 	seen := passes()
-	eventually(t, 10*time.Second, "five more passes of the east leader", func() bool { return passes() >= seen+5 })
+	testcluster.Eventually(t, 10*time.Second, "five more passes of the east leader", func() bool { return passes() >= seen+5 })
 	if !paused(west) || a.Leads("west") {
 		t.Fatalf("the agent wrote to west (paused %v, leads west %v) while another replica holds its Lease", paused(west), a.Leads("west"))
 	}
@@ -87,7 +88,7 @@ func TestClusterEachContextsWritesAreGuardedByItsOwnLease(t *testing.T) {
 	if _, err := west.kc.Kube.CoordinationV1().Leases(west.ns).Update(ctx, l, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "the west pause resumed once this replica holds the west Lease", func() bool { return !paused(west) })
+	testcluster.Eventually(t, 30*time.Second, "the west pause resumed once this replica holds the west Lease", func() bool { return !paused(west) })
 	if !a.Leads("west") || !a.Leads("east") {
 		t.Errorf("leads east %v, west %v; want both", a.Leads("east"), a.Leads("west"))
 	}

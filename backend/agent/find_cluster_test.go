@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+
+	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
 // Find sees an agent's Lease by its label under any name and namespace;
@@ -63,7 +65,7 @@ func TestClusterFindSeesAnAgentUnderAnyLeaseName(t *testing.T) {
 	cfg := rest.CopyConfig(w.c.Config())
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: "bob"}
 	bob := kubernetes.NewForConfigOrDie(cfg)
-	eventually(t, 10*time.Second, "bob's Role taking effect", func() bool {
+	testcluster.Eventually(t, 10*time.Second, "bob's Role taking effect", func() bool {
 		p := Find(ctx, bob, time.Now())
 		return strings.Contains(p.Unknown, "could not list the agents' Leases")
 	})

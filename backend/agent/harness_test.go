@@ -1,11 +1,9 @@
 package agent
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,6 +16,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/audit/audittest"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
@@ -132,25 +131,7 @@ func start(t *testing.T, a *Agent) (stop func()) {
 
 func (w *world) auditLines() []audit.Entry {
 	w.t.Helper()
-	f, err := os.Open(w.audit)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer f.Close()
-	var out []audit.Entry
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var e audit.Entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			w.t.Fatal(err)
-		}
-		out = append(out, e)
-	}
-	return out
+	return audittest.Entries(w.t, w.audit)
 }
 
 // events lists the Events on one object, by reason.
@@ -161,18 +142,6 @@ func (w *world) events(name string) []corev1.Event {
 		w.t.Fatal(err)
 	}
 	return l.Items
-}
-
-// eventually polls until ok or the timeout.
-func eventually(t *testing.T, within time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not happen within %s", what, within)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 func ago(d time.Duration) string { return time.Now().Add(-d).UTC().Format(time.RFC3339) }

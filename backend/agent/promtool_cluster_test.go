@@ -89,7 +89,7 @@ func TestClusterAlertRulesFireOnSeriesScrapedFromAnAgent(t *testing.T) {
 	fl.AddRetrying(ctx, gone, w.ns)
 	a := w.agentOn(fl, &Election{Context: "test", Client: w.kc.Kube, Namespace: w.ns, Name: "driftdeck-agent", Identity: "this-replica", LeaseDuration: 3 * time.Second})
 	start(t, a)
-	eventually(t, 20*time.Second, "the agent serving a stuck unit and an expired pause", func() bool {
+	testcluster.Eventually(t, 20*time.Second, "the agent serving a stuck unit and an expired pause", func() bool {
 		return scrapeValue(t, a, "driftdeck_pauses_expired", nil) >= 1 &&
 			len(seriesOf(t, a, "driftdeck_watch_connected", map[string]string{"context": "gone"})) == 1 &&
 			scrapeValue(t, a, "driftdeck_units_oldest_state_age_seconds", map[string]string{"state": "stuck"}) > 1800

@@ -30,6 +30,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/policy"
+	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
 // applyDeploy creates the objects of deploy/ files as an administrator.
@@ -147,7 +148,7 @@ func TestClusterTheAgentRunsOnDeploysRoleWithoutAForbiddenRequest(t *testing.T) 
 		Policies:  &policy.Engine{Rules: []policy.Rule{rule}, Exec: exec, DryExec: &actions.Executor{Cluster: f.Cluster, Audit: log, DryRun: true}}}
 	start(t, a)
 
-	eventually(t, 30*time.Second, "the expired pause resumed and the stuck hook terminated", func() bool {
+	testcluster.Eventually(t, 30*time.Second, "the expired pause resumed and the stuck hook terminated", func() bool {
 		app, err := w.dyn.Resource(argocd.Applications).Namespace(w.ns).Get(ctx, "migrate", metav1.GetOptions{})
 		phase, _, _ := unstructured.NestedString(app.Object, "status", "operationState", "phase")
 		return err == nil && phase == "Terminating" && w.get("held").GetAnnotations()["driftdeck.io/paused-by"] == ""

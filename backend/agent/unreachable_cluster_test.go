@@ -54,10 +54,10 @@ func TestClusterAnUnreachableContextHoldsBackOnlyItself(t *testing.T) {
 			}
 			start(t, a)
 
-			eventually(t, 30*time.Second, "the reachable context's expired pause resumed", func() bool {
+			testcluster.Eventually(t, 30*time.Second, "the reachable context's expired pause resumed", func() bool {
 				return w.get(paused).GetAnnotations()["driftdeck.io/paused-by"] == ""
 			})
-			eventually(t, 30*time.Second, "the reachable context's policy terminating the hook", func() bool {
+			testcluster.Eventually(t, 30*time.Second, "the reachable context's policy terminating the hook", func() bool {
 				phase, _, _ := unstructured.NestedString(w.get(hooked).Object, "status", "operationState", "phase")
 				return phase == "Terminating"
 			})

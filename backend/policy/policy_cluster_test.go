@@ -1,11 +1,9 @@
 package policy
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/audit/audittest"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/stackops"
@@ -95,24 +94,8 @@ func realEngine(t *testing.T, kc *kube.Cluster, auditPath string, rule Rule) *En
 }
 
 func (w *hookWorld) auditLines() []audit.Entry {
-	f, err := os.Open(w.audit)
-	if os.IsNotExist(err) {
-		return nil // nothing audited yet
-	}
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer f.Close()
-	var out []audit.Entry
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var e audit.Entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			w.t.Fatal(err)
-		}
-		out = append(out, e)
-	}
-	return out
+	w.t.Helper()
+	return audittest.Entries(w.t, w.audit)
 }
 
 func (w *hookWorld) eventReasons() []string {

@@ -1,11 +1,8 @@
 package stackops
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/audit/audittest"
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -120,18 +118,6 @@ func TestUnstickIsRefusedReadOnlyAndWithoutPermission(t *testing.T) {
 }
 
 func readAudit(t *testing.T, path string) []audit.Entry {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []audit.Entry
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		var e audit.Entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, e)
-	}
-	return out
+	t.Helper()
+	return audittest.Entries(t, path)
 }

@@ -73,6 +73,16 @@ type Write struct {
 	Warnings []string
 }
 
+// PatchOptions are the options of the write's patch: by fieldManager, and
+// a server-side dry run in dry-run mode.
+func (w *Write) PatchOptions(fieldManager string) metav1.PatchOptions {
+	opts := metav1.PatchOptions{FieldManager: fieldManager}
+	if w.DryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return opts
+}
+
 // Event is the core/v1 Event announcing a write.
 type Event struct {
 	Reason string // DriftdeckPause, DriftdeckUnlock, ...

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bufio"
-	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +14,7 @@ import (
 	prommodel "github.com/prometheus/common/model"
 
 	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/audit/audittest"
 )
 
 // buildEnv is the environment the tests started with: tests that isolate
@@ -150,35 +149,5 @@ next:
 // auditLines are the replica's audit log entries.
 func (p *agentProcess) auditLines() []audit.Entry {
 	p.t.Helper()
-	f, err := os.Open(filepath.Join(p.state, "driftdeck", "audit.jsonl"))
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	defer f.Close()
-	var out []audit.Entry
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var e audit.Entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			p.t.Fatalf("audit line %q: %v", sc.Text(), err)
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// waitFor polls until ok, failing after within.
-func waitFor(t *testing.T, within time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not happen within %s", what, within)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return audittest.Entries(p.t, filepath.Join(p.state, "driftdeck", "audit.jsonl"))
 }

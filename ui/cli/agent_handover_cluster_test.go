@@ -64,17 +64,17 @@ func TestClusterTheAgentCommandHandsOverAfterTheLeaderCrashes(t *testing.T) {
 		_ = kc.CoordinationV1().Leases(ns).Delete(context.Background(), leaseName, metav1.DeleteOptions{})
 	})
 	first := startAgent(t, bin, "replica-a", config, args...)
-	waitFor(t, 60*time.Second, "replica-a holding the Lease", func() bool {
+	testcluster.Eventually(t, 60*time.Second, "replica-a holding the Lease", func() bool {
 		return holder() == "replica-a" && first.sum("driftdeck_agent_leader", leading) == 1
 	})
 	second := startAgent(t, bin, "replica-b", config, args...)
 	// Both serve the model; only the leader runs the policy (in dry run).
 	for _, p := range []*agentProcess{first, second} {
-		waitFor(t, 60*time.Second, "both replicas counting the units", func() bool {
+		testcluster.Eventually(t, 60*time.Second, "both replicas counting the units", func() bool {
 			return p.sum("driftdeck_units", map[string]string{"namespace": ns, "state": "stuck"}) == 1
 		})
 	}
-	waitFor(t, 30*time.Second, "the leader's dry-run remediation", func() bool {
+	testcluster.Eventually(t, 30*time.Second, "the leader's dry-run remediation", func() bool {
 		return first.sum("driftdeck_remediations_total", map[string]string{"policy": "hook-watch", "outcome": "dry-run"}) >= 1
 	})
 	if v := second.sum("driftdeck_agent_leader", leading); v != 0 {
@@ -112,7 +112,7 @@ func TestClusterTheAgentCommandHandsOverAfterTheLeaderCrashes(t *testing.T) {
 	}
 	first.kill()
 	killed := time.Now()
-	waitFor(t, 2*leaseDuration+10*time.Second, "replica-b taking the Lease over", func() bool { return holder() == "replica-b" })
+	testcluster.Eventually(t, 2*leaseDuration+10*time.Second, "replica-b taking the Lease over", func() bool { return holder() == "replica-b" })
 	took := time.Since(killed)
 	// A crashed leader's Lease is taken once it is leaseDuration old, by the
 	// follower's next retry; the follower saw the last renewal up to a retry
@@ -123,8 +123,8 @@ func TestClusterTheAgentCommandHandsOverAfterTheLeaderCrashes(t *testing.T) {
 		t.Errorf("the hand-over took %s, more than the lease duration and retry periods (%s)", took, bound)
 	}
 	t.Logf("hand-over after SIGKILL of the leader took %s (lease %s, retry %s)", took.Round(time.Millisecond), leaseDuration, retryPeriod.Round(time.Millisecond))
-	waitFor(t, 10*time.Second, "replica-b saying it leads", func() bool { return second.sum("driftdeck_agent_leader", leading) == 1 })
-	waitFor(t, 30*time.Second, "the expired pause resumed", func() bool {
+	testcluster.Eventually(t, 10*time.Second, "replica-b saying it leads", func() bool { return second.sum("driftdeck_agent_leader", leading) == 1 })
+	testcluster.Eventually(t, 30*time.Second, "the expired pause resumed", func() bool {
 		return getApp(t, dyn, ns, "web").GetAnnotations()["driftdeck.io/paused-by"] == ""
 	})
 	if got := endsBy(); !strings.HasSuffix(got, "by the agent") {
@@ -149,7 +149,7 @@ func TestClusterTheAgentCommandHandsOverAfterTheLeaderCrashes(t *testing.T) {
 		}
 		return lines, events
 	}
-	waitFor(t, 20*time.Second, "the resume's audit line and Event", func() bool { l, e := resumes(); return l >= 1 && e >= 1 })
+	testcluster.Eventually(t, 20*time.Second, "the resume's audit line and Event", func() bool { l, e := resumes(); return l >= 1 && e >= 1 })
 	// A second resume would come on the leader's next passes (200ms apart).
 	time.Sleep(time.Second)
 	if l, e := resumes(); l != 1 || e != 1 {

@@ -162,3 +162,21 @@ func (term *terminal) exit(timeout time.Duration) int {
 	}
 	return -1
 }
+
+// quitWritingNoneRaw quits with q, expecting exit code 0, and fails for
+// each of raws the program wrote to the terminal as it came: text from a
+// cluster is only ever shown escaped.
+func (term *terminal) quitWritingNoneRaw(raws ...string) []byte {
+	term.t.Helper()
+	term.send("q")
+	if code := term.exit(promptly); code != 0 {
+		term.t.Fatalf("exit code %d", code)
+	}
+	out := term.written()
+	for _, raw := range raws {
+		if i := bytes.Index(out, []byte(raw)); i >= 0 {
+			term.t.Errorf("the TUI wrote %q from the cluster raw: …%q…", raw, out[max(i-40, 0):min(i+60, len(out))])
+		}
+	}
+	return out
+}
