@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/flux"
@@ -20,21 +23,28 @@ import (
 )
 
 // dropPatches has the proxy apply fault to the next patch of an object of
-// the resource, and then every request after it when thenAll is set.
-func dropPatches(p *testcluster.Proxy, resource string, fault testcluster.Fault, thenAll bool) *atomic.Int32 {
-	var dropped atomic.Int32
+// the resource, and answer every request after it with then (nil: pass).
+// It counts that patch and the requests after it.
+func dropPatches(p *testcluster.Proxy, resource string, fault testcluster.Fault, then func(*http.Request) testcluster.Fault) *atomic.Int32 {
+	var seen atomic.Int32
 	p.SetFault(func(r *http.Request) testcluster.Fault {
-		if dropped.Load() > 0 && thenAll {
-			dropped.Add(1)
-			return testcluster.DropBeforeForward
+		if seen.Load() > 0 {
+			seen.Add(1)
+			if then == nil {
+				return testcluster.Pass
+			}
+			return then(r)
 		}
-		if r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/"+resource+"/") && dropped.CompareAndSwap(0, 1) {
+		if r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/"+resource+"/") && seen.CompareAndSwap(0, 1) {
 			return fault
 		}
 		return testcluster.Pass
 	})
-	return &dropped
+	return &seen
 }
+
+// dropAll drops every request.
+func dropAll(*http.Request) testcluster.Fault { return testcluster.DropBeforeForward }
 
 // lostWrite is one write of an engine whose answer the tests lose: how to
 // make the unit it writes to, the request, and whether the object holds
@@ -120,10 +130,10 @@ func readBackLostWrite(base *env, p *testcluster.Proxy, w lostWrite) {
 
 	base.sub("applied", func(t *testing.T, e *env) {
 		w.seed(e)
-		dropped := dropPatches(p, resource, testcluster.DropAfterForward, false)
+		dropped := dropPatches(p, resource, testcluster.DropAfterForward, nil)
 		res, err := e.run(w.req(e))
 		p.SetFault(nil)
-		if dropped.Load() != 1 {
+		if dropped.Load() < 1 {
 			t.Fatal("the patch's answer was not dropped: the fault did not happen")
 		}
 		if err != nil {
@@ -140,12 +150,42 @@ func readBackLostWrite(base *env, p *testcluster.Proxy, w lostWrite) {
 		}
 	})
 
+	base.sub("applied, then annotated by another writer before the read back", func(t *testing.T, e *env) {
+		w.seed(e)
+		other := dynamic.NewForConfigOrDie(e.c.Config()) // straight to the apiserver
+		var annotated atomic.Bool
+		dropPatches(p, resource, testcluster.DropAfterForward, func(r *http.Request) testcluster.Fault {
+			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/"+resource+"/web") && annotated.CompareAndSwap(false, true) {
+				_, err := other.Resource(w.gvr).Namespace(e.ns).Patch(context.Background(), "web", types.MergePatchType,
+					[]byte(`{"metadata":{"annotations":{"example.com/noted-by":"another writer"}}}`), metav1.PatchOptions{})
+				if err != nil {
+					t.Errorf("the other writer: %v", err)
+				}
+			}
+			return testcluster.Pass
+		})
+		res, err := e.run(w.req(e))
+		p.SetFault(nil)
+		if !annotated.Load() {
+			t.Fatal("the other writer never wrote: the read back did not come")
+		}
+		if err != nil {
+			t.Fatalf("the write reached the cluster and is still there (another writer only added an annotation), yet it reports %v", err)
+		}
+		if !w.holds(e) || !res.Verified {
+			t.Fatalf("reported applied: the object must hold the write and the write be verified (verified %v)", res.Verified)
+		}
+		if got := lastAudit(e); got != writeguard.OutcomeDone {
+			t.Errorf("audit outcome %q, want done", got)
+		}
+	})
+
 	base.sub("not applied", func(t *testing.T, e *env) {
 		w.seed(e)
-		dropped := dropPatches(p, resource, testcluster.DropBeforeForward, false)
+		dropped := dropPatches(p, resource, testcluster.DropBeforeForward, nil)
 		_, err := e.run(w.req(e))
 		p.SetFault(nil)
-		if dropped.Load() != 1 {
+		if dropped.Load() < 1 {
 			t.Fatal("the patch was not dropped: the fault did not happen")
 		}
 		if err == nil || !strings.Contains(err.Error(), "not applied") {
@@ -161,7 +201,7 @@ func readBackLostWrite(base *env, p *testcluster.Proxy, w lostWrite) {
 
 	base.sub("unknown", func(t *testing.T, e *env) {
 		w.seed(e)
-		dropped := dropPatches(p, resource, testcluster.DropAfterForward, true)
+		dropped := dropPatches(p, resource, testcluster.DropAfterForward, dropAll)
 		_, err := e.run(w.req(e))
 		p.SetFault(nil)
 		if dropped.Load() < 2 {
@@ -183,7 +223,7 @@ func readBackLostWrite(base *env, p *testcluster.Proxy, w lostWrite) {
 	}
 	base.sub("unknown in bulk", func(t *testing.T, e *env) {
 		w.seed(e)
-		dropPatches(p, resource, testcluster.DropAfterForward, true)
+		dropPatches(p, resource, testcluster.DropAfterForward, dropAll)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		r := w.req(e)
