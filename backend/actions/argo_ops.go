@@ -85,6 +85,7 @@ func planArgoSync(env *planEnv, obj map[string]any, req Request) (*Plan, error) 
 		p.Warnings = append(p.Warnings, "the previous operation is a zombie (Running with no operation); this sync replaces it")
 	}
 	p.verify = verifyOperationRequested(env)
+	p.landed = operationLanded(obj, op, env.now)
 	return p, nil
 }
 
@@ -217,6 +218,7 @@ func planArgoRefresh(env *planEnv, obj map[string]any, req Request) (*Plan, erro
 		}
 		return fmt.Errorf("the refresh annotation is not on the object after the write")
 	}
+	p.landed = refreshLanded(obj, level, env.now)
 	return p, nil
 }
 
@@ -256,6 +258,7 @@ func planArgoRollback(env *planEnv, obj map[string]any, req Request) (*Plan, err
 	p.Warnings = append(p.Warnings, notes...)
 	p.Changes = append(flatten("operation", op), "status.operationState: (cleared)")
 	p.verify = verifyOperationRequested(env)
+	p.landed = operationLanded(obj, op, env.now)
 	return p, nil
 }
 

@@ -318,12 +318,12 @@ func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, 
 		return nil, &Refusal{Reason: fmt.Sprintf("%s changed while driftdeck wrote to it (a precondition of the patch failed): nothing written; look again and retry", req.Key.Ref())}
 	case err != nil && answerLost(err):
 		// The write may have landed: read it back rather than guess.
-		after, lerr := e.readBackLost(ctx, c, req, p, err)
+		after, evidence, lerr := e.readBackLost(ctx, c, req, p, err)
 		if lerr != nil {
 			return nil, lerr
 		}
 		res := e.finish(ctx, w, c, req, p, after)
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the connection dropped before the cluster answered (%v); read back, %s holds the write: it was applied", err, req.Key.Ref()))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the connection dropped before the cluster answered (%v); read back %s, %s: it was applied", err, req.Key.Ref(), evidence))
 		return res, nil
 	case err != nil:
 		return nil, explainWriteError(req, err)

@@ -28,11 +28,35 @@ func answerLost(err error) bool {
 	return !errors.As(err, &status)
 }
 
+// landing is what the object read back says of a write whose answer was lost.
+type landing int
+
+const (
+	notLanded landing = iota
+	landed
+	// landingUnknown: the object was read, and it cannot tell.
+	landingUnknown
+)
+
+// landedOf judges the object read back: by the plan's own rule for writes a
+// controller consumes at once, else by whether it holds the patch. The
+// words say what on the object shows it.
+func landedOf(p *Plan, obj map[string]any) (landing, string) {
+	if p.landed != nil {
+		return p.landed(obj)
+	}
+	if holds(obj, p.Patch) {
+		return landed, "it holds the write"
+	}
+	return notLanded, "it does not hold the write"
+}
+
 // readBackLost reads the unit again after the answer to its patch was lost:
-// the object after the write when it holds what the patch writes, an error
-// saying it was not applied when it does not, and writeguard.Unknown when it
-// cannot be read within readBackBudget. It is never a guess.
-func (e *Executor) readBackLost(ctx context.Context, c *kube.Cluster, req Request, p *Plan, lost error) (map[string]any, error) {
+// the object after the write, and what on it shows the write, when it was
+// applied; an error saying it was not applied when it was not; and
+// writeguard.Unknown when the object cannot tell (landedOf) or cannot be
+// read within readBackBudget. It is never a guess.
+func (e *Executor) readBackLost(ctx context.Context, c *kube.Cluster, req Request, p *Plan, lost error) (map[string]any, string, error) {
 	// The read back outlives a cancelled request: its outcome must be known.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackBudget)
 	defer cancel()
@@ -40,18 +64,22 @@ func (e *Executor) readBackLost(ctx context.Context, c *kube.Cluster, req Reques
 	for {
 		obj, err := e.get(rctx, c, req.Key)
 		if err == nil {
-			if holds(obj, p.Patch) {
-				return obj, nil
+			verdict, why := landedOf(p, obj)
+			switch verdict {
+			case landed:
+				return obj, why, nil
+			case landingUnknown:
+				return nil, "", &writeguard.Unknown{Err: fmt.Errorf("writing %s: the connection dropped before the cluster answered (%w); read back, %s: whether it was applied is not known; look at it before trying again", req.Key.Ref(), lost, why)}
 			}
-			return nil, fmt.Errorf("writing %s: the connection dropped before the cluster answered (%v); read back, it does not hold the write: not applied", req.Key.Ref(), lost)
+			return nil, "", fmt.Errorf("writing %s: the connection dropped before the cluster answered (%v); read back, %s: not applied", req.Key.Ref(), lost, why)
 		}
 		if writeguard.IsRefusal(err) { // gone meanwhile
-			return nil, fmt.Errorf("writing %s: the connection dropped before the cluster answered (%v), and it is gone now: %w", req.Key.Ref(), lost, err)
+			return nil, "", fmt.Errorf("writing %s: the connection dropped before the cluster answered (%v), and it is gone now: %w", req.Key.Ref(), lost, err)
 		}
 		readErr = err
 		select {
 		case <-rctx.Done():
-			return nil, &writeguard.Unknown{Err: fmt.Errorf("writing %s: the connection dropped before the cluster answered (%w), and it could not be read back (%w): whether it was applied is not known; look at it before trying again", req.Key.Ref(), lost, readErr)}
+			return nil, "", &writeguard.Unknown{Err: fmt.Errorf("writing %s: the connection dropped before the cluster answered (%w), and it could not be read back (%w): whether it was applied is not known; look at it before trying again", req.Key.Ref(), lost, readErr)}
 		case <-time.After(500 * time.Millisecond):
 		}
 	}

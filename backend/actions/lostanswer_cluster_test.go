@@ -2,6 +2,7 @@ package actions
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/sim"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 	"github.com/driftdeck/driftdeck/backend/tofu"
 	"github.com/driftdeck/driftdeck/backend/writeguard"
@@ -43,6 +45,38 @@ func dropPatches(p *testcluster.Proxy, resource string, fault testcluster.Fault,
 	return &seen
 }
 
+// beforeReadBack has the proxy drop the answer to the next patch of an
+// object of the resource and, at the first read of the unit after it, run
+// fn first: what another writer or a controller does between the write
+// landing and its read back. It reports whether fn ran.
+func beforeReadBack(p *testcluster.Proxy, resource string, fn func()) *atomic.Bool {
+	var ran atomic.Bool
+	dropPatches(p, resource, testcluster.DropAfterForward, func(r *http.Request) testcluster.Fault {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/"+resource+"/web") && ran.CompareAndSwap(false, true) {
+			fn()
+		}
+		return testcluster.Pass
+	})
+	return &ran
+}
+
+// operationReason is the Reason an Argo CD operation at path carries.
+func operationReason(obj map[string]any, path ...string) string {
+	info, _ := lookup(obj, append(path, "info")...)
+	for _, i := range asSlice(info) {
+		if m, _ := i.(map[string]any); m["name"] == "Reason" {
+			s, _ := m["value"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
+}
+
 // dropAll drops every request.
 func dropAll(*http.Request) testcluster.Fault { return testcluster.DropBeforeForward }
 
@@ -56,6 +90,10 @@ type lostWrite struct {
 	seed    func(e *env)
 	request Request
 	holds   func(e *env) bool
+	// answer, when set, is the JSON patch with which the engine's
+	// controller consumes the write (given the object it landed on),
+	// removing what the patch wrote: played before the read back.
+	answer func(obj map[string]any) []map[string]any
 }
 
 func (w lostWrite) req(e *env) Request {
@@ -72,6 +110,27 @@ var lostWrites = []lostWrite{
 		holds: func(e *env) bool {
 			return argocd.Convert("test", e.get(argocd.Applications, "web").Object).Automation == model.Paused
 		},
+	},
+	{
+		name: "Argo CD sync", gvr: argocd.Applications, engine: model.EngineArgoCD,
+		seed:    func(e *env) { e.app("web", "", `"sync":{"status":"OutOfSync"}`) },
+		request: Request{Kind: Sync, Reason: "INC-7"},
+		holds: func(e *env) bool {
+			return operationReason(e.get(argocd.Applications, "web").Object, "operation") == "INC-7"
+		},
+		answer: func(obj map[string]any) []map[string]any {
+			op, _ := obj["operation"].(map[string]any)
+			return sim.ArgoOperationFinished(op, time.Now())
+		},
+	},
+	{
+		name: "Argo CD refresh", gvr: argocd.Applications, engine: model.EngineArgoCD,
+		seed:    func(e *env) { e.app("web", "", `"reconciledAt":"2026-01-01T00:00:00Z"`) },
+		request: Request{Kind: Refresh, Reason: "INC-7"},
+		holds: func(e *env) bool {
+			return annotationsOf(e.get(argocd.Applications, "web").Object)[argocd.AnnotationRefresh] == "normal"
+		},
+		answer: func(map[string]any) []map[string]any { return sim.ArgoRefreshHandled("normal", time.Now()) },
 	},
 	{
 		name: "Flux Kustomization suspend", gvr: flux.Kustomizations[0], engine: model.EngineKustomization,
@@ -153,16 +212,12 @@ func readBackLostWrite(base *env, p *testcluster.Proxy, w lostWrite) {
 	base.sub("applied, then annotated by another writer before the read back", func(t *testing.T, e *env) {
 		w.seed(e)
 		other := dynamic.NewForConfigOrDie(e.c.Config()) // straight to the apiserver
-		var annotated atomic.Bool
-		dropPatches(p, resource, testcluster.DropAfterForward, func(r *http.Request) testcluster.Fault {
-			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/"+resource+"/web") && annotated.CompareAndSwap(false, true) {
-				_, err := other.Resource(w.gvr).Namespace(e.ns).Patch(context.Background(), "web", types.MergePatchType,
-					[]byte(`{"metadata":{"annotations":{"example.com/noted-by":"another writer"}}}`), metav1.PatchOptions{})
-				if err != nil {
-					t.Errorf("the other writer: %v", err)
-				}
+		annotated := beforeReadBack(p, resource, func() {
+			_, err := other.Resource(w.gvr).Namespace(e.ns).Patch(context.Background(), "web", types.MergePatchType,
+				[]byte(`{"metadata":{"annotations":{"example.com/noted-by":"another writer"}}}`), metav1.PatchOptions{})
+			if err != nil {
+				t.Errorf("the other writer: %v", err)
 			}
-			return testcluster.Pass
 		})
 		res, err := e.run(w.req(e))
 		p.SetFault(nil)
@@ -179,6 +234,40 @@ func readBackLostWrite(base *env, p *testcluster.Proxy, w lostWrite) {
 			t.Errorf("audit outcome %q, want done", got)
 		}
 	})
+
+	if w.answer != nil {
+		base.sub("applied, then answered by the controller before the read back", func(t *testing.T, e *env) {
+			w.seed(e)
+			controller := dynamic.NewForConfigOrDie(e.c.Config()).Resource(w.gvr).Namespace(e.ns)
+			answered := beforeReadBack(p, resource, func() {
+				obj, err := controller.Get(context.Background(), "web", metav1.GetOptions{})
+				if err == nil {
+					body, _ := json.Marshal(w.answer(obj.Object))
+					_, err = controller.Patch(context.Background(), "web", types.JSONPatchType, body, metav1.PatchOptions{})
+				}
+				if err != nil {
+					t.Errorf("the controller's answer: %v", err)
+				}
+			})
+			res, err := e.run(w.req(e))
+			p.SetFault(nil)
+			if !answered.Load() {
+				t.Fatal("the controller never answered: the read back did not come")
+			}
+			if w.holds(e) {
+				t.Fatal("the object still holds the write as written: the controller's answer did not consume it")
+			}
+			if err != nil {
+				t.Fatalf("the write landed and the controller acted on it, yet it reports %v", err)
+			}
+			if !res.Verified || !contains(res.Warnings, "it was applied") {
+				t.Errorf("reported applied: want it verified and the answer said lost and read back (verified %v, %v)", res.Verified, res.Warnings)
+			}
+			if got := lastAudit(e); got != writeguard.OutcomeDone {
+				t.Errorf("audit outcome %q, want done", got)
+			}
+		})
+	}
 
 	base.sub("not applied", func(t *testing.T, e *env) {
 		w.seed(e)

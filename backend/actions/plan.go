@@ -33,7 +33,11 @@ type Plan struct {
 	gvr         schema.GroupVersionResource
 	subresource string
 	// verify checks the object read back after the write.
-	verify      func(obj map[string]any) error
+	verify func(obj map[string]any) error
+	// landed judges an object read back after a write whose answer was
+	// lost, for writes a controller consumes at once; nil: it holds the
+	// patch (holds).
+	landed      func(obj map[string]any) (landing, string)
 	eventReason string
 	eventVerb   string // "paused auto-sync of", "requested a sync of", ...
 	// fieldManager is the patch's field manager; "" is driftdeck's own.

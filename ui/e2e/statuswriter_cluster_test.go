@@ -20,6 +20,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/sim"
 )
 
 // heartbeat is where a test controller writes a counter into a unit's
@@ -252,10 +253,8 @@ func (s *statusWriter) observe(ctx context.Context, hb heartbeat, obj *unstructu
 	case argocd.Applications:
 		s.finishOperation(ctx, obj)
 		if level, ok := ann[argocd.AnnotationRefresh]; ok {
-			s.patch(ctx, hb.gvr, name, []map[string]any{
-				{"op": "test", "path": "/metadata/annotations/argocd.argoproj.io~1refresh", "value": level},
-				{"op": "remove", "path": "/metadata/annotations/argocd.argoproj.io~1refresh"},
-			})
+			// reconciledAt is the heartbeat here: the writer keeps it.
+			s.patch(ctx, hb.gvr, name, sim.ArgoRefreshHandled(level, time.Time{}))
 		}
 	case pulumiop.Stacks:
 		s.note(name, ann[pulumiop.AnnotationReconcileRequest])
@@ -277,9 +276,7 @@ func (s *statusWriter) note(name, token string) {
 }
 
 // finishOperation does what Argo CD's controller does with a requested
-// sync: the operation goes, status.operationState records it as done. The
-// patch tests the very operation it finishes, so a newer request is never
-// taken for it.
+// sync (sim.ArgoOperationFinished) and notes its reason.
 func (s *statusWriter) finishOperation(ctx context.Context, obj *unstructured.Unstructured) {
 	op, ok, _ := unstructured.NestedMap(obj.Object, "operation")
 	if !ok {
@@ -289,14 +286,7 @@ func (s *statusWriter) finishOperation(ctx context.Context, obj *unstructured.Un
 	if info, _, _ := unstructured.NestedSlice(op, "info"); len(info) > 0 {
 		reason, _ = info[0].(map[string]any)["value"].(string)
 	}
-	now := time.Now().UTC().Format(time.RFC3339)
-	if s.patch(ctx, argocd.Applications, obj.GetName(), []map[string]any{
-		{"op": "test", "path": "/operation", "value": op},
-		{"op": "remove", "path": "/operation"},
-		{"op": "add", "path": "/status/operationState", "value": map[string]any{
-			"phase": "Succeeded", "message": "successfully synced", "operation": op, "startedAt": now, "finishedAt": now,
-		}},
-	}) {
+	if s.patch(ctx, argocd.Applications, obj.GetName(), sim.ArgoOperationFinished(op, time.Now())) {
 		s.note(obj.GetName(), reason)
 	}
 }
