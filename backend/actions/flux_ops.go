@@ -210,6 +210,7 @@ func planFluxRefresh(env *planEnv, obj map[string]any, req Request) (*Plan, erro
 		}
 		return nil
 	}
+	p.landed = requestLanded(obj, flux.AnnotationRequestedAt, token, []string{"status", "lastHandledReconcileAt"})
 	return p, nil
 }
 

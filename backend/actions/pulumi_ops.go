@@ -31,6 +31,8 @@ func planStackRetry(env *planEnv, obj map[string]any, _ Request) (*Plan, error) 
 		}
 		return nil
 	}
+	p.landed = requestLanded(obj, pulumiop.AnnotationReconcileRequest, token,
+		[]string{"status", "observedReconcileRequest"}, []string{"status", "lastUpdate", "reconcileRequest"})
 	return p, nil
 }
 
