@@ -144,6 +144,24 @@ var lostWrites = []lostWrite{
 		},
 	},
 	{
+		name: "Flux Kustomization reconcile", gvr: flux.Kustomizations[0], engine: model.EngineKustomization,
+		seed: func(e *env) {
+			e.fluxObj(fluxCase{model.EngineKustomization, flux.Kustomizations[0]}, "web", "", "", "")
+		},
+		request: Request{Kind: Refresh, Reason: "INC-7"},
+		holds: func(e *env) bool {
+			return annotationsOf(e.get(flux.Kustomizations[0], "web").Object)[flux.AnnotationRequestedAt] != ""
+		},
+	},
+	{
+		name: "Stack retry", gvr: pulumiop.Stacks, engine: model.EnginePulumi,
+		seed:    func(e *env) { e.stack("web", "", `,"commit":"`+pinned+`"`) },
+		request: Request{Kind: Retry, Reason: "INC-7"},
+		holds: func(e *env) bool {
+			return annotationsOf(e.get(pulumiop.Stacks, "web").Object)[pulumiop.AnnotationReconcileRequest] != ""
+		},
+	},
+	{
 		name: "Stack pause", gvr: pulumiop.Stacks, engine: model.EnginePulumi,
 		seed:    func(e *env) { e.stack("web", "", `,"commit":"`+pinned+`"`) },
 		request: Request{Kind: Pause, Reason: "INC-7"},
