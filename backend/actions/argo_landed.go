@@ -78,3 +78,29 @@ func refreshLanded(before map[string]any, level string, at time.Time) func(map[s
 		return landed, "the controller has compared it again since (status.reconciledAt " + now + ") and removed the request"
 	}
 }
+
+// terminatedMessage is what the controller records of an operation it
+// stopped on request (gitops-engine's sync context).
+const terminatedMessage = "Operation terminated"
+
+// terminateLanded judges a terminate read back: the controller turns
+// Terminating into Failed, "Operation terminated", and never writes a
+// Terminating operation back to Running.
+func terminateLanded(before map[string]any) func(map[string]any) (landing, string) {
+	started := lookupString(before, "status", "operationState", "startedAt")
+	return func(after map[string]any) (landing, string) {
+		phase := lookupString(after, "status", "operationState", "phase")
+		same := lookupString(after, "status", "operationState", "startedAt") == started
+		switch {
+		case same && phase == "Terminating":
+			return landed, "the operation is Terminating"
+		case same && phase == "Failed" && lookupString(after, "status", "operationState", "message") == terminatedMessage:
+			return landed, "the controller has terminated the operation (status.operationState: Failed, " + terminatedMessage + ")"
+		case same && phase == "Running":
+			return notLanded, "the operation is still Running"
+		case same:
+			return landingUnknown, "the operation has ended on its own (" + orWord(phase, "no phase") + "): whether the terminate reached it first cannot be read"
+		}
+		return landingUnknown, "another operation has started since: whether the terminate reached the one before cannot be read"
+	}
+}

@@ -188,6 +188,7 @@ func planArgoTerminate(env *planEnv, obj map[string]any, _ Request) (*Plan, erro
 		}
 		return nil
 	}
+	p.landed = terminateLanded(obj)
 	return p, nil
 }
 

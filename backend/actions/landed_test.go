@@ -105,3 +105,27 @@ func TestALostReconcileRequestIsJudgedByItsTokenAndTheStatusThatHandledIt(t *tes
 		}
 	}
 }
+
+func TestALostTerminateIsJudgedByThePhaseOfTheOperationItStops(t *testing.T) {
+	state := func(phase, message, started string) map[string]any {
+		return map[string]any{"status": map[string]any{"operationState": map[string]any{"phase": phase, "message": message, "startedAt": started}}}
+	}
+	const started = "2026-12-01T09:00:00Z"
+	before := state("Running", "one or more tasks are running", started)
+	for _, c := range []struct {
+		name  string
+		after map[string]any
+		want  landing
+	}{
+		{"Terminating", state("Terminating", "operation is terminating", started), landed},
+		{"terminated by the controller", state("Failed", "Operation terminated", started), landed},
+		{"still Running", before, notLanded},
+		{"succeeded on its own", state("Succeeded", "successfully synced (all tasks run)", started), landingUnknown},
+		{"failed on its own", state("Failed", "one or more objects failed to apply", started), landingUnknown},
+		{"another operation since", state("Running", "one or more tasks are running", "2026-12-01T10:00:00Z"), landingUnknown},
+	} {
+		if got, why := terminateLanded(before)(c.after); got != c.want {
+			t.Errorf("%s: %v (%s), want %v", c.name, got, why, c.want)
+		}
+	}
+}

@@ -133,6 +133,18 @@ var lostWrites = []lostWrite{
 		answer: func(map[string]any) []map[string]any { return sim.ArgoRefreshHandled("normal", time.Now()) },
 	},
 	{
+		name: "Argo CD terminate", gvr: argocd.Applications, engine: model.EngineArgoCD,
+		seed: func(e *env) {
+			op := `{"initiatedBy":{"username":"bob"},"sync":{"revision":"main"}}`
+			e.app("web", "", `"operationState":{"phase":"Running","message":"one or more tasks are running","startedAt":"2026-12-01T09:00:00Z","operation":`+op+`}`, `"operation":`+op)
+		},
+		request: Request{Kind: Terminate, Reason: "INC-7"},
+		holds: func(e *env) bool {
+			return lookupString(e.get(argocd.Applications, "web").Object, "status", "operationState", "phase") == "Terminating"
+		},
+		answer: func(map[string]any) []map[string]any { return sim.ArgoOperationTerminated(time.Now()) },
+	},
+	{
 		name: "Flux Kustomization suspend", gvr: flux.Kustomizations[0], engine: model.EngineKustomization,
 		seed: func(e *env) {
 			e.fluxObj(fluxCase{model.EngineKustomization, flux.Kustomizations[0]}, "web", "", "", "")

@@ -40,3 +40,16 @@ func ArgoRefreshHandled(level string, reconciledAt time.Time) []map[string]any {
 	}
 	return ops
 }
+
+// ArgoOperationTerminated ends an operation that is Terminating (tested
+// first) as the controller does once it stopped it: Failed, "Operation
+// terminated", finished at now, the operation removed.
+func ArgoOperationTerminated(now time.Time) []map[string]any {
+	return []map[string]any{
+		{"op": "test", "path": "/status/operationState/phase", "value": "Terminating"},
+		{"op": "replace", "path": "/status/operationState/phase", "value": "Failed"},
+		{"op": "add", "path": "/status/operationState/message", "value": msgTerminated},
+		{"op": "add", "path": "/status/operationState/finishedAt", "value": timestamp(now)},
+		{"op": "remove", "path": "/operation"},
+	}
+}
