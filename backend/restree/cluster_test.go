@@ -28,7 +28,7 @@ func TestClusterResourceTreeOfRealObjectsAndASyncOfTwoOfThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	appNS, ns := c.Namespace(t), c.Namespace(t)
-	restreetest.LiveWorkload(t, kc.Kube, ns)
+	restreetest.LiveWorkload(t, kc.Kube, ns, "")
 	restreetest.CreateApplication(t, kc.Dynamic, appNS, ns)
 	ctx := context.Background()
 	clusters := func(string) (*kube.Cluster, bool) { return kc, true }

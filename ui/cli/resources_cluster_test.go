@@ -17,7 +17,7 @@ func TestClusterResourcesCommandPrintsTheLiveTreeAndSaysWhatItCouldNotRead(t *te
 	c := testcluster.Shared(t)
 	isolate(t)
 	appNS, ns := c.Namespace(t), c.Namespace(t)
-	restreetest.LiveWorkload(t, kubernetes.NewForConfigOrDie(c.Config()), ns)
+	restreetest.LiveWorkload(t, kubernetes.NewForConfigOrDie(c.Config()), ns, "")
 	restreetest.CreateApplication(t, dynamic.NewForConfigOrDie(c.Config()), appNS, ns)
 	admin := testcluster.Kubeconfig(t, c.Config(), "test")
 	unit := "argocd/" + appNS + "/shop"

@@ -25,8 +25,10 @@ import (
 // controllers would have made (envtest runs no controllers): a Deployment
 // rolling out, its ReplicaSet, one ready Pod and one crash-looping, a
 // Service, and a hook Job with its running Pod, each with the
-// ownerReferences and the status the controllers and kubelet write.
-func LiveWorkload(t *testing.T, kc kubernetes.Interface, ns string) {
+// ownerReferences and the status the controllers and kubelet write. The
+// pods run on node ("" for none): a FakeKubelet's, to serve
+// their logs.
+func LiveWorkload(t *testing.T, kc kubernetes.Interface, ns, node string) {
 	ctx := context.Background()
 	must := func(err error) {
 		t.Helper()
@@ -55,7 +57,7 @@ func LiveWorkload(t *testing.T, kc kubernetes.Interface, ns string) {
 	pod := func(name string, owner metav1.OwnerReference, restart corev1.RestartPolicy, st corev1.PodStatus) {
 		t.Helper()
 		p, err := kc.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, OwnerReferences: []metav1.OwnerReference{owner}},
-			Spec: corev1.PodSpec{RestartPolicy: restart, Containers: tmpl.Spec.Containers}}, metav1.CreateOptions{})
+			Spec: corev1.PodSpec{NodeName: node, RestartPolicy: restart, Containers: tmpl.Spec.Containers}}, metav1.CreateOptions{})
 		must(err)
 		p.Status = st
 		_, err = kc.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
@@ -89,11 +91,22 @@ func ownerRef(apiVersion, kind, name string, uid types.UID) metav1.OwnerReferenc
 	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, UID: uid, Controller: &yes, BlockOwnerDeletion: &yes}
 }
 
-// CreateApplication creates, in appNS, the Application of the workload in ns.
+// CreateApplication creates, in appNS, the Application of the workload in ns
+// on the in-cluster destination.
 func CreateApplication(t *testing.T, dyn dynamic.Interface, appNS, ns string) {
 	t.Helper()
+	CreateApplicationTo(t, dyn, appNS, ns, InClusterServer)
+}
+
+// InClusterServer is Argo CD's address of the cluster it runs in.
+const InClusterServer = "https://kubernetes.default.svc"
+
+// CreateApplicationTo creates, in appNS, the Application of the workload in
+// ns on the destination cluster server.
+func CreateApplicationTo(t *testing.T, dyn dynamic.Interface, appNS, ns, server string) {
+	t.Helper()
 	app := &unstructured.Unstructured{}
-	if err := json.Unmarshal([]byte(Application(ns)), &app.Object); err != nil {
+	if err := json.Unmarshal([]byte(Application(ns, server)), &app.Object); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := dyn.Resource(argocd.Applications).Namespace(appNS).Create(context.Background(), app, metav1.CreateOptions{}); err != nil {
@@ -101,13 +114,14 @@ func CreateApplication(t *testing.T, dyn dynamic.Interface, appNS, ns string) {
 	}
 }
 
-// Application is an Application named shop whose status.resources name the
-// live workload in ns (and a ConfigMap that is not there), with a running
-// operation whose PreSync hook is the Job migrate.
-func Application(ns string) string {
-	return strings.ReplaceAll(`{"apiVersion":"argoproj.io/v1alpha1","kind":"Application","metadata":{"name":"shop"},
+// Application is an Application named shop, deploying to the cluster
+// server, whose status.resources name the live workload in ns (and a
+// ConfigMap that is not there), with a running operation whose PreSync hook
+// is the Job migrate.
+func Application(ns, server string) string {
+	return strings.NewReplacer("NS", ns, "SERVER", server).Replace(`{"apiVersion":"argoproj.io/v1alpha1","kind":"Application","metadata":{"name":"shop"},
 		"spec":{"project":"default","source":{"repoURL":"https://git.example.com/shop.git","path":"prod","targetRevision":"main"},
-		  "destination":{"server":"https://kubernetes.default.svc","namespace":"NS"},"syncPolicy":{"syncOptions":["CreateNamespace=true","ApplyOutOfSyncOnly=false"]}},
+		  "destination":{"server":"SERVER","namespace":"NS"},"syncPolicy":{"syncOptions":["CreateNamespace=true","ApplyOutOfSyncOnly=false"]}},
 		"operation":{"sync":{"revision":"main"},"initiatedBy":{"username":"ci"}},
 		"status":{"sync":{"status":"OutOfSync","revision":"1111111111111111111111111111111111111111"},"health":{"status":"Degraded"},
 		  "resources":[
@@ -117,5 +131,5 @@ func Application(ns string) string {
 		  "operationState":{"phase":"Running","message":"waiting for completion of hook batch/Job/migrate","startedAt":"2026-12-01T12:00:00Z",
 		    "operation":{"sync":{"revision":"main"}},
 		    "syncResult":{"revision":"1111111111111111111111111111111111111111","resources":[
-		      {"group":"batch","version":"v1","kind":"Job","namespace":"NS","name":"migrate","hookType":"PreSync","hookPhase":"Running","message":"job is running","syncPhase":"PreSync"}]}}}}`, "NS", ns)
+		      {"group":"batch","version":"v1","kind":"Job","namespace":"NS","name":"migrate","hookType":"PreSync","hookPhase":"Running","message":"job is running","syncPhase":"PreSync"}]}}}}`)
 }
