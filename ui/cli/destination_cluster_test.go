@@ -109,8 +109,8 @@ func TestClusterResourceTreeAndLogsOfAnApplicationOnAnotherCluster(t *testing.T)
 			t.Errorf("mapped: %q is %q, want %q (tree %v)", res, got[res], health, got)
 		}
 	}
-	if len(got) != 8 {
-		t.Errorf("mapped: %d resources, want 8 (the management cluster's decoys must not show): %v", len(got), got)
+	if len(got) != 14 {
+		t.Errorf("mapped: %d resources, want 14 (the management cluster's decoys must not show): %v", len(got), got)
 	}
 
 	code, stdout, stderr = run(t, append([]string{"logs", unit, "--resource", "pod/api-7f9c-ready"}, both...)...)

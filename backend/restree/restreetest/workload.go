@@ -24,7 +24,8 @@ import (
 // LiveWorkload creates, in ns, what the Deployment, ReplicaSet and Job
 // controllers would have made (envtest runs no controllers): a Deployment
 // rolling out, its ReplicaSet, one ready Pod and one crash-looping, a
-// Service, and a hook Job with its running Pod, each with the
+// Service, a hook Job with its running Pod, a rolled-out StatefulSet, a
+// DaemonSet rolling out and an Ingress with its address, each with the
 // ownerReferences and the status the controllers and kubelet write. The
 // pods run on node ("" for none): a FakeKubelet's, to serve
 // their logs.
@@ -56,17 +57,10 @@ func LiveWorkload(t *testing.T, kc kubernetes.Interface, ns, node string) {
 	must(err)
 	pod := func(name string, owner metav1.OwnerReference, restart corev1.RestartPolicy, st corev1.PodStatus) {
 		t.Helper()
-		p, err := kc.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, OwnerReferences: []metav1.OwnerReference{owner}},
-			Spec: corev1.PodSpec{NodeName: node, RestartPolicy: restart, Containers: tmpl.Spec.Containers}}, metav1.CreateOptions{})
-		must(err)
-		p.Status = st
-		_, err = kc.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
-		must(err)
+		createPod(t, kc, ns, node, name, labels, owner, restart, tmpl.Spec.Containers, st)
 	}
 	rsRef := ownerRef("apps/v1", "ReplicaSet", rs.Name, rs.UID)
-	pod("api-7f9c-ready", rsRef, corev1.RestartPolicyAlways, corev1.PodStatus{Phase: corev1.PodRunning,
-		Conditions:        []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
-		ContainerStatuses: []corev1.ContainerStatus{{Name: "api", Ready: true, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}})
+	pod("api-7f9c-ready", rsRef, corev1.RestartPolicyAlways, readyPod("api"))
 	pod("api-7f9c-crash", rsRef, corev1.RestartPolicyAlways, corev1.PodStatus{Phase: corev1.PodRunning,
 		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}},
 		ContainerStatuses: []corev1.ContainerStatus{{Name: "api", RestartCount: 7, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
@@ -84,6 +78,32 @@ func LiveWorkload(t *testing.T, kc kubernetes.Interface, ns, node string) {
 	_, err = kc.BatchV1().Jobs(ns).UpdateStatus(ctx, job, metav1.UpdateOptions{})
 	must(err)
 	pod("migrate-x7k2p", ownerRef("batch/v1", "Job", job.Name, job.UID), corev1.RestartPolicyNever, corev1.PodStatus{Phase: corev1.PodRunning})
+	statefulAndDaemonSets(t, kc, ns, node)
+	ingress(t, kc, ns)
+}
+
+// createPod creates a Pod as its controller would, with the status its
+// kubelet would write.
+func createPod(t *testing.T, kc kubernetes.Interface, ns, node, name string, labels map[string]string, owner metav1.OwnerReference,
+	restart corev1.RestartPolicy, containers []corev1.Container, st corev1.PodStatus) {
+	t.Helper()
+	ctx := context.Background()
+	p, err := kc.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, OwnerReferences: []metav1.OwnerReference{owner}},
+		Spec: corev1.PodSpec{NodeName: node, RestartPolicy: restart, Containers: containers}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Status = st
+	if _, err := kc.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readyPod is the status of a pod whose one container runs and is ready.
+func readyPod(container string) corev1.PodStatus {
+	return corev1.PodStatus{Phase: corev1.PodRunning,
+		Conditions:        []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
+		ContainerStatuses: []corev1.ContainerStatus{{Name: container, Ready: true, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}}
 }
 
 func ownerRef(apiVersion, kind, name string, uid types.UID) metav1.OwnerReference {
@@ -127,7 +147,10 @@ func Application(ns, server string) string {
 		  "resources":[
 		    {"version":"v1","kind":"ConfigMap","namespace":"NS","name":"settings","status":"OutOfSync","health":{"status":"Missing"}},
 		    {"version":"v1","kind":"Service","namespace":"NS","name":"api","status":"Synced"},
-		    {"group":"apps","version":"v1","kind":"Deployment","namespace":"NS","name":"api","status":"OutOfSync"}],
+		    {"group":"apps","version":"v1","kind":"Deployment","namespace":"NS","name":"api","status":"OutOfSync"},
+		    {"group":"apps","version":"v1","kind":"StatefulSet","namespace":"NS","name":"db","status":"Synced"},
+		    {"group":"apps","version":"v1","kind":"DaemonSet","namespace":"NS","name":"log-agent","status":"Synced"},
+		    {"group":"networking.k8s.io","version":"v1","kind":"Ingress","namespace":"NS","name":"api","status":"Synced"}],
 		  "operationState":{"phase":"Running","message":"waiting for completion of hook batch/Job/migrate","startedAt":"2026-12-01T12:00:00Z",
 		    "operation":{"sync":{"revision":"main"}},
 		    "syncResult":{"revision":"1111111111111111111111111111111111111111","resources":[
