@@ -22,7 +22,8 @@ import (
 // the destination (another apiserver, at another address) its Deployment,
 // ReplicaSet and Pods. With the destination's server mapped to a context in
 // the config file, `resources` shows the destination's live objects with
-// their health and `logs --resource` reads the destination's pod (through
+// their health and `logs` reads the destination's pods, named with
+// --resource or the operation's hook Job (through
 // that apiserver's pods/log proxy from a kubelet-like test server, as envtest
 // has no kubelet). Unmapped, both say so, and neither shows the management
 // cluster's objects of the same namespace and names.
@@ -33,6 +34,7 @@ func TestClusterResourceTreeAndLogsOfAnApplicationOnAnotherCluster(t *testing.T)
 	appNS, ns := mgmt.Namespace(t), dest.Namespace(t)
 	restreetest.LiveWorkload(t, dest.Kube(t), ns, kubelet.Node)
 	kubelet.SetLog(ns, "api-7f9c-ready", "api", "listening on :8080 (destination)\n", nil)
+	kubelet.SetLog(ns, "migrate-x7k2p", "api", "applying migration 0042 (destination)\n", nil)
 	// The Application names the server as the rest config has it, with a
 	// trailing slash; the config file and the notes without.
 	server := strings.TrimSuffix(dest.Config().Host, "/")
@@ -58,9 +60,11 @@ func TestClusterResourceTreeAndLogsOfAnApplicationOnAnotherCluster(t *testing.T)
 	if strings.Contains(stdout, "ReplicaSet") || strings.Contains(stdout, "/Pod/") || strings.Contains(stdout, "decoy") {
 		t.Errorf("unmapped: live objects shown:\n%s", stdout)
 	}
-	code, stdout, stderr = run(t, append([]string{"logs", unit, "--resource", "pod/api-7f9c-ready"}, both...)...)
-	if code != exitUnreachable || !strings.Contains(stderr, "deploys to "+server) || strings.Contains(stdout, "management") {
-		t.Errorf("unmapped logs: exit %d (want %d)\nstdout: %s\nstderr: %s", code, exitUnreachable, stdout, stderr)
+	for _, args := range [][]string{{"logs", unit, "--resource", "pod/api-7f9c-ready"}, {"logs", unit}} {
+		code, stdout, stderr = run(t, append(args, both...)...)
+		if code != exitUnreachable || !strings.Contains(stderr, "deploys to "+server) || stdout != "" {
+			t.Errorf("unmapped %v: exit %d (want %d)\nstdout: %s\nstderr: %s", args, code, exitUnreachable, stdout, stderr)
+		}
 	}
 
 	// Mapped in the config file: the destination's live objects.
@@ -119,6 +123,11 @@ func TestClusterResourceTreeAndLogsOfAnApplicationOnAnotherCluster(t *testing.T)
 	}
 	if _, ok := kubelet.LastRequest(ns, "api-7f9c-ready"); !ok {
 		t.Error("the destination's kubelet was not asked for the log")
+	}
+	// Without --resource: the running operation's hook Job, on the destination.
+	code, stdout, stderr = run(t, append([]string{"logs", unit}, both...)...)
+	if code != 0 || stdout != "applying migration 0042 (destination)\n" || !strings.Contains(stderr, "pod/"+ns+"/migrate-x7k2p, container api: pod of PreSync hook Job migrate (Running)") {
+		t.Errorf("mapped hook logs: exit %d\nstdout: %q\nstderr: %s", code, stdout, stderr)
 	}
 }
 

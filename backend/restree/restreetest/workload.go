@@ -77,7 +77,10 @@ func LiveWorkload(t *testing.T, kc kubernetes.Interface, ns, node string) {
 	job.Status = batchv1.JobStatus{Active: 1, StartTime: &start}
 	_, err = kc.BatchV1().Jobs(ns).UpdateStatus(ctx, job, metav1.UpdateOptions{})
 	must(err)
-	pod("migrate-x7k2p", ownerRef("batch/v1", "Job", job.Name, job.UID), corev1.RestartPolicyNever, corev1.PodStatus{Phase: corev1.PodRunning})
+	// The labels the Job controller puts on its pods.
+	jobLabels := map[string]string{"batch.kubernetes.io/job-name": job.Name, "job-name": job.Name, "batch.kubernetes.io/controller-uid": string(job.UID)}
+	createPod(t, kc, ns, node, "migrate-x7k2p", jobLabels, ownerRef("batch/v1", "Job", job.Name, job.UID), corev1.RestartPolicyNever, jobTmpl.Spec.Containers,
+		corev1.PodStatus{Phase: corev1.PodRunning})
 	statefulAndDaemonSets(t, kc, ns, node)
 	ingress(t, kc, ns)
 }
