@@ -59,13 +59,15 @@ func (e *Executor) readBackLost(ctx context.Context, c *kube.Cluster, req Reques
 
 // holds reports whether obj shows every change a patch makes: each added
 // or replaced value in place, each removed path absent. (Its tests, the
-// preconditions, no longer hold once it was applied.)
+// preconditions, no longer hold once it was applied.) An object the patch
+// wrote whole (the annotations of an object that had none) holds when its
+// keys are there: another writer may have added its own before the read.
 func holds(obj map[string]any, ops []Op) bool {
 	for _, op := range ops {
 		got, present := lookupPointer(obj, op.Path)
 		switch op.Op {
 		case "add", "replace":
-			if !present || !sameJSON(got, op.Value) {
+			if !present || !includesJSON(got, op.Value) {
 				return false
 			}
 		case "remove":
@@ -106,13 +108,43 @@ func lookupPointer(v any, pointer string) (any, bool) {
 
 // sameJSON compares a decoded value with a Go value as their JSON.
 func sameJSON(decoded, value any) bool {
+	want, ok := decodedJSON(value)
+	return ok && reflect.DeepEqual(decoded, want)
+}
+
+// includesJSON reports whether a decoded value includes a Go value, as
+// their JSON: objects key by key (more keys are fine), anything else equal.
+func includesJSON(decoded, value any) bool {
+	want, ok := decodedJSON(value)
+	return ok && includes(decoded, want)
+}
+
+// decodedJSON is a Go value as decoding its JSON gives it.
+func decodedJSON(value any) (any, bool) {
 	raw, err := json.Marshal(value)
 	if err != nil {
+		return nil, false
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+func includes(got, want any) bool {
+	w, isObject := want.(map[string]any)
+	if !isObject {
+		return reflect.DeepEqual(got, want)
+	}
+	g, ok := got.(map[string]any)
+	if !ok {
 		return false
 	}
-	var want any
-	if json.Unmarshal(raw, &want) != nil {
-		return false
+	for k, v := range w {
+		if gv, present := g[k]; !present || !includes(gv, v) {
+			return false
+		}
 	}
-	return reflect.DeepEqual(decoded, want)
+	return true
 }

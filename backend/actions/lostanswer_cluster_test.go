@@ -8,34 +8,118 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
 	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/tofu"
 	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
-// dropPatches has the proxy apply fault to the next patch of an
-// Application, and then every request after it when thenAll is set.
-func dropPatches(p *testcluster.Proxy, fault testcluster.Fault, thenAll bool) *atomic.Int32 {
-	var dropped atomic.Int32
+// dropPatches has the proxy apply fault to the next patch of an object of
+// the resource, and answer every request after it with then (nil: pass).
+// It counts that patch and the requests after it.
+func dropPatches(p *testcluster.Proxy, resource string, fault testcluster.Fault, then func(*http.Request) testcluster.Fault) *atomic.Int32 {
+	var seen atomic.Int32
 	p.SetFault(func(r *http.Request) testcluster.Fault {
-		if dropped.Load() > 0 && thenAll {
-			dropped.Add(1)
-			return testcluster.DropBeforeForward
+		if seen.Load() > 0 {
+			seen.Add(1)
+			if then == nil {
+				return testcluster.Pass
+			}
+			return then(r)
 		}
-		if r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/applications/") && dropped.CompareAndSwap(0, 1) {
+		if r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/"+resource+"/") && seen.CompareAndSwap(0, 1) {
 			return fault
 		}
 		return testcluster.Pass
 	})
-	return &dropped
+	return &seen
+}
+
+// dropAll drops every request.
+func dropAll(*http.Request) testcluster.Fault { return testcluster.DropBeforeForward }
+
+// lostWrite is one write of an engine whose answer the tests lose: how to
+// make the unit it writes to, the request, and whether the object holds
+// the write (read straight from the cluster, not through driftdeck).
+type lostWrite struct {
+	name    string
+	gvr     schema.GroupVersionResource
+	engine  model.Engine
+	seed    func(e *env)
+	request Request
+	holds   func(e *env) bool
+}
+
+func (w lostWrite) req(e *env) Request {
+	r := w.request
+	r.Key = e.key(w.engine, "web")
+	return r
+}
+
+var lostWrites = []lostWrite{
+	{
+		name: "Argo CD pause", gvr: argocd.Applications, engine: model.EngineArgoCD,
+		seed:    func(e *env) { e.app("web", `"automated":{"prune":true}`, `"sync":{"status":"Synced"}`) },
+		request: Request{Kind: Pause, Reason: "INC-7"},
+		holds: func(e *env) bool {
+			return argocd.Convert("test", e.get(argocd.Applications, "web").Object).Automation == model.Paused
+		},
+	},
+	{
+		name: "Flux Kustomization suspend", gvr: flux.Kustomizations[0], engine: model.EngineKustomization,
+		seed: func(e *env) {
+			e.fluxObj(fluxCase{model.EngineKustomization, flux.Kustomizations[0]}, "web", "", "", "")
+		},
+		request: Request{Kind: Pause, Reason: "INC-7"},
+		holds: func(e *env) bool {
+			v, _ := lookup(e.get(flux.Kustomizations[0], "web").Object, "spec", "suspend")
+			return v == true
+		},
+	},
+	{
+		name: "Stack pause", gvr: pulumiop.Stacks, engine: model.EnginePulumi,
+		seed:    func(e *env) { e.stack("web", "", `,"commit":"`+pinned+`"`) },
+		request: Request{Kind: Pause, Reason: "INC-7"},
+		holds: func(e *env) bool {
+			v, _ := lookup(e.get(pulumiop.Stacks, "web").Object, "spec", "preview")
+			return v == true
+		},
+	},
+	{
+		name: "Terraform approve", gvr: tofu.Terraforms[0], engine: model.EngineTerraform,
+		seed: func(e *env) {
+			e.fluxObj(fluxCase{model.EngineTerraform, tofu.Terraforms[0]}, "web", "", "", pendingStatus)
+		},
+		request: Request{Kind: Approve, Reason: "plan reviewed", Revision: planID},
+		holds: func(e *env) bool {
+			return lookupString(e.get(tofu.Terraforms[0], "web").Object, "spec", "approvePlan") == planID
+		},
+	},
 }
 
 func TestClusterAWriteWhoseAnswerIsLostIsReadBackNotGuessed(t *testing.T) {
 	c := testcluster.Shared(t)
-	p := c.Proxy(t)
-	base := newEnv(t, c, p.Config())
+	for _, w := range lostWrites {
+		t.Run(w.name, func(t *testing.T) {
+			t.Parallel() // each has its own proxy; the unknown outcomes wait out the read back
+			p := c.Proxy(t)
+			readBackLostWrite(newEnv(t, c, p.Config()), p, w)
+		})
+	}
+}
 
+// readBackLostWrite loses the answer to w in every way the proxy can, and
+// checks what driftdeck reports and audits against what the cluster holds.
+func readBackLostWrite(base *env, p *testcluster.Proxy, w lostWrite) {
+	resource := w.gvr.Resource
 	lastAudit := func(e *env) string {
 		lines := e.auditLines()
 		if len(lines) == 0 {
@@ -43,23 +127,20 @@ func TestClusterAWriteWhoseAnswerIsLostIsReadBackNotGuessed(t *testing.T) {
 		}
 		return lines[len(lines)-1].Outcome
 	}
-	paused := func(e *env) bool {
-		return argocd.Convert("test", e.get(argocd.Applications, "web").Object).Automation == model.Paused
-	}
 
 	base.sub("applied", func(t *testing.T, e *env) {
-		e.app("web", `"automated":{"prune":true}`, `"sync":{"status":"Synced"}`)
-		dropped := dropPatches(p, testcluster.DropAfterForward, false)
-		res, err := e.run(Request{Kind: Pause, Key: e.key(model.EngineArgoCD, "web"), Reason: "INC-7"})
+		w.seed(e)
+		dropped := dropPatches(p, resource, testcluster.DropAfterForward, nil)
+		res, err := e.run(w.req(e))
 		p.SetFault(nil)
-		if dropped.Load() != 1 {
+		if dropped.Load() < 1 {
 			t.Fatal("the patch's answer was not dropped: the fault did not happen")
 		}
 		if err != nil {
-			t.Fatalf("the pause reached the cluster, yet it reports %v", err)
+			t.Fatalf("the write reached the cluster, yet it reports %v", err)
 		}
-		if !paused(e) || !res.Verified {
-			t.Fatalf("reported applied: the Application must be paused and the write verified (verified %v)", res.Verified)
+		if !w.holds(e) || !res.Verified {
+			t.Fatalf("reported applied: the object must hold the write and the write be verified (verified %v)", res.Verified)
 		}
 		if !contains(res.Warnings, "it was applied") {
 			t.Errorf("the result must say the answer was lost and read back: %v", res.Warnings)
@@ -69,19 +150,49 @@ func TestClusterAWriteWhoseAnswerIsLostIsReadBackNotGuessed(t *testing.T) {
 		}
 	})
 
-	base.sub("not applied", func(t *testing.T, e *env) {
-		e.app("web", `"automated":{"prune":true}`, `"sync":{"status":"Synced"}`)
-		dropped := dropPatches(p, testcluster.DropBeforeForward, false)
-		_, err := e.run(Request{Kind: Pause, Key: e.key(model.EngineArgoCD, "web"), Reason: "INC-7"})
+	base.sub("applied, then annotated by another writer before the read back", func(t *testing.T, e *env) {
+		w.seed(e)
+		other := dynamic.NewForConfigOrDie(e.c.Config()) // straight to the apiserver
+		var annotated atomic.Bool
+		dropPatches(p, resource, testcluster.DropAfterForward, func(r *http.Request) testcluster.Fault {
+			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/"+resource+"/web") && annotated.CompareAndSwap(false, true) {
+				_, err := other.Resource(w.gvr).Namespace(e.ns).Patch(context.Background(), "web", types.MergePatchType,
+					[]byte(`{"metadata":{"annotations":{"example.com/noted-by":"another writer"}}}`), metav1.PatchOptions{})
+				if err != nil {
+					t.Errorf("the other writer: %v", err)
+				}
+			}
+			return testcluster.Pass
+		})
+		res, err := e.run(w.req(e))
 		p.SetFault(nil)
-		if dropped.Load() != 1 {
+		if !annotated.Load() {
+			t.Fatal("the other writer never wrote: the read back did not come")
+		}
+		if err != nil {
+			t.Fatalf("the write reached the cluster and is still there (another writer only added an annotation), yet it reports %v", err)
+		}
+		if !w.holds(e) || !res.Verified {
+			t.Fatalf("reported applied: the object must hold the write and the write be verified (verified %v)", res.Verified)
+		}
+		if got := lastAudit(e); got != writeguard.OutcomeDone {
+			t.Errorf("audit outcome %q, want done", got)
+		}
+	})
+
+	base.sub("not applied", func(t *testing.T, e *env) {
+		w.seed(e)
+		dropped := dropPatches(p, resource, testcluster.DropBeforeForward, nil)
+		_, err := e.run(w.req(e))
+		p.SetFault(nil)
+		if dropped.Load() < 1 {
 			t.Fatal("the patch was not dropped: the fault did not happen")
 		}
 		if err == nil || !strings.Contains(err.Error(), "not applied") {
-			t.Fatalf("the pause never reached the cluster; want an error saying it was not applied, got %v", err)
+			t.Fatalf("the write never reached the cluster; want an error saying it was not applied, got %v", err)
 		}
-		if paused(e) {
-			t.Fatal("the Application is paused, yet the patch was dropped")
+		if w.holds(e) {
+			t.Fatal("the object holds the write, yet the patch was dropped")
 		}
 		if got := lastAudit(e); got != writeguard.OutcomeFailed {
 			t.Errorf("audit outcome %q, want failed", got)
@@ -89,9 +200,9 @@ func TestClusterAWriteWhoseAnswerIsLostIsReadBackNotGuessed(t *testing.T) {
 	})
 
 	base.sub("unknown", func(t *testing.T, e *env) {
-		e.app("web", `"automated":{"prune":true}`, `"sync":{"status":"Synced"}`)
-		dropped := dropPatches(p, testcluster.DropAfterForward, true)
-		_, err := e.run(Request{Kind: Pause, Key: e.key(model.EngineArgoCD, "web"), Reason: "INC-7"})
+		w.seed(e)
+		dropped := dropPatches(p, resource, testcluster.DropAfterForward, dropAll)
+		_, err := e.run(w.req(e))
 		p.SetFault(nil)
 		if dropped.Load() < 2 {
 			t.Fatalf("%d requests dropped: the read back was never tried", dropped.Load())
@@ -102,17 +213,21 @@ func TestClusterAWriteWhoseAnswerIsLostIsReadBackNotGuessed(t *testing.T) {
 		if got := lastAudit(e); got != writeguard.OutcomeUnknown {
 			t.Errorf("audit outcome %q, want unknown", got)
 		}
-		if !paused(e) {
-			t.Error("the patch was forwarded: the Application should be paused in fact")
+		if !w.holds(e) {
+			t.Error("the patch was forwarded: the object should hold the write in fact")
 		}
 	})
 
+	if spec, _ := SpecOf(w.request.Kind); !spec.Bulkable {
+		return
+	}
 	base.sub("unknown in bulk", func(t *testing.T, e *env) {
-		e.app("web", `"automated":{"prune":true}`, `"sync":{"status":"Synced"}`)
-		dropPatches(p, testcluster.DropAfterForward, true)
+		w.seed(e)
+		dropPatches(p, resource, testcluster.DropAfterForward, dropAll)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		out := e.exec.Bulk(ctx, BulkRequest{Kind: Pause, Keys: []model.Key{e.key(model.EngineArgoCD, "web")}, Reason: "INC-7"})
+		r := w.req(e)
+		out := e.exec.Bulk(ctx, BulkRequest{Kind: r.Kind, Keys: []model.Key{r.Key}, Reason: r.Reason})
 		p.SetFault(nil)
 		if len(out) != 1 || out[0].Outcome != OutcomeUnknown || !strings.Contains(out[0].Why, "not known") {
 			t.Fatalf("a bulk write of unknown outcome: %+v; want it reported unknown, neither applied nor failed", out)

@@ -45,8 +45,7 @@ type faultKind struct {
 	changed string
 }
 
-// faultKinds are every engine driftdeck watches but HelmReleases, which
-// are Kustomizations' twins to the watch.
+// faultKinds are every engine driftdeck watches.
 var faultKinds = []faultKind{
 	{model.EngineArgoCD, argocd.Applications, "app", false, func(t testing.TB, ns, name string) *unstructured.Unstructured {
 		return app(t, ns, name, `"automated":{}`, `"sync":{"status":"Synced"},"health":{"status":"Healthy"}`)
@@ -59,6 +58,11 @@ var faultKinds = []faultKind{
 			"spec":{"interval":"10m","prune":true,"path":"./apps","sourceRef":{"kind":"GitRepository","name":"apps"}},
 			"status":{"conditions":[%s]}}`, name, ns, fluxCond("Ready", "True", "ReconciliationSucceeded", "Applied revision: "+rev1, time.Hour))
 	}, `{"conditions":[` + fluxCond("Ready", "False", "BuildFailed", "kustomize build failed", time.Minute) + `]}`},
+	{model.EngineHelmRelease, flux.HelmReleases[0], "hr", true, func(t testing.TB, ns, name string) *unstructured.Unstructured {
+		return obj(t, `{"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":%q,"namespace":%q},
+			"spec":{"interval":"30m","chart":{"spec":{"chart":"podinfo","version":"6.x","sourceRef":{"kind":"HelmRepository","name":"podinfo"}}}},
+			"status":{"lastAttemptedRevision":"6.7.1","conditions":[%s]}}`, name, ns, fluxCond("Ready", "True", "UpgradeSucceeded", "Helm upgrade succeeded", time.Hour))
+	}, `{"lastAttemptedRevision":"6.8.0","conditions":[` + fluxCond("Ready", "False", "UpgradeFailed", "Helm upgrade failed: timed out waiting for the condition", time.Minute) + `]}`},
 	{model.EngineTerraform, tofu.Terraforms[0], "tf", true, func(t testing.TB, ns, name string) *unstructured.Unstructured {
 		return obj(t, `{"apiVersion":"infra.contrib.fluxcd.io/v1alpha2","kind":"Terraform","metadata":{"name":%q,"namespace":%q},
 			"spec":{"interval":"1h","path":"./eks","sourceRef":{"kind":"GitRepository","name":"infra"}},
@@ -187,8 +191,18 @@ func (s *session) converge(dyn dynamic.Interface, ns string, within time.Duratio
 	}
 }
 
-func TestClusterAPIServerStoppedTenSecondsThenConverges(t *testing.T) {
+// controlPlaneWithUpstreamFlux is a control plane of its own, for a fault
+// that takes it down, whose HelmReleases and Kustomizations are Flux's own
+// CRDs (the other engines' upstream CRDs, megabytes each, would add seconds
+// of installing to every run; their watches are the same code).
+func controlPlaneWithUpstreamFlux(t *testing.T) *testcluster.Cluster {
 	c := testcluster.Start(t, testcluster.Options{})
+	c.InstallCRDs(t, testcluster.UpstreamCRDSetsNamed(t, "flux")...)
+	return c
+}
+
+func TestClusterAPIServerStoppedTenSecondsThenConverges(t *testing.T) {
+	c := controlPlaneWithUpstreamFlux(t)
 	ns := c.Namespace(t)
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	seedFaultUnits(t, dyn, ns, 4)
