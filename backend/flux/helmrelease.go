@@ -86,7 +86,7 @@ func stalledRule(h *model.HelmFacts) string {
 	if !h.RetriesExhausted {
 		return ""
 	}
-	return fmt.Sprintf("%s retries exhausted (%s): helm-controller does nothing until the spec changes or a reset is requested (reconcile.fluxcd.io/resetAt)",
+	return fmt.Sprintf("%s retries exhausted (%s): helm-controller does nothing until the spec changes or a reset or force is requested (reconcile.fluxcd.io/resetAt or forceAt)",
 		orUnset(h.LastAction), failureCount(h))
 }
 

@@ -47,7 +47,7 @@ func TestHelmReleaseRemediation(t *testing.T) {
 		{"retries exhausted", func(o map[string]any) {
 			failedUpgrade(3)(o)
 			set(o, append(o["status"].(map[string]any)["conditions"].([]any), cond("Stalled", "True", ReasonRetriesExceeded, "Failed to upgrade after 4 attempt(s)", time.Minute)), "status", "conditions")
-		}, model.Stuck, "Stalled: RetriesExceeded: Failed to upgrade after 4 attempt(s)", "upgrade retries exhausted (upgrade failure 3 of 3 allowed retries): helm-controller does nothing until the spec changes or a reset is requested", true},
+		}, model.Stuck, "Stalled: RetriesExceeded: Failed to upgrade after 4 attempt(s)", "upgrade retries exhausted (upgrade failure 3 of 3 allowed retries): helm-controller does nothing until the spec changes or a reset or force is requested", true},
 		{"install retried forever", func(o map[string]any) {
 			set(o, int64(-1), "spec", "install", "remediation", "retries")
 			set(o, "install", "status", "lastAttemptedReleaseAction")

@@ -50,7 +50,7 @@ func (s *Service) Targets(ctx context.Context, k model.Key) ([]Target, error) {
 	case model.EnginePulumi:
 		return workspaceTargets(ctx, c, k)
 	case model.EngineArgoCD:
-		return hookTargets(ctx, c, k)
+		return s.hookTargets(ctx, c, k)
 	}
 	return nil, fmt.Errorf("%s: %w: a %s unit has no pod of its own", k.Ref(), ErrNoPod, k.Engine)
 }
@@ -124,11 +124,16 @@ func (s *Service) unitDestination(ctx context.Context, c *kube.Cluster, k model.
 	if err != nil {
 		return nil, "", fmt.Errorf("reading %s: %w", k.Ref(), err)
 	}
-	a := objread.New(app.Object)
+	return s.destinationOf(app.Object, c, k)
+}
+
+// destinationOf is unitDestination for an Application already read.
+func (s *Service) destinationOf(app map[string]any, c *kube.Cluster, k model.Key) (*kube.Cluster, string, error) {
+	a := objread.New(app)
 	if where, remote := remoteDestination(a); remote {
 		var dest *kube.Cluster
 		if s.Destination != nil {
-			dest, _ = s.Destination(app.Object, c)
+			dest, _ = s.Destination(app, c)
 		}
 		if dest == nil {
 			return nil, "", fmt.Errorf("%s deploys to %s: %w, and its pods are not in context %s (map it in the config file: destinations: [{server: %s, context: <kubeconfig context>}], and connect that context with --context)",
@@ -187,18 +192,19 @@ func workspaceTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Targ
 }
 
 // hookTargets: the pods of the Jobs the Application's last (or running)
-// operation ran as hooks, the running hooks first.
-func hookTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Target, error) {
+// operation ran as hooks, the running hooks first, read on its destination
+// cluster (refused when no context reaches it).
+func (s *Service) hookTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Target, error) {
 	app, err := c.Dynamic.Resource(argocd.Applications).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
 	}
-	a := objread.New(app.Object)
-	if where, remote := remoteDestination(a); remote {
-		return nil, fmt.Errorf("%s: %w in this context: its hooks run on %s, which this context does not reach", k.Ref(), ErrNoPod, where)
+	c, dest, err := s.destinationOf(app.Object, c, k)
+	if err != nil {
+		return nil, err
 	}
+	a := objread.New(app.Object)
 	op := a.At("status", "operationState")
-	dest := a.Str("spec", "destination", "namespace")
 	type hook struct{ ns, name, why string }
 	var running, rest []hook
 	for _, r := range op.Objects("syncResult", "resources") {

@@ -158,7 +158,7 @@ func TestClusterLogsOfAHungHookAreItsJobPod(t *testing.T) {
 	if _, err := dyn.Resource(argocd.Applications).Namespace(f.ns).Update(context.Background(), app, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if ts, err := s.Targets(context.Background(), k); err == nil || !strings.Contains(err.Error(), "https://prod-eu-1.example.com") {
+	if ts, err := s.Targets(context.Background(), k); !errors.Is(err, ErrUnreachableDestination) || !strings.Contains(err.Error(), "https://prod-eu-1.example.com") {
 		t.Fatalf("a remote destination's hook must not find this cluster's pod: %+v, %v", ts, err)
 	}
 	// Nor is a pod or Job named with --resource: refused, naming the
@@ -190,5 +190,9 @@ func TestClusterLogsOfAHungHookAreItsJobPod(t *testing.T) {
 		if err != nil || len(res) != 1 || res[0].Pod != (PodRef{Context: "prod-eu-1", Namespace: f.ns, Name: "search-reindex-x7k2p"}) {
 			t.Errorf("--resource %s on the mapped destination: %+v, %v", ref, res, err)
 		}
+	}
+	// The running operation's hook is found there too.
+	if ts, err := s.Targets(context.Background(), k); err != nil || len(ts) != 1 || ts[0].Pod != (PodRef{Context: "prod-eu-1", Namespace: f.ns, Name: "search-reindex-x7k2p"}) {
+		t.Errorf("the hook's pod on the mapped destination: %+v, %v", ts, err)
 	}
 }

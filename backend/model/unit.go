@@ -230,7 +230,7 @@ type HelmFacts struct {
 	InstallRetries, UpgradeRetries             int64
 	LastAction                                 string // status.lastAttemptedReleaseAction: install or upgrade
 	// RetriesExhausted: Stalled with reason RetriesExceeded; the controller
-	// does nothing until the spec changes or a reset is requested.
+	// does nothing until the spec changes or a reset or force is requested.
 	RetriesExhausted bool
 	// ForceAt/ResetAt are the reconcile.fluxcd.io/forceAt and resetAt
 	// annotations, handled when they equal LastHandledForceAt/ResetAt.

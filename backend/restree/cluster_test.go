@@ -28,7 +28,7 @@ func TestClusterResourceTreeOfRealObjectsAndASyncOfTwoOfThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	appNS, ns := c.Namespace(t), c.Namespace(t)
-	restreetest.LiveWorkload(t, kc.Kube, ns)
+	restreetest.LiveWorkload(t, kc.Kube, ns, "")
 	restreetest.CreateApplication(t, kc.Dynamic, appNS, ns)
 	ctx := context.Background()
 	clusters := func(string) (*kube.Cluster, bool) { return kc, true }
@@ -43,6 +43,12 @@ Deployment/api Progressing
   ReplicaSet/api-7f9c Progressing
     Pod/api-7f9c-crash Degraded
     Pod/api-7f9c-ready Healthy
+StatefulSet/db Healthy
+  Pod/db-0 Healthy
+DaemonSet/log-agent Progressing
+  Pod/log-agent-q8x2z Healthy
+  Pod/log-agent-w4n7c Degraded
+Ingress/api Healthy
 Job/migrate Progressing
   Pod/migrate-x7k2p Progressing
 `
@@ -59,6 +65,23 @@ Job/migrate Progressing
 	d := tr.Find(Ref{Group: "apps", Kind: "Deployment", Namespace: ns, Name: "api"})
 	if d.Sync != "OutOfSync" || d.Reason != "Waiting for rollout to finish: 1 of 2 updated replicas are available..." {
 		t.Errorf("deployment: sync %q, reason %q", d.Sync, d.Reason)
+	}
+	// The apiserver defaults a StatefulSet's rollingUpdate.partition to 0,
+	// so Argo CD's rule reports a partitioned roll out, as on any real cluster.
+	for ref, reason := range map[Ref]string{
+		{Group: "apps", Kind: "StatefulSet", Namespace: ns, Name: "db"}:           "partitioned roll out complete: 1 new pods have been updated...",
+		{Group: "apps", Kind: "DaemonSet", Namespace: ns, Name: "log-agent"}:      `Waiting for daemon set "log-agent" rollout to finish: 1 of 2 updated pods are available...`,
+		{Kind: "Pod", Namespace: ns, Name: "log-agent-w4n7c"}:                     `container "agent": ImagePullBackOff: Back-off pulling image "registry.example/log-agent:2.1"`,
+		{Group: "networking.k8s.io", Kind: "Ingress", Namespace: ns, Name: "api"}: "",
+	} {
+		n := tr.Find(ref)
+		if n == nil {
+			t.Errorf("%v not in the tree", ref)
+			continue
+		}
+		if n.Reason != reason || (ref.Kind != "Pod" && n.Sync != "Synced") {
+			t.Errorf("%v: reason %q, sync %q; want reason %q", ref, n.Reason, n.Sync, reason)
+		}
 	}
 	if h := tr.Hooks[0]; h.Hook != "PreSync" || h.HookPhase != "Running" || tr.Operation != "Running" {
 		t.Errorf("hook %+v, operation %q", h, tr.Operation)

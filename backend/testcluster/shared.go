@@ -16,6 +16,14 @@ var shared struct {
 	started bool
 	cluster *Cluster
 	err     error
+	// others are the package's further control planes, by name (SharedAs).
+	others map[string]*sharedOther
+}
+
+// sharedOther is one further control plane of a package.
+type sharedOther struct {
+	cluster *Cluster
+	err     error
 }
 
 // Main runs a package's tests and then stops its shared control plane (if
@@ -41,6 +49,15 @@ func RunShared(m *testing.M, opts Options) int {
 		}
 		shared.cluster = nil
 	}
+	for name, o := range shared.others {
+		if o.cluster != nil {
+			if err := o.cluster.Stop(); err != nil {
+				fmt.Fprintf(os.Stderr, "testcluster: stopping the shared control plane %s: %v\n", name, err)
+				code = 1
+			}
+		}
+	}
+	shared.others = nil
 	return code
 }
 
@@ -68,4 +85,35 @@ func Shared(t testing.TB) *Cluster {
 		skipOrFail(t, shared.err)
 	}
 	return shared.cluster
+}
+
+// SharedAs returns the package's further control plane of that name,
+// started on first use with opts and stopped with the package's one: for
+// tests that need a second cluster (an Argo CD destination, other CRDs)
+// without starting one each. Every call with a name must pass the same opts.
+func SharedAs(t testing.TB, name string, opts Options) *Cluster {
+	t.Helper()
+	checkName(t)
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if !shared.inMain {
+		t.Fatal("testcluster.SharedAs needs testcluster.Main (or RunShared) in the package's TestMain, which stops the control plane")
+	}
+	o, ok := shared.others[name]
+	if !ok {
+		o = &sharedOther{}
+		o.cluster, o.err = Launch(opts)
+		if shared.others == nil {
+			shared.others = map[string]*sharedOther{}
+		}
+		shared.others[name] = o
+		if o.err == nil {
+			t.Logf("shared control plane %s up in %v, CRDs installed in %v",
+				name, o.cluster.StartTime.Round(time.Millisecond), o.cluster.CRDTime.Round(time.Millisecond))
+		}
+	}
+	if o.err != nil {
+		skipOrFail(t, o.err)
+	}
+	return o.cluster
 }

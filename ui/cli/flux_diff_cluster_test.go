@@ -18,19 +18,16 @@ import (
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
-// upstreamFluxCluster is a control plane with the upstream Flux and
-// tofu-controller CRDs, plus source-controller's GitRepository when sources
-// are asked for.
-func upstreamFluxCluster(t *testing.T, sources bool) *testcluster.Cluster {
+// upstreamFluxSourcesCluster is a control plane with the upstream Flux and
+// tofu-controller CRDs plus source-controller's GitRepository.
+func upstreamFluxSourcesCluster(t *testing.T) *testcluster.Cluster {
 	t.Helper()
-	sets := testcluster.UpstreamCRDSetsNamed(t, "flux", "tofu-controller-v0.16.5")
-	if sources {
-		root, err := testcluster.RepoRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		sets = append(sets, testcluster.CRDSet{Name: "source-controller", Dir: filepath.Join(root, "backend", "fluxdiff", "testdata", "crds")})
+	root, err := testcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
 	}
+	sets := append(testcluster.UpstreamCRDSetsNamed(t, "flux", "tofu-controller-v0.16.5"),
+		testcluster.CRDSet{Name: "source-controller", Dir: filepath.Join(root, "backend", "fluxdiff", "testdata", "crds")})
 	return testcluster.Start(t, testcluster.Options{CRDSets: sets})
 }
 
@@ -42,7 +39,7 @@ func TestClusterDiffKustomizationExitCodes(t *testing.T) {
 	localrendertest.Use(t)
 	repo := localrendertest.NewRepo(t)
 	url := repo.ServeHTTP()
-	c := upstreamFluxCluster(t, true)
+	c := upstreamFluxSourcesCluster(t)
 	isolate(t)
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	ns := c.Namespace(t)

@@ -17,7 +17,7 @@ func TestClusterResourcesCommandPrintsTheLiveTreeAndSaysWhatItCouldNotRead(t *te
 	c := testcluster.Shared(t)
 	isolate(t)
 	appNS, ns := c.Namespace(t), c.Namespace(t)
-	restreetest.LiveWorkload(t, kubernetes.NewForConfigOrDie(c.Config()), ns)
+	restreetest.LiveWorkload(t, kubernetes.NewForConfigOrDie(c.Config()), ns, "")
 	restreetest.CreateApplication(t, dynamic.NewForConfigOrDie(c.Config()), appNS, ns)
 	admin := testcluster.Kubeconfig(t, c.Config(), "test")
 	unit := "argocd/" + appNS + "/shop"
@@ -38,13 +38,17 @@ func TestClusterResourcesCommandPrintsTheLiveTreeAndSaysWhatItCouldNotRead(t *te
 		"\n..apps/ReplicaSet/" + ns + "/api-7f9c Progressing - Waiting",
 		"\n..../Pod/" + ns + `/api-7f9c-crash Degraded - container "api": CrashLoopBackOff: back-off 5m0s restarting failed container=api`,
 		"\n/ConfigMap/" + ns + "/settings Missing OutOfSync",
+		"\napps/StatefulSet/" + ns + "/db Healthy Synced partitioned roll out complete: 1 new pods have been updated...\n../Pod/" + ns + "/db-0 Healthy",
+		"\napps/DaemonSet/" + ns + `/log-agent Progressing Synced Waiting for daemon set "log-agent" rollout to finish: 1 of 2 updated pods are available...`,
+		"\n../Pod/" + ns + `/log-agent-w4n7c Degraded - container "agent": ImagePullBackOff`,
+		"\nnetworking.k8s.io/Ingress/" + ns + "/api Healthy Synced",
 		"\n# hooks of the operation (Running)\nbatch/Job/" + ns + "/migrate Progressing PreSync/Running job is running\n../Pod/" + ns + "/migrate-x7k2p Progressing",
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the table does not show %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "1 Degraded") || !strings.Contains(stderr, "live objects from test") {
+	if !strings.Contains(stderr, "2 Degraded") || !strings.Contains(stderr, "live objects from test") {
 		t.Errorf("the summary line: %s", stderr)
 	}
 
@@ -57,7 +61,7 @@ func TestClusterResourcesCommandPrintsTheLiveTreeAndSaysWhatItCouldNotRead(t *te
 	if err := json.Unmarshal([]byte(stdout), &doc); code != 0 || err != nil {
 		t.Fatalf("exit %d, %v: %s\n%s", code, err, stdout, stderr)
 	}
-	if len(doc.Resources) != 3 || len(doc.Resources[2].Children) != 1 || len(doc.Resources[2].Children[0].Children) != 2 || len(doc.Hooks) != 1 {
+	if len(doc.Resources) != 6 || len(doc.Resources[2].Children) != 1 || len(doc.Resources[2].Children[0].Children) != 2 || len(doc.Hooks) != 1 {
 		t.Errorf("json tree: %s", stdout)
 	}
 

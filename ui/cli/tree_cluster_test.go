@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
 
@@ -114,5 +115,66 @@ func TestClusterStatusWithoutTheRightToReadApplicationSets(t *testing.T) {
 	}
 	if len(recs) != 1 || recs[0].Unit != "argocd/"+ns+"/web" || len(recs[0].Parents) != 0 {
 		t.Fatalf("records %+v", recs)
+	}
+}
+
+// On a real API server serving the upstream Pulumi operator 2.9 and Flux
+// CRDs: a Stack with two prerequisites (spec.prerequisites, as the operator
+// reads them) sits under the first and names the second; a Kustomization
+// sits under the one its spec.dependsOn names. `tree` draws them so, and
+// `status -o json` names each record's parents.
+func TestClusterTreeOfStackPrerequisitesAndKustomizationDependsOn(t *testing.T) {
+	c := upstreamShared(t)
+	isolate(t)
+	dyn := dynamic.NewForConfigOrDie(c.Config())
+	ns := c.Namespace(t)
+	stack := func(name, prerequisites string) {
+		createJSON(t, dyn, ns, fmt.Sprintf(`{"apiVersion":"pulumi.com/v1","kind":"Stack","metadata":{"name":%q},
+			"spec":{"stack":"org/%s/prod","projectRepo":"https://git.example.com/infra.git","branch":"main"%s},"status":{}}`, name, name, prerequisites))
+	}
+	stack("network", "")
+	stack("iam", "")
+	stack("data-lake", `,"prerequisites":[{"name":"network","requirement":{"succeededWithinDuration":"1h"}},{"name":"iam"}]`)
+	ks := `{"apiVersion":"kustomize.toolkit.fluxcd.io/v1","kind":"Kustomization","metadata":{"name":%q,"namespace":%q},
+		"spec":{"interval":"10m","prune":true,"sourceRef":{"kind":"GitRepository","name":"fleet"}%s}}`
+	fluxUnit(t, dyn, flux.Kustomizations[0], fmt.Sprintf(ks, "infra", ns, ""), "")
+	fluxUnit(t, dyn, flux.Kustomizations[0], fmt.Sprintf(ks, "apps", ns, fmt.Sprintf(`,"dependsOn":[{"name":"infra","namespace":%q}]`, ns)), "")
+	kc := testcluster.Kubeconfig(t, c.Config(), "test")
+
+	code, out, stderr := run(t, "tree", "pulumi/"+ns+"/network", "-n", ns, "--kubeconfig", kc)
+	if code != 0 || !strings.Contains(out, "└─ pulumi/"+ns+"/data-lake") || !strings.Contains(lineOf(out, "pulumi/"+ns+"/data-lake"), "also under pulumi/"+ns+"/iam") {
+		t.Errorf("the Stack is not drawn under its first prerequisite: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, "tree", "pulumi/"+ns+"/iam", "-n", ns, "--kubeconfig", kc)
+	if code != 0 || !strings.Contains(out, "also over (shown under their first parent): pulumi/"+ns+"/data-lake") {
+		t.Errorf("the second prerequisite does not name the Stack waiting on it: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, "tree", "kustomization/"+ns+"/infra", "-n", ns, "--kubeconfig", kc)
+	if code != 0 || !strings.Contains(out, "└─ kustomization/"+ns+"/apps") {
+		t.Errorf("the Kustomization is not drawn under the one it depends on: exit %d\n%s%s", code, out, stderr)
+	}
+
+	code, out, stderr = run(t, "status", "-o", "json", "-n", ns, "--kubeconfig", kc)
+	if code != 0 {
+		t.Fatalf("status: exit %d: %s", code, stderr)
+	}
+	var recs []unitRecord
+	if err := json.Unmarshal([]byte(out), &recs); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"pulumi/" + ns + "/network":      {},
+		"pulumi/" + ns + "/iam":          {},
+		"pulumi/" + ns + "/data-lake":    {"pulumi/" + ns + "/network", "pulumi/" + ns + "/iam"},
+		"kustomization/" + ns + "/infra": {},
+		"kustomization/" + ns + "/apps":  {"kustomization/" + ns + "/infra"},
+	}
+	if len(recs) != len(want) {
+		t.Errorf("%d records, want %d: %s", len(recs), len(want), out)
+	}
+	for _, r := range recs {
+		if w, ok := want[r.Unit]; !ok || !slices.Equal(r.Parents, w) {
+			t.Errorf("%s: parents %v, want %v", r.Unit, r.Parents, w)
+		}
 	}
 }

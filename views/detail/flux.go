@@ -119,7 +119,7 @@ func (m *Model) helmFacts(h *model.HelmFacts, now time.Time) []string {
 		out = append(out, m.field("  last action", v(h.LastAction)+fmt.Sprintf(", %d failure(s) since the last success", h.Failures)))
 	}
 	if h.RetriesExhausted {
-		out = append(out, m.theme.Bad.Render("  retries exhausted: helm-controller does nothing until the spec changes or a reset is requested"))
+		out = append(out, m.theme.Bad.Render("  retries exhausted: helm-controller waits for a spec change, a reset or a force"))
 	}
 	if h.DriftDetection != "" {
 		out = append(out, m.field("  drift mode", v(h.DriftDetection)))
