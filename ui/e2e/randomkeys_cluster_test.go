@@ -228,11 +228,12 @@ func randomKey(rng *rand.Rand) byte {
 }
 
 // workbenchKeys are keys the workbench reads (its default keymap, the
-// keys of its forms and dialogs), esc, enter and y more often, but q:
-// typed among the random bytes they reach the forms, the confirm dialogs
-// and the writes behind them, which bytes alone seldom do; q still comes
-// among the bytes.
-var workbenchKeys = append(strings.Split("kjgGaAsrRTpuxBCdFUyyYnNvLfXPKwtzZOScbmWhlo?/: 0123456789", ""),
+// keys of its forms and dialogs), esc, enter and y more often: typed among
+// the random bytes they reach the forms, the confirm dialogs and the
+// writes behind them, which bytes alone seldom do. q (back, and quit on
+// the list) ends a run now and then, so that exits from random states are
+// tried again and again.
+var workbenchKeys = append(strings.Split("kjgGaAsrRTpuxBCdFUyyYnNvLfXPKwtzZOScbmWhlqo?/: 0123456789", ""),
 	"\r", "\r", "\r", "\t", "\t", "\x1b", "\x1b", "\x1b", "\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D", "\x1b[Z", "\x7f")
 
 // randomChunk is what is typed at once: 1 to 8 random bytes, or as often
@@ -272,6 +273,7 @@ func quitFromAnywhere(term *terminal) (interrupted bool) {
 	// Not 2 s: a race-built binary that quit cleanly can spend seconds in
 	// the race detector's exit (seen in os.Exit's racefini), and a ^C then
 	// killed a program exiting with 0.
+	term.t.Logf("esc and q did not end it in 10 s, ctrl+c does; the screen:\n%s", term.screen())
 	term.send("\x03")
 	return true
 }
