@@ -80,7 +80,7 @@ func create(t *testing.T, dyn dynamic.Interface, gvr schema.GroupVersionResource
 // refusal can promise that nothing is written, and that is what this holds
 // under any input.
 func TestClusterRandomKeysWriteNothingAndExitCleanly(t *testing.T) {
-	r := typeRandomKeys(t, "--read-only", nil)
+	r := typeRandomKeys(t, "--read-only", randomBytes, nil)
 	if n := r.outcomes["done"] + r.outcomes["dry-run"]; n > 0 {
 		t.Errorf("audit log of the read-only runs: %v, want no write let through", r.outcomes)
 	}
@@ -93,7 +93,7 @@ func TestClusterRandomKeysWriteNothingAndExitCleanly(t *testing.T) {
 // and confirmed as a user does, so that at least one confirmed write went
 // through the dialog whatever the random keys reach.
 func TestClusterRandomKeysInDryRunWriteNothingAndExitCleanly(t *testing.T) {
-	r := typeRandomKeys(t, "--dry-run", func(term *terminal, ns string) {
+	r := typeRandomKeys(t, "--dry-run", randomChunk, func(term *terminal, ns string) {
 		for _, k := range []string{"/", "web", "\r", "p", "INC-1", "\r", "\r"} {
 			term.send(k)
 			time.Sleep(100 * time.Millisecond)
@@ -118,12 +118,12 @@ type randomKeysRun struct {
 	outcomes map[string]int
 }
 
-// typeRandomKeys types random bytes into driftdeck started with flag, again
-// and again for randomKeysFor, on three Applications, a Stack and a
+// typeRandomKeys types chunks of input into driftdeck started with flag,
+// again and again for randomKeysFor, on three Applications, a Stack and a
 // Terraform, and fails the test on a panic, a race, an unclean exit, or any
 // object written or created in the namespace. opening, when not nil, runs
 // on the first run's list before the random keys.
-func typeRandomKeys(t *testing.T, flag string, opening func(term *terminal, ns string)) randomKeysRun {
+func typeRandomKeys(t *testing.T, flag string, chunks func(*rand.Rand) []byte, opening func(term *terminal, ns string)) randomKeysRun {
 	c := testcluster.Shared(t)
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	ns := c.Namespace(t)
@@ -157,7 +157,7 @@ func typeRandomKeys(t *testing.T, flag string, opening func(term *terminal, ns s
 		}
 		ended := false
 		for !ended && time.Now().Before(end) {
-			chunk := randomChunk(rng)
+			chunk := chunks(rng)
 			if _, err := term.pty.Write(chunk); err != nil {
 				break // the program ended and closed the terminal
 			}
@@ -236,13 +236,18 @@ func randomKey(rng *rand.Rand) byte {
 var workbenchKeys = append(strings.Split("kjgGaAsrRTpuxBCdFUyyYnNvLfXPKwtzZOScbmWhlqo?/: 0123456789", ""),
 	"\r", "\r", "\r", "\t", "\t", "\x1b", "\x1b", "\x1b", "\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D", "\x1b[Z", "\x7f")
 
-// randomChunk is what is typed at once: 1 to 8 random bytes, or as often
-// one workbench key (alone, so that an esc is not read as alt with the next
+// randomChunk is what is typed at once: random bytes, or as often one
+// workbench key (alone, so that an esc is not read as alt with the next
 // key).
 func randomChunk(rng *rand.Rand) []byte {
 	if rng.IntN(2) == 0 {
 		return []byte(workbenchKeys[rng.IntN(len(workbenchKeys))])
 	}
+	return randomBytes(rng)
+}
+
+// randomBytes is 1 to 8 random bytes.
+func randomBytes(rng *rand.Rand) []byte {
 	chunk := make([]byte, 1+rng.IntN(8))
 	for i := range chunk {
 		chunk[i] = randomKey(rng)
