@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -149,48 +148,28 @@ func TestClusterMetricsCountTheFixturesStates(t *testing.T) {
 	}
 }
 
+// A pause alice made, once expired, is ended by the agent under the agent's
+// own identity (here the cluster administrator's), quoting her reason, and
+// restores exactly the policy her pause recorded.
 func TestClusterAnExpiredPauseIsResumedExactlyAndAudited(t *testing.T) {
 	w := newWorld(t)
 	policy := `"automated":{"prune":true,"selfHeal":true,"allowEmpty":false},"syncOptions":["CreateNamespace=true"]`
 	w.app("web", policy, `"sync":{"status":"Synced","revision":"`+sha+`"},"health":{"status":"Healthy"}`)
 	before := w.get("web").Object["spec"].(map[string]any)["syncPolicy"]
 	k := model.Key{Context: "test", Engine: model.EngineArgoCD, Namespace: w.ns, Name: "web"}
-	if _, err := w.executor(false).Execute(context.Background(), actions.Request{Kind: actions.Pause, Key: k, Reason: "INC-7: hotfix in place", Until: time.Now().Add(2 * time.Second)}); err != nil {
-		t.Fatal(err)
-	}
+	paused := w.pauseAs("alice", k, "INC-7: hotfix in place", 2*time.Second)
 	if p := w.get("web").Object["spec"].(map[string]any)["syncPolicy"]; reflect.DeepEqual(p, before) {
 		t.Fatal("the pause changed nothing")
+	}
+	admin, err := w.kc.Access.Identity(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
 	start(t, w.agent(nil))
 	testcluster.Eventually(t, 20*time.Second, "the expired pause's resume", func() bool {
 		return w.get("web").GetAnnotations()["driftdeck.io/paused-by"] == ""
 	})
-	after := w.get("web").Object["spec"].(map[string]any)["syncPolicy"]
-	if !reflect.DeepEqual(normalize(t, after), normalize(t, before)) {
-		t.Errorf("the sync policy after the resume differs from before the pause:\nbefore %s\nafter  %s", jsonOf(t, before), jsonOf(t, after))
-	}
-	// The audit line and the Event follow the write: wait for them too.
-	var resumes, msgs []string
-	testcluster.Eventually(t, 20*time.Second, "the resume's audit line and Event", func() bool {
-		resumes, msgs = nil, nil
-		for _, e := range w.auditLines() {
-			if e.Action == "resume" {
-				resumes = append(resumes, e.Outcome+" "+e.Reason)
-			}
-		}
-		for _, e := range w.events("web") {
-			if e.Reason == "DriftdeckResume" {
-				msgs = append(msgs, e.Message)
-			}
-		}
-		return len(resumes) > 0 && len(msgs) > 0
-	})
-	if want := []string{"done expired pause: INC-7: hotfix in place"}; !reflect.DeepEqual(resumes, want) {
-		t.Errorf("audit lines of the resume: %q, want %q", resumes, want)
-	}
-	if len(msgs) != 1 || !strings.Contains(msgs[0], "expired pause: INC-7: hotfix in place") {
-		t.Errorf("Events of the resume: %q", msgs)
-	}
+	w.checkResumedBy(admin, k, paused, before)
 }
 
 func TestClusterTwoAgentsHandOverTheLeaseAndWriteEachUnitOnce(t *testing.T) {

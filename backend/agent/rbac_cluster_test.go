@@ -96,9 +96,10 @@ func (f *forbiddenLog) list() []string {
 
 // The ServiceAccount, ClusterRole and bindings of deploy/ are enough for
 // everything the agent does, and no more: run with a token of that
-// ServiceAccount, it lists and watches, holds its Lease, resumes an expired
-// pause and runs a remediation, each with its Event, and not one request is
-// forbidden; a write outside the role is.
+// ServiceAccount, it lists and watches, holds its Lease, resumes a pause
+// alice made that expired (under its own name, quoting her reason) and runs
+// a remediation, each with its Event, and not one request is forbidden; a
+// write outside the role is.
 func TestClusterTheAgentRunsOnDeploysRoleWithoutAForbiddenRequest(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
@@ -139,9 +140,9 @@ func TestClusterTheAgentRunsOnDeploysRoleWithoutAForbiddenRequest(t *testing.T) 
 	}
 	exec := &actions.Executor{Cluster: f.Cluster, Audit: log}
 	k := model.Key{Context: "test", Engine: model.EngineArgoCD, Namespace: w.ns, Name: "held"}
-	if _, err := exec.Execute(ctx, actions.Request{Kind: actions.Pause, Key: k, Reason: "INC-5", Until: time.Now().Add(time.Second)}); err != nil {
-		t.Fatalf("pausing as the ServiceAccount: %v", err)
-	}
+	const reason = "INC-5: hold held while the hotfix rolls"
+	before := w.get("held").Object["spec"].(map[string]any)["syncPolicy"]
+	paused := w.pauseAs("alice", k, reason, time.Second)
 	rule := policy.Rule{Name: "unstick-hooks", When: policy.ArgoHookStuck, After: 10 * time.Minute, MaxAttempts: 3, MaxPerHour: 5}
 	a := &Agent{Store: f.Store, Exec: exec, Contexts: []string{"test"}, Interval: 200 * time.Millisecond, MetricsAddr: "127.0.0.1:0", ProbeAddr: "0",
 		Elections: []*Election{{Context: "test", Client: sa.Kube, Namespace: DefaultLeaseNamespace, Name: DefaultLeaseName, Identity: "sa-replica", LeaseDuration: 3 * time.Second}},
@@ -166,6 +167,7 @@ func TestClusterTheAgentRunsOnDeploysRoleWithoutAForbiddenRequest(t *testing.T) 
 	if len(reasons) < 3 {
 		t.Errorf("Events of the writes: %v, want the pause, the resume and the terminate", reasons)
 	}
+	w.checkResumedBy("system:serviceaccount:"+DefaultLeaseNamespace+":driftdeck-agent", k, paused, before)
 	if p := Running(ctx, w.kc.Kube, DefaultLeaseNamespace, DefaultLeaseName, time.Now()); p.Holder != "sa-replica" {
 		t.Errorf("the Lease: %+v, want held by the agent", p)
 	}

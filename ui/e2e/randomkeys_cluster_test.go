@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/audit/audittest"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 	"github.com/driftdeck/driftdeck/backend/tofu"
@@ -35,10 +38,9 @@ func randomKeysFor(t *testing.T) time.Duration {
 	return 15 * time.Second
 }
 
-// versions maps every object of the namespace that driftdeck could write to
-// its resourceVersion.
-// versions is each object's content, less what the API server changes on
-// every write.
+// versions is the content of every object of the namespace that driftdeck
+// could write (Events included), by resource and name, resourceVersion
+// included: an object whose resourceVersion moved was written.
 func versions(t *testing.T, dyn dynamic.Interface, ns string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -48,7 +50,6 @@ func versions(t *testing.T, dyn dynamic.Interface, ns string) map[string]string 
 			t.Fatal(err)
 		}
 		for _, o := range l.Items {
-			o.SetResourceVersion("")
 			o.SetManagedFields(nil)
 			b, err := json.Marshal(o.Object)
 			if err != nil {
@@ -79,6 +80,50 @@ func create(t *testing.T, dyn dynamic.Interface, gvr schema.GroupVersionResource
 // refusal can promise that nothing is written, and that is what this holds
 // under any input.
 func TestClusterRandomKeysWriteNothingAndExitCleanly(t *testing.T) {
+	r := typeRandomKeys(t, "--read-only", randomBytes, nil)
+	if n := r.outcomes["done"] + r.outcomes["dry-run"]; n > 0 {
+		t.Errorf("audit log of the read-only runs: %v, want no write let through", r.outcomes)
+	}
+}
+
+// The same random keys with --dry-run: the forms, the confirm dialogs and
+// the writes behind them all run, each write sent as a server-side dry run
+// (its Event too), and still no object's resourceVersion moves, no Event is
+// created, and every exit is clean. The first run opens with a pause typed
+// and confirmed as a user does, so that at least one confirmed write went
+// through the dialog whatever the random keys reach.
+func TestClusterRandomKeysInDryRunWriteNothingAndExitCleanly(t *testing.T) {
+	r := typeRandomKeys(t, "--dry-run", randomChunk, func(term *terminal, ns string) {
+		for _, k := range []string{"/", "web", "\r", "p", "INC-1", "\r", "\r"} {
+			term.send(k)
+			time.Sleep(100 * time.Millisecond)
+		}
+		term.waitFor(promptly, "y yes")
+		term.send("y")
+		term.waitFor(promptly, "dry run: pause auto-sync and self-heal of argocd/"+ns+"/web — done")
+		term.send("\x1b") // the filter
+	})
+	if r.outcomes["done"] > 0 || r.outcomes["unknown"] > 0 {
+		t.Errorf("audit log of the dry-run runs: %v, want no write made", r.outcomes)
+	}
+	if r.outcomes["dry-run"] == 0 {
+		t.Errorf("audit log of the dry-run runs: %v, want the confirmed pause's dry run at least", r.outcomes)
+	}
+}
+
+// randomKeysRun is what one test's random keys did.
+type randomKeysRun struct {
+	// outcomes counts the audit log's lines by outcome (done, dry-run,
+	// refused, failed): the writes the keys reached.
+	outcomes map[string]int
+}
+
+// typeRandomKeys types chunks of input into driftdeck started with flag,
+// again and again for randomKeysFor, on three Applications, a Stack and a
+// Terraform, and fails the test on a panic, a race, an unclean exit, or any
+// object written or created in the namespace. opening, when not nil, runs
+// on the first run's list before the random keys.
+func typeRandomKeys(t *testing.T, flag string, chunks func(*rand.Rand) []byte, opening func(term *terminal, ns string)) randomKeysRun {
 	c := testcluster.Shared(t)
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	ns := c.Namespace(t)
@@ -91,6 +136,9 @@ func TestClusterRandomKeysWriteNothingAndExitCleanly(t *testing.T) {
 		"spec":{"interval":"10m","path":"./","approvePlan":"auto","sourceRef":{"kind":"GitRepository","name":"infra"}}}`)
 	before := versions(t, dyn, ns)
 	kc := testcluster.Kubeconfig(t, c.Config(), "e2e")
+	// One state directory for every run, so the audit log tells which
+	// writes the keys reached.
+	state := t.TempDir()
 
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("DRIFTDECK_RANDOM_KEYS_SEED"); s != "" {
@@ -99,17 +147,17 @@ func TestClusterRandomKeysWriteNothingAndExitCleanly(t *testing.T) {
 	t.Logf("seed %d (DRIFTDECK_RANDOM_KEYS_SEED repeats a run)", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
 	end := time.Now().Add(randomKeysFor(t))
-	sent, runs := 0, 0
+	sent, runs, interrupted := 0, 0, 0
 	for time.Now().Before(end) {
 		runs++
-		term := start(t, 120, 36, nil, "--read-only", "--kubeconfig", kc, "-n", ns)
+		term := start(t, 120, 36, []string{"XDG_STATE_HOME=" + state}, flag, "--kubeconfig", kc, "-n", ns)
 		term.waitFor(startup, "NAMESPACE/NAME", "argocd ")
+		if runs == 1 && opening != nil {
+			opening(term, ns)
+		}
 		ended := false
 		for !ended && time.Now().Before(end) {
-			chunk := make([]byte, 1+rng.IntN(8))
-			for i := range chunk {
-				chunk[i] = randomKey(rng)
-			}
+			chunk := chunks(rng)
 			if _, err := term.pty.Write(chunk); err != nil {
 				break // the program ended and closed the terminal
 			}
@@ -122,22 +170,8 @@ func TestClusterRandomKeysWriteNothingAndExitCleanly(t *testing.T) {
 			default:
 			}
 		}
-		if !ended {
-			// Leave whatever screen the keys reached, then quit as a user
-			// would (one key at a time: ESC then q at once reads as alt+q).
-			for _, k := range []string{"\x1b", "\x1b", "\x1b", "\x1b", "q"} {
-				term.send(k)
-				time.Sleep(100 * time.Millisecond)
-			}
-			select {
-			case err := <-term.done:
-				term.done <- err
-			case <-time.After(10 * time.Second):
-				// Not 2 s: a race-built binary that quit cleanly can spend
-				// seconds in the race detector's exit (seen in os.Exit's
-				// racefini), and a ^C then killed a program exiting with 0.
-				term.send("\x03")
-			}
+		if !ended && quitFromAnywhere(term) {
+			interrupted++
 		}
 		code := term.exit(promptly)
 		// What the program wrote last may still be in the pseudo-terminal.
@@ -168,7 +202,15 @@ func TestClusterRandomKeysWriteNothingAndExitCleanly(t *testing.T) {
 			t.Errorf("%s was created", k)
 		}
 	}
-	t.Logf("%d random bytes in %d runs of driftdeck, each ended cleanly; %d objects unchanged", sent, runs, len(before))
+	r := randomKeysRun{outcomes: map[string]int{}}
+	actions := map[string]int{}
+	for _, e := range audittest.Entries(t, filepath.Join(state, "driftdeck", "audit.jsonl")) {
+		r.outcomes[e.Outcome]++
+		actions[e.Action+" "+e.Outcome]++
+	}
+	t.Logf("%d random bytes in %d runs of driftdeck %s (%d quit only by ctrl+c), each ended cleanly; %d objects unchanged; writes reached: %v",
+		sent, runs, flag, interrupted, len(before), actions)
+	return r
 }
 
 // randomKey is any byte but the terminal's own signal characters (ctrl+c,
@@ -183,4 +225,60 @@ func randomKey(rng *rand.Rand) byte {
 			return b
 		}
 	}
+}
+
+// workbenchKeys are keys the workbench reads (its default keymap, the
+// keys of its forms and dialogs), esc, enter and y more often: typed among
+// the random bytes they reach the forms, the confirm dialogs and the
+// writes behind them, which bytes alone seldom do. q (back, and quit on
+// the list) ends a run now and then, so that exits from random states are
+// tried again and again.
+var workbenchKeys = append(strings.Split("kjgGaAsrRTpuxBCdFUyyYnNvLfXPKwtzZOScbmWhlqo?/: 0123456789", ""),
+	"\r", "\r", "\r", "\t", "\t", "\x1b", "\x1b", "\x1b", "\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D", "\x1b[Z", "\x7f")
+
+// randomChunk is what is typed at once: random bytes, or as often one
+// workbench key (alone, so that an esc is not read as alt with the next
+// key).
+func randomChunk(rng *rand.Rand) []byte {
+	if rng.IntN(2) == 0 {
+		return []byte(workbenchKeys[rng.IntN(len(workbenchKeys))])
+	}
+	return randomBytes(rng)
+}
+
+// randomBytes is 1 to 8 random bytes.
+func randomBytes(rng *rand.Rand) []byte {
+	chunk := make([]byte, 1+rng.IntN(8))
+	for i := range chunk {
+		chunk[i] = randomKey(rng)
+	}
+	return chunk
+}
+
+// quitFromAnywhere leaves whatever screen the keys reached and quits, as a
+// user would: esc (closes a dialog or form, leaves a filter), then q (back
+// from a screen, quit on the list), in turn, one key at a time, until the
+// program ends; ctrl+c after 10 s. It says whether ctrl+c was needed.
+func quitFromAnywhere(term *terminal) (interrupted bool) {
+	for i, deadline := 0, time.Now().Add(10*time.Second); time.Now().Before(deadline); i++ {
+		k := "\x1b"
+		if i%2 == 1 {
+			k = "q"
+		}
+		if _, err := term.pty.Write([]byte(k)); err != nil {
+			return false // the program ended and closed the terminal
+		}
+		select {
+		case err := <-term.done:
+			term.done <- err
+			return false
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+	// Not 2 s: a race-built binary that quit cleanly can spend seconds in
+	// the race detector's exit (seen in os.Exit's racefini), and a ^C then
+	// killed a program exiting with 0.
+	term.t.Logf("esc and q did not end it in 10 s, ctrl+c does; the screen:\n%s", term.screen())
+	term.send("\x03")
+	return true
 }
