@@ -358,6 +358,13 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case dlgMenu:
 		return d.menuKey(a, msg)
 	}
+	if d.refused() {
+		// Nothing can be written: only closing is left.
+		if msg.String() == "esc" || key.Matches(msg, k.Back) {
+			a.close(d.self())
+		}
+		return nil
+	}
 	if in := d.focused(); in != nil {
 		switch msg.String() {
 		case "esc":
@@ -645,8 +652,16 @@ func (a *App) openCustom(c *customConfirm) tea.Cmd {
 	return d.setFocus(0)
 }
 
+// refused tells a confirmation whose plan the backend refused: it shows
+// why, and neither a reason to type nor a yes to press.
+func (d *dialog) refused() bool {
+	return d.kind == dlgConfirm && d.custom == nil && d.planErr != nil && !d.planning
+}
+
 func (d *dialog) keyHelp(a *App) string {
 	switch {
+	case d.refused():
+		return a.hints("esc", "close")
 	case d.kind == dlgMenu:
 		return a.keyHints(bindings(a.keys.Up, a.keys.Down, a.keys.Open, a.keys.Back))
 	case d.kind == dlgReport:

@@ -11,6 +11,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumistate"
 	"github.com/driftdeck/driftdeck/backend/store"
+	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
 // openPause opens the pause confirmation of checkout with a reason typed.
@@ -127,5 +128,30 @@ func TestBulkReportSaysUnknownForAWriteOfUnknownOutcome(t *testing.T) {
 	got := strings.Join(text, "\n")
 	if !strings.Contains(got, "0 applied, 0 skipped, 0 failed, 1 unknown") || !strings.Contains(got, "? unknown  argocd/shop/cart: whether it was applied is not known") || !d.report[0].bad {
 		t.Fatalf("report:\n%s", got)
+	}
+}
+
+// A confirmation the backend refuses to plan shows why and offers nothing
+// to confirm: no reason to type, no Yes, only esc.
+func TestARefusedPlanOffersNoYesOnlyEsc(t *testing.T) {
+	a, be := newTestApp(t, 100, 30)
+	be.planRefusal = writeguard.Refusef("checkout is source-controller's: is source-controller installed?")
+	selectUnit(t, a, "checkout")
+	press(a, "p")
+	screen := plain(a)
+	if !strings.Contains(screen, "Cannot pause: checkout is source-controller's") || !strings.Contains(screen, "Nothing will be written. esc closes.") {
+		t.Fatalf("a refused plan must say why and that nothing will be written:\n%s", screen)
+	}
+	if strings.Contains(screen, "[ Yes ]") || strings.Contains(screen, "Reason:") || !strings.Contains(lastLine(screen), "esc close") {
+		t.Fatalf("a refused plan must offer neither a reason nor a Yes, only esc:\n%s", screen)
+	}
+	typeText(a, "y")
+	press(a, "enter", "y")
+	if _, open := a.top().(*dialog); !open || len(be.executed) != 0 {
+		t.Fatalf("keys other than esc must neither close the refusal nor write (%d executed)", len(be.executed))
+	}
+	press(a, "esc")
+	if _, open := a.top().(*dialog); open {
+		t.Fatalf("esc must close the refusal:\n%s", plain(a))
 	}
 }

@@ -144,6 +144,9 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) (body, controls 
 		}
 	}
 	body, lines = lines, []string{""}
+	if d.refused() {
+		return body, append(lines, t.Dim.Render("Nothing will be written. esc closes."))
+	}
 	label := func(i int, name string) string {
 		if d.focus == i {
 			return t.Accent.Render("› " + name)

@@ -31,6 +31,8 @@ type fakeBackend struct {
 	version string
 	// whyNot makes a kind impossible for every unit.
 	whyNot map[actions.Kind]string
+	// planRefusal, when set, is every plan's answer: the backend refuses.
+	planRefusal error
 	// preview, when set, plays a preview; else previews fail.
 	preview func(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error)
 	approve func(ctx context.Context, rv *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error)
@@ -97,7 +99,11 @@ func (f *fakeBackend) Available(ctx context.Context, u *model.Unit) []actions.Av
 func (f *fakeBackend) Plan(_ context.Context, req actions.Request) (*actions.Plan, error) {
 	f.mu.Lock()
 	f.plans++
+	refusal := f.planRefusal
 	f.mu.Unlock()
+	if refusal != nil {
+		return nil, refusal
+	}
 	return f.planAt(req), nil
 }
 
