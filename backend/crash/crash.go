@@ -1,4 +1,4 @@
-// Package crash writes the report of a panic (ADR 0028): a short one for
+// Package crash writes the report of a panic (ADR 0024): a short one for
 // the terminal and a full one to a file beside the audit log, neither
 // holding a value from the clusters. A panic's value is whatever the code
 // that panicked put in it, an object's field included, so only the Go

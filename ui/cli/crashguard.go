@@ -12,7 +12,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/crash"
 )
 
-// crashGuard catches a panic of the workbench (ADR 0028): in the model's
+// crashGuard catches a panic of the workbench (ADR 0024): in the model's
 // Update and View, in the commands they return, and in the goroutines that
 // feed the program. The first panic ends the program the ordinary way, so
 // Bubble Tea restores the terminal, and then its report is written and
