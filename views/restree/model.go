@@ -182,13 +182,14 @@ func (m *Model) View() string {
 	}
 	end := min(m.top+m.bodyHeight(), len(m.rows))
 	prevHook := m.top > 0 && m.rows[m.top-1].Hook
+	nameWidth := m.nameWidth()
 	for i := m.top; i < end; i++ {
 		r := m.rows[i]
 		if r.Hook && !prevHook && r.Depth == 0 {
 			lines = append(lines, m.theme.Bold.Render("Hooks of the operation"))
 		}
 		prevHook = r.Hook
-		lines = append(lines, m.row(r, i == m.cursor))
+		lines = append(lines, m.row(r, i == m.cursor, nameWidth))
 	}
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, max(m.width, 1), "…")
@@ -196,7 +197,33 @@ func (m *Model) View() string {
 	return strings.Join(lines, "\n")
 }
 
-func (m *Model) row(r tree.Row, selected bool) string {
+// nameWidth is the width of the name column: the widest of every row's
+// (not only the visible ones', so the columns hold still while scrolling),
+// but at most half the screen, so a long name pushes only its own row.
+func (m *Model) nameWidth() int {
+	w := 0
+	for _, r := range m.rows {
+		w = max(w, ansi.StringWidth(m.nameCell(r)))
+	}
+	return min(w, max(m.width/2, 24))
+}
+
+// nameCell is a row's indented kind/name, with the namespace of a
+// top-level resource.
+func (m *Model) nameCell(r tree.Row) string {
+	n := r.Node
+	indent := strings.Repeat("  ", r.Depth)
+	if r.Depth > 0 {
+		indent = strings.Repeat("  ", r.Depth-1) + "└ "
+	}
+	name := indent + safetext.Visible(n.Kind+"/"+n.Name)
+	if n.Namespace != "" && r.Depth == 0 {
+		name += m.theme.Dim.Render("  " + safetext.Visible(n.Namespace))
+	}
+	return name
+}
+
+func (m *Model) row(r tree.Row, selected bool, nameWidth int) string {
 	t, n := m.theme, r.Node
 	cursor, mark := "  ", "[ ] "
 	if selected {
@@ -205,14 +232,8 @@ func (m *Model) row(r tree.Row, selected bool) string {
 	if m.marked[n.Ref] {
 		mark = "[x] "
 	}
-	indent := strings.Repeat("  ", r.Depth)
-	if r.Depth > 0 {
-		indent = strings.Repeat("  ", r.Depth-1) + "└ "
-	}
-	name := safetext.Visible(n.Kind + "/" + n.Name)
-	if n.Namespace != "" && r.Depth == 0 {
-		name += t.Dim.Render("  " + safetext.Visible(n.Namespace))
-	}
+	name := m.nameCell(r)
+	name += strings.Repeat(" ", max(nameWidth-ansi.StringWidth(name), 0))
 	cols := []string{healthStyle(t, n.Health).Render(fmt.Sprintf("%-11s", orDash(string(n.Health))))}
 	switch {
 	case n.Hook != "":
@@ -225,7 +246,7 @@ func (m *Model) row(r tree.Row, selected bool) string {
 	if n.Reason != "" && (n.Health != tree.Healthy || n.Hook != "") {
 		cols = append(cols, healthStyle(t, n.Health).Render(safetext.Visible(n.Reason)))
 	}
-	line := cursor + mark + indent + name + "  " + strings.Join(cols, "  ")
+	line := cursor + mark + name + "  " + strings.Join(cols, "  ")
 	if selected {
 		return t.Selected.Render(ansi.Strip(line))
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	tree "github.com/driftdeck/driftdeck/backend/restree"
 	"github.com/driftdeck/driftdeck/themes"
 )
@@ -33,5 +35,28 @@ func TestLongTreeScrollsWithinItsHeight(t *testing.T) {
 	}
 	if m.Selected().Name != "migrate" {
 		t.Errorf("the last row is the hook, got %s", m.Selected().Name)
+	}
+}
+
+// The columns after the names line up, whatever each name's length and
+// depth: at 3 a.m. health is read down a column, not hunted along rows.
+func TestTheColumnsAfterTheNamesLineUp(t *testing.T) {
+	res := []any{
+		map[string]any{"version": "v1", "kind": "ConfigMap", "namespace": "shop", "name": "a", "status": "OutOfSync"},
+		map[string]any{"version": "v1", "kind": "ConfigMap", "namespace": "shop", "name": "a-much-longer-name", "status": "OutOfSync"},
+		map[string]any{"version": "v1", "kind": "Service", "namespace": "shop", "name": "api", "status": "Synced", "health": map[string]any{"status": "Healthy"}},
+	}
+	m := New(themes.NoColor(), "Resources of argocd/argocd/shop")
+	m.SetSize(120, 12)
+	m.SetTree(tree.Build(map[string]any{"status": map[string]any{"resources": res}}, nil, nil), nil)
+	view := m.View()
+	var at []int
+	for _, l := range strings.Split(ansi.Strip(view), "\n") {
+		if strings.Contains(l, "[ ]") {
+			at = append(at, strings.Index(l, "Unknown")+strings.Index(l, "Healthy")+1)
+		}
+	}
+	if len(at) != 3 || at[0] != at[1] || at[1] != at[2] {
+		t.Fatalf("the health column starts at %v, want one column:\n%s", at, view)
 	}
 }
