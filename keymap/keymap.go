@@ -19,7 +19,7 @@ type Keymap struct {
 	Actions, Sync, Approve, Refresh         key.Binding
 	HardRefresh, Terminate, Pause, Resume   key.Binding
 	Retry, Rollback, ConfirmPrune, Diff     key.Binding
-	Freeze, Thaw, Yaml                      key.Binding
+	Freeze, Thaw, Yaml, Wrap                key.Binding
 	NextObject, PrevObject, SideBySide      key.Binding
 	Unlock, Force, Reset, Replan            key.Binding
 	ForceUnlock, Resources                  key.Binding
@@ -70,6 +70,7 @@ func Default() *Keymap {
 		Freeze:       b("freeze", "F"),
 		Thaw:         b("thaw", "U"),
 		Yaml:         b("yaml", "y"),
+		Wrap:         b("whole lines (wrap)", "e"),
 		NextObject:   b("next object", "n"),
 		PrevObject:   b("previous object", "N"),
 		SideBySide:   b("side by side", "v"),
@@ -105,7 +106,7 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"actions": &k.Actions, "sync": &k.Sync, "approve": &k.Approve, "refresh": &k.Refresh,
 		"hardrefresh": &k.HardRefresh, "terminate": &k.Terminate, "pause": &k.Pause, "resume": &k.Resume,
 		"retry": &k.Retry, "rollback": &k.Rollback, "confirmprune": &k.ConfirmPrune, "diff": &k.Diff,
-		"freeze": &k.Freeze, "thaw": &k.Thaw, "yaml": &k.Yaml, "confirm": &k.Confirm, "cancel": &k.Cancel,
+		"freeze": &k.Freeze, "thaw": &k.Thaw, "yaml": &k.Yaml, "wrap": &k.Wrap, "confirm": &k.Confirm, "cancel": &k.Cancel,
 		"nextobject": &k.NextObject, "prevobject": &k.PrevObject, "sidebyside": &k.SideBySide, "unlock": &k.Unlock,
 		"force": &k.Force, "reset": &k.Reset, "replan": &k.Replan, "forceunlock": &k.ForceUnlock,
 		"refreshwithsource": &k.RefreshWithSource,

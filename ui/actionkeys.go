@@ -278,10 +278,19 @@ func (a *App) openBulk(kind actions.Kind, units []*model.Unit) tea.Cmd {
 		}
 	}
 	a.push(d)
-	return tea.Batch(d.setFocus(0), a.readOwnerWrites(d.id, kind, units))
+	return tea.Batch(d.setFocus(0), a.readOwnerWrites(d.id, kind, units), d.requestBulkPlans(a))
 }
 
 func (a *App) openActionMenu(u *model.Unit) tea.Cmd {
+	if len(actions.KindsFor(u.Key.Engine)) == 0 {
+		// An empty menu would say nothing: say why there is none.
+		why := u.Key.Ref() + ": " + detail.NoActions(u.Key.Engine)
+		if u.Key.Engine == model.EngineApplicationSet {
+			why += " (" + a.keys.Tree.Help().Key + " in the list shows them under it)"
+		}
+		a.toastError(why)
+		return nil
+	}
 	d := &dialog{id: a.nextID(), kind: dlgMenu, units: []*model.Unit{u}, avail: a.avail[u.Key]}
 	a.push(d)
 	return a.availCmd(u, nil, nil)
@@ -328,19 +337,6 @@ func (a *App) actionHints(u *model.Unit) []key.Binding {
 		out = append(out, b)
 	}
 	return out
-}
-
-// actHints is the footer's group of action keys ("s r p u act  "), or ""
-// when the unit can do nothing now.
-func (a *App) actHints(u *model.Unit) string {
-	var keys []string
-	for _, b := range a.actionHints(u) {
-		keys = append(keys, b.Help().Key)
-	}
-	if len(keys) == 0 {
-		return ""
-	}
-	return a.hints(strings.Join(keys, " "), "act") + "  "
 }
 
 // binding is the key of an action kind, if the table gives it one.

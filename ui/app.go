@@ -73,6 +73,9 @@ type App struct {
 	input      textinput.Model
 	history    []string
 	historyPos int
+	completion completion
+	// filterWas is the filter in force when "/" opened, edited in place.
+	filterWas string
 
 	toasts []toast
 	status []store.ContextStatus

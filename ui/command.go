@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,6 +64,9 @@ func init() {
 			s := a.list().m.Scope()
 			s.Namespace = ""
 			if len(args) > 0 && args[0] != "all" {
+				if have := a.namespaceNames(); !slices.Contains(have, args[0]) {
+					return nil, fmt.Errorf("no unit is in namespace %q (have: %s)", args[0], strings.Join(have, ", "))
+				}
 				s.Namespace = args[0]
 			}
 			a.list().m.SetScope(s)
@@ -199,6 +203,22 @@ func (a *App) suggestions() []string {
 	return out
 }
 
+// namespaceNames are the namespaces that hold a unit, in order: :ns
+// refuses any other, as :ctx refuses a context not connected (k9s refuses an
+// unknown namespace too) rather than show an empty list without a word.
+func (a *App) namespaceNames() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, u := range a.units {
+		if !seen[u.Key.Namespace] {
+			seen[u.Key.Namespace] = true
+			out = append(out, u.Key.Namespace)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func (a *App) contextNames() []string {
 	var out []string
 	for _, st := range a.status {
@@ -225,16 +245,39 @@ func (a *App) startInput(mode inputMode, value string) tea.Cmd {
 	a.input.ShowSuggestions = mode == modeCommand
 	if mode == modeCommand {
 		a.input.SetSuggestions(a.suggestions())
-		a.input.Placeholder = "apps, stacks, flux, terraform, ns <name>, stuck, paused, freeze … (tab completes)"
+		a.input.Placeholder = "apps, stacks, flux, terraform, ns <name>, stuck, paused, freeze … (tab cycles through the completions)"
 	} else {
 		a.input.SetSuggestions(nil)
-		a.input.Placeholder = "text or regex; ! inverts"
+		a.input.Placeholder = "text or regex over " + list.FilterFields + "; ! inverts; ^ and $ anchor to a field"
+	}
+	a.filterWas = ""
+	if mode == modeFilter {
+		a.filterWas = value
 	}
 	a.historyPos = len(a.history)
+	a.completion = completion{}
 	return a.input.Focus()
 }
 
+// filterNote tells, while "/" edits the filter in force rather than a new
+// one, that it does and how to start over.
+func (a *App) filterNote() string {
+	if a.filterWas == "" || a.input.Value() == "" {
+		return "" // a new filter: the placeholder says what it matches
+	}
+	return "  editing the filter in force: enter keeps the edit, ctrl+u starts over, esc clears it"
+}
+
 func (a *App) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+	if k := msg.String(); a.mode == modeCommand && (k == "tab" || k == "shift+tab") {
+		step := 1
+		if k == "shift+tab" {
+			step = -1
+		}
+		a.cycleCompletion(step)
+		return nil
+	}
+	a.completion = completion{}
 	switch msg.String() {
 	case "esc":
 		if a.mode == modeFilter {

@@ -97,6 +97,8 @@ func (s *detailScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		d.NextTab(-1)
 	case key.Matches(msg, k.Yaml):
 		d.ShowTab(detail.YAML)
+	case key.Matches(msg, k.Wrap):
+		d.ToggleWrap()
 	case key.Matches(msg, k.Logs):
 		if !logs.HasOwnPods(d.Key().Engine) {
 			a.toastError("logs are of Stacks' workspace pods and Argo CD hook Jobs; " + string(d.Key().Engine) + " units have no pod of their own")
@@ -121,15 +123,17 @@ func (s *detailScreen) describeCmd(a *App) tea.Cmd {
 func (s *detailScreen) keyHelp(a *App) string {
 	k := a.keys
 	// j/k are left to the help screen: the keys that open things need the room.
-	bs := bindings(k.Back, k.NextTab, k.Actions, k.Diff)
+	// The keys that open things stay longer than the row's actions, which
+	// leave from the right (a lists them all).
+	hs := []hint{hintOf(k.Back, keepAlways), hintOf(k.NextTab, keepHigh), hintOf(k.Actions, keepHigh), hintOf(k.Diff, keepHigh)}
 	if logsWorthShowing(s.m.Unit()) {
-		bs = append(bs, k.Logs)
+		hs = append(hs, hintOf(k.Logs, keepHigh))
 	}
 	if s.m.Key().Engine == model.EngineArgoCD {
-		bs = append(bs, k.Resources)
+		hs = append(hs, hintOf(k.Resources, keepHigh))
 	}
-	return a.keyHints(bs) + "  " +
-		a.actHints(s.m.Unit()) + a.keyHints(bindings(k.Help))
+	hs = append(hs, a.actionHintsOf(s.m.Unit())...)
+	return a.fitHints(append(append(a.wrapHints(s.m.Wrapping(), s.m.Cut()), hs...), hintOf(k.Help, keepAlways)))
 }
 
 // logsWorthShowing: the footer names the logs key for a Stack (its

@@ -69,6 +69,11 @@ type dialog struct {
 	// once read (ownerRead).
 	ownerWrites []actions.OwnerWrite
 	ownerRead   bool
+	// unitPlans are what a bulk action would write to each unit, once read.
+	unitPlans map[model.Key]unitPlan
+	// scroll is the first line of the write block shown, page how many
+	// lines of it the last frame showed, bodyLines how many it has.
+	scroll, page, bodyLines int
 	// custom confirms something that is not an actions.Request (a Pulumi
 	// plan's apply, a state repair): its own description and run.
 	custom *customConfirm
@@ -131,7 +136,8 @@ func (a *App) newDialog(kind dialogKind, action actions.Kind, units []*model.Uni
 
 func (d *dialog) setSize(w, h int) {
 	d.width, d.height = w, h
-	iw := min(max(w-12, 20), 96)
+	// The field fits the dialog's line after its label ("› Reason: ").
+	iw := min(max(w-8, 20), 100) - 11
 	d.reason.SetWidth(iw)
 	d.until.SetWidth(iw)
 }
@@ -200,7 +206,9 @@ func (a *App) startRequest(req actions.Request, from screen) tea.Cmd {
 	}
 	d := a.newDialog(dlgConfirm, req.Kind, []*model.Unit{u})
 	d.req = req
+	d.req.Single = true
 	d.addSyncOptions(a)
+	d.addAutoSyncOptions(a, u)
 	a.push(d)
 	return tea.Batch(d.setFocus(0), d.requestPlan(a))
 }
@@ -311,6 +319,10 @@ func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
 		if msg.id == d.id {
 			d.ownerWrites, d.ownerRead = msg.writes, true
 		}
+	case bulkPlansMsg:
+		if msg.id == d.planID {
+			d.unitPlans = msg.plans
+		}
 	case bulkMsg:
 		if msg.id == d.id {
 			for _, u := range d.units {
@@ -353,10 +365,15 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch d.kind {
 	case dlgReport:
-		a.close(d.self())
+		if !d.scrollable() || !d.scrollKey(a, msg) {
+			a.close(d.self())
+		}
 		return nil
 	case dlgMenu:
 		return d.menuKey(a, msg)
+	}
+	if d.scrollKey(a, msg) {
+		return nil
 	}
 	if d.refused() {
 		// Nothing can be written: only closing is left.
@@ -380,7 +397,7 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			}
 			d.err = ""
 			if last {
-				return tea.Batch(d.setFocus(d.focus+1), d.planWithInputs(a))
+				return tea.Batch(d.setFocus(d.focus+1), d.planWithInputs(a), d.bulkInputsChanged(a))
 			}
 			return d.setFocus(d.focus + 1)
 		case "shift+tab":
@@ -659,11 +676,21 @@ func (d *dialog) refused() bool {
 }
 
 func (d *dialog) keyHelp(a *App) string {
+	help := d.hintsFor(a)
+	if d.scrollable() {
+		help = a.hints(a.keys.PageDown.Help().Key+"/"+a.keys.PageUp.Help().Key, "scroll") + "  " + help
+	}
+	return help
+}
+
+func (d *dialog) hintsFor(a *App) string {
 	switch {
 	case d.refused():
 		return a.hints("esc", "close")
 	case d.kind == dlgMenu:
 		return a.keyHints(bindings(a.keys.Up, a.keys.Down, a.keys.Open, a.keys.Back))
+	case d.kind == dlgReport && d.scrollable():
+		return a.hints("j/k g/G", "move", "any other key", "closes")
 	case d.kind == dlgReport:
 		return a.theme.FooterDesc.Render("any key closes")
 	case d.focused() != nil:

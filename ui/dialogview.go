@@ -42,6 +42,8 @@ func (d *dialog) view(a *App, now time.Time) string {
 			}
 		}
 	case dlgReport:
+		// Every unit's line can be read: the lines scroll under the count.
+		var title []string
 		for i, r := range d.report {
 			st := lipgloss.NewStyle()
 			if i == 0 {
@@ -50,29 +52,26 @@ func (d *dialog) view(a *App, now time.Time) string {
 			if r.bad {
 				st = t.Bad
 			}
-			wrap(r.text, st)
+			wrap(safetext.Visible(r.text), st)
+			if i == 0 {
+				title, lines = lines, nil
+			}
 		}
+		lines = d.layoutConfirm(a, title, lines, nil, max(d.height-2, 3))
 	default:
-		// What is asked (reason, options, buttons) always shows whole; a
-		// plan too long for the screen is cut instead.
-		body, controls := d.confirmLines(a, inner, now)
-		if room := max(d.height-2, 3) - len(controls); len(body) > room {
-			keep := max(room-1, 1)
-			body = append(body[:keep], t.Dim.Render(fmt.Sprintf("… (%d more lines: enlarge the terminal, or --dry-run on the command line prints them all)", len(body)-keep)))
-		}
-		lines = append(body, controls...)
+		// What is asked (reason, options, buttons) always shows whole; the
+		// write block between the title and them scrolls.
+		title, body, controls := d.confirmLines(a, inner, now)
+		lines = d.layoutConfirm(a, title, body, controls, max(d.height-2, 3))
 	}
-	room := max(d.height-2, 3)
-	if len(lines) > room {
-		lines = append(lines[:room-1], t.Dim.Render("… (more: enlarge the terminal)"))
-	}
+	lines = fitRoom(truncateAll(lines, inner), max(d.height-2, 3), t.Dim.Render("… (more: enlarge the terminal)"))
 	box := t.Dialog.Width(inner + 4).Render(strings.Join(lines, "\n"))
 	return lipgloss.Place(d.width, d.height, lipgloss.Center, lipgloss.Center, box)
 }
 
-// confirmLines are a confirmation's body (what will be written, to which
-// objects) and its controls (the reason, options and buttons).
-func (d *dialog) confirmLines(a *App, inner int, now time.Time) (body, controls []string) {
+// confirmLines are a confirmation's title, its body (what will be written,
+// to which objects) and its controls (the reason, options and buttons).
+func (d *dialog) confirmLines(a *App, inner int, now time.Time) (title, body, controls []string) {
 	t := a.theme
 	var lines []string
 	wrap := func(s string, st lipgloss.Style) {
@@ -80,11 +79,14 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) (body, controls 
 			lines = append(lines, st.Render(l))
 		}
 	}
+	// heading ends the title: what follows is the body.
+	heading := func(s string) {
+		wrap(s, t.DialogTitle)
+		title, lines = lines, nil
+	}
 	switch {
 	case d.kind == dlgBulk:
-		wrap(fmt.Sprintf("%s %d units:", titleOf(d.action), len(d.units)), t.DialogTitle)
-		// Every target is named: none may be acted on unseen.
-		wrap(strings.Join(refs(d.units), ", "), lipgloss.NewStyle())
+		heading(fmt.Sprintf("%s %d units:", titleOf(d.action), len(d.units)))
 		switch n := len(d.hidden); {
 		case n == len(d.units):
 			wrap(fmt.Sprintf("! all %d are hidden by the current filter or scope", n), t.Warn)
@@ -92,6 +94,10 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) (body, controls 
 			wrap(fmt.Sprintf("! %d of them are hidden by the current filter or scope: %s", n, strings.Join(refs(d.hidden), ", ")), t.Warn)
 		}
 		wrap(bulkExplanation(d.action), t.Dim)
+		// Every target is named with its write: none may be acted on unseen.
+		for _, l := range d.bulkPlanLines(a) {
+			wrap(l.text, l.style)
+		}
 		if !d.ownerRead {
 			if l := ownerWrites(d.action, d.units); l != "" {
 				wrap(l+" (reading the exact entries…)", t.Bold)
@@ -106,7 +112,7 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) (body, controls 
 		}
 	case d.custom != nil:
 		c := d.custom
-		wrap(c.title, t.DialogTitle)
+		heading(c.title)
 		for _, l := range c.lines {
 			wrap(l, lipgloss.NewStyle())
 		}
@@ -116,36 +122,27 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) (body, controls 
 	default:
 		switch {
 		case d.planning && d.plan == nil:
+			heading(capitalize(string(d.action)) + " " + d.units[0].Key.Ref())
 			lines = append(lines, t.Dim.Render("reading the object…"))
 		case d.planErr != nil:
-			wrap("Cannot "+string(d.action)+": "+d.planErr.Error(), t.Bad)
+			heading(capitalize(string(d.action)) + " " + d.units[0].Key.Ref())
+			wrap("Cannot "+string(d.action)+": "+safetext.Visible(d.planErr.Error()), t.Bad)
 		case d.plan != nil:
-			wrap(capitalize(d.plan.Summary), t.DialogTitle)
-			lines = append(lines, t.Bold.Render("Will write:"))
-			for _, c := range d.plan.Changes {
-				wrap("  "+c, lipgloss.NewStyle())
-			}
-			for _, w := range d.plan.Warnings {
-				wrap("! "+w, t.Warn)
-			}
-			lines = append(lines, t.Dim.Render(fmt.Sprintf("JSON patch on resourceVersion %s, %d operations, tests first.", d.plan.ResourceVersion, len(d.plan.Patch))))
-			for _, o := range d.plan.Also {
-				wrap(o.Heading(), t.Bold)
-				for _, c := range o.Changes {
-					wrap("  "+c, lipgloss.NewStyle())
-				}
+			heading(capitalize(safetext.Visible(d.plan.Summary)))
+			for _, l := range planLines(t, d.plan, "", true) {
+				wrap(l.text, l.style)
 			}
 		}
 		if len(d.changed) > 0 {
 			wrap("! Changed since shown — confirm again:", t.Warn)
 			for _, c := range d.changed {
-				wrap("  "+c, t.Warn)
+				wrap("  "+safetext.Visible(c), t.Warn)
 			}
 		}
 	}
 	body, lines = lines, []string{""}
 	if d.refused() {
-		return body, append(lines, t.Dim.Render("Nothing will be written. esc closes."))
+		return title, body, append(lines, t.Dim.Render("Nothing will be written. esc closes."))
 	}
 	label := func(i int, name string) string {
 		if d.focus == i {
@@ -153,9 +150,9 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) (body, controls 
 		}
 		return "  " + name
 	}
-	lines = append(lines, label(0, "Reason: ")+d.reason.View())
+	lines = append(lines, label(0, "Reason: ")+fieldView(&d.reason))
 	if takesUntil(d.action) {
-		lines = append(lines, label(1, "Until:  ")+d.until.View())
+		lines = append(lines, label(1, "Until:  ")+fieldView(&d.until))
 	}
 	for i, opt := range d.options {
 		box := "[ ]"
@@ -168,10 +165,10 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) (body, controls 
 		}
 	}
 	if d.err != "" {
-		wrap(d.err, t.Bad)
+		wrap(safetext.Visible(d.err), t.Bad)
 	}
 	lines = append(lines, "", d.buttonLine(a))
-	return body, lines
+	return title, body, lines
 }
 
 // buttonLine draws No and Yes. The focused one is bracketed with > <, so it

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"errors"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -28,19 +27,9 @@ type diffScreen struct {
 	revision string
 	inflight bool
 	stale    bool
-	// unavailable says why no diff can be computed; no backend call is made.
-	unavailable string
 	// only narrows the diff to one resource (opened from the resource tree).
 	only *engine.ObjectKey
 }
-
-// demoKustomizationDiff: the demo's GitRepositories name repositories that
-// exist only in name, so a build would end in a clone error that explains
-// nothing.
-const demoKustomizationDiff = "no diff in the demo: its Kustomizations read GitRepositories that exist only in name " +
-	"(github.com/acme/…), and a Kustomization's diff is built from a checkout of its source at the attempted revision, " +
-	"then dry-run against the cluster, as flux diff kustomization does. In the demo, d shows the Argo CD apps' diffs " +
-	"and the readable plans of the Terraforms waiting for approval (terraform/flux-system/eks-cluster)."
 
 // openDiff shows the diff of u.
 func (a *App) openDiff(u *model.Unit) tea.Cmd {
@@ -53,9 +42,6 @@ func (a *App) openDiff(u *model.Unit) tea.Cmd {
 		return nil
 	}
 	s := &diffScreen{ownContext: newOwnContext(a), unitKey: u.Key, v: diffview.New(a.theme), compared: mark}
-	if a.opts.Demo && u.Key.Engine == model.EngineKustomization {
-		s.unavailable = demoKustomizationDiff
-	}
 	a.push(s)
 	return s.diffCmd(a)
 }
@@ -92,10 +78,6 @@ func (s *diffScreen) setTheme(t *themes.Theme)        { s.v.SetTheme(t) }
 func (s *diffScreen) view(_ *App, _ time.Time) string { return s.v.View() }
 
 func (s *diffScreen) diffCmd(a *App) tea.Cmd {
-	if s.unavailable != "" {
-		s.v.SetError(errors.New(s.unavailable))
-		return nil
-	}
 	if s.inflight {
 		s.stale = true
 		return nil
@@ -160,6 +142,8 @@ func (s *diffScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		v.NextObject(-1)
 	case key.Matches(msg, k.SideBySide):
 		v.ToggleSideBySide()
+	case key.Matches(msg, k.Wrap):
+		v.ToggleWrap()
 	case key.Matches(msg, k.Refresh):
 		return s.diffCmd(a)
 	case key.Matches(msg, k.Approve, k.Sync):
@@ -194,5 +178,5 @@ func (s *diffScreen) approve(a *App) tea.Cmd {
 
 func (s *diffScreen) keyHelp(a *App) string {
 	k := a.keys
-	return a.keyHints(bindings(k.Back, k.Down, k.Up, k.NextObject, k.PrevObject, k.SideBySide, k.Refresh, k.Approve))
+	return a.wrapHint(s.v.Wrapping(), s.v.Cut()) + a.keyHints(bindings(k.Back, k.Down, k.Up, k.NextObject, k.PrevObject, k.SideBySide, k.Refresh, k.Approve))
 }

@@ -77,7 +77,7 @@ func (f *fakeBackend) Available(ctx context.Context, u *model.Unit) []actions.Av
 		}
 		return out
 	}
-	var out []actions.Availability
+	out := []actions.Availability{} // the backend's answer is never nil
 	for _, s := range specs() {
 		if !s.Knows(u.Key.Engine) {
 			continue

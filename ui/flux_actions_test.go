@@ -11,7 +11,6 @@ import (
 	"github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/model"
-	"github.com/driftdeck/driftdeck/backend/store"
 )
 
 // Each Flux and Terraform action has its own key: it opens the action's
@@ -60,11 +59,11 @@ func TestFluxAndTerraformActionsInFooterAndMenu(t *testing.T) {
 	// Moving the cursor asks what the row can do, as j and k do.
 	askAvailability(t, a, "rds-postgres")
 	footer := lastLine(plain(a))
-	if !strings.Contains(footer, "r p K act") {
+	if !strings.Contains(footer, "r refresh  p pause  K force unlock") {
 		t.Errorf("a Terraform with a held lock must offer refresh, force-unlock and pause in the footer: %q", footer)
 	}
 	askAvailability(t, a, "kube-prometheus-stack")
-	if footer := lastLine(plain(a)); !strings.Contains(footer, "r f X p act") {
+	if footer := lastLine(plain(a)); !strings.Contains(footer, "r refresh  f force  X reset  p pause") {
 		t.Errorf("a HelmRelease with failures must offer refresh, force, reset and pause: %q", footer)
 	}
 	selectUnit(t, a, "eks-cluster")
@@ -127,7 +126,7 @@ func suspendedKustomization(t *testing.T, name string, paused bool) *model.Unit 
 
 // A Flux unit driftdeck paused reads "paused", with who, why and until,
 // and resume is offered; one somebody else suspended reads "suspended",
-// and resume says it leaves it so.
+// and resume opens its confirm too, as flux resume would end it.
 func TestDriftdeckPauseAndForeignSuspendReadApart(t *testing.T) {
 	a, _ := newFluxTestAppWith(t, 140, 50,
 		suspendedKustomization(t, "web-paused", true), suspendedKustomization(t, "web-suspended", false))
@@ -150,7 +149,7 @@ func TestDriftdeckPauseAndForeignSuspendReadApart(t *testing.T) {
 	}
 
 	askAvailability(t, a, "web-paused")
-	if footer := lastLine(plain(a)); !strings.Contains(footer, "u act") {
+	if footer := lastLine(plain(a)); !strings.Contains(footer, "u resume") {
 		t.Errorf("resume must be offered for a driftdeck pause: %q", footer)
 	}
 	press(a, "enter")
@@ -167,26 +166,9 @@ func TestDriftdeckPauseAndForeignSuspendReadApart(t *testing.T) {
 	press(a, "esc")
 	selectUnit(t, a, "web-suspended")
 	press(a, "u")
-	if !strings.Contains(flat(a), "suspended by somebody else, left so") {
-		t.Errorf("resume of a foreign suspend must say it leaves it:\n%s", plain(a))
-	}
-}
-
-// In the demo, d on a Kustomization says why there is no diff, whole,
-// instead of the clone error of a repository that exists only in name.
-func TestDemoKustomizationDiffSaysWhyNot(t *testing.T) {
-	be := &fakeBackend{}
-	units := append(fixtureUnits(), fluxFixtureUnits(t)...)
-	a := New(Options{Backend: be, Theme: "dark", Demo: true, Initial: store.Batch{Units: units}, Now: func() time.Time { return fixedNow }})
-	a.Update(teaSize(100, 30))
-	selectUnit(t, a, "web-frontend")
-	press(a, "d")
-	screen := flat(a)
-	if !topIs[*diffScreen](a) || !strings.Contains(screen, "no diff in the demo") || !strings.Contains(screen, "(terraform/flux-system/eks-cluster).") {
-		t.Fatalf("d on a demo Kustomization must say, whole, why there is no diff:\n%s", plain(a))
-	}
-	if strings.Contains(screen, "no diff source in this test") {
-		t.Errorf("the backend was asked for a diff it cannot make:\n%s", plain(a))
+	d, ok := a.top().(*dialog)
+	if !ok || d.req.Kind != actions.Resume || !d.req.Single {
+		t.Errorf("resume of a foreign suspend must open its confirm, for this unit alone:\n%s", plain(a))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/logs"
 	"github.com/driftdeck/driftdeck/themes"
+	"github.com/driftdeck/driftdeck/views/list"
 )
 
 // helpScreen lists every binding, action and command; it scrolls.
@@ -58,7 +59,7 @@ func (s *helpScreen) lines(a *App) []string {
 		{"Act", []key.Binding{k.Actions, k.RefreshWithSource, k.Freeze, k.Thaw}},
 		{"Diff", []key.Binding{k.Diff, k.NextObject, k.PrevObject, k.SideBySide}},
 		{"Logs", []key.Binding{k.Logs, k.Follow, k.Container, k.PreviousLog, k.Since}},
-		{"Screen", []key.Binding{k.Yaml, k.Resources, k.Help, k.Redraw, k.Quit, k.ForceQuit}},
+		{"Screen", []key.Binding{k.Yaml, k.Wrap, k.Resources, k.Help, k.Redraw, k.Quit, k.ForceQuit}},
 	}
 	var lines []string
 	lines = append(lines, t.Title.Render("Keys"))
@@ -95,9 +96,13 @@ func (s *helpScreen) lines(a *App) []string {
 	for _, c := range commands {
 		lines = append(lines, "  "+t.FooterKey.Render(":"+c.usage)+"  "+t.Dim.Render(c.help))
 	}
+	lines = append(lines, "", t.Title.Render("Columns of the list"))
+	for _, e := range list.Legend {
+		lines = append(lines, "  "+t.Bold.Render(fmt.Sprintf("%-15s", e.Column))+e.Values)
+	}
 	lines = append(lines, "", t.Title.Render("Filter (/)"),
-		"  text or a regular expression, case-insensitive, over engine/namespace/name, states, reason, project",
-		"  ! in front inverts it; esc clears marks, then the filter, then the : scope",
+		"  text or a regular expression, case-insensitive, over each of "+list.FilterFields+": ^ and $ anchor to one of them (api$: names ending in api)",
+		"  ! in front inverts it; / again edits the filter in force (ctrl+u starts over); esc clears marks, then the filter, then the : scope",
 		"", t.Title.Render("Logs ("+k.Logs.Help().Key+" on a unit's detail or a Pod of its resource tree)"),
 		"  a Stack's workspace pod (the running Update's output), an Argo CD operation's hook Job pods; tab: next pod",
 		fmt.Sprintf("  starts with the last %d lines and keeps the newest %d MiB, saying when older lines were dropped; / searches, n/N move between matches", logTail, logs.DefaultBufferBytes>>20),

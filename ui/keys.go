@@ -48,3 +48,29 @@ func (a *App) scrollKey(msg tea.KeyPressMsg, scroll func(int), page int) bool {
 	}
 	return true
 }
+
+// wrapHint is the footer's word on the wrap key, first so that a narrow
+// footer does not cut it: shown while lines wrap (to cut them again) or
+// when the screen cut one; nothing when every line fits.
+func (a *App) wrapHint(wrapping, cut bool) string {
+	k := a.keys.Wrap.Help().Key
+	switch {
+	case wrapping:
+		return a.hints(k, "cut long lines") + "  "
+	case cut:
+		return a.hints(k, "whole lines (… cut)") + "  "
+	}
+	return ""
+}
+
+// wrapHints is wrapHint as a footer hint that stays to the last.
+func (a *App) wrapHints(wrapping, cut bool) []hint {
+	k := a.keys.Wrap.Help().Key
+	switch {
+	case wrapping:
+		return []hint{{key: k, desc: "cut long lines", keep: keepAlways}}
+	case cut:
+		return []hint{{key: k, desc: "whole lines (… cut)", keep: keepAlways}}
+	}
+	return nil
+}

@@ -105,6 +105,9 @@ func (s *listScreen) keyHelp(a *App) string {
 	if s.m.Tree() {
 		tree = key.NewBinding(key.WithKeys(k.Tree.Keys()...), key.WithHelp(k.Tree.Help().Key, "flat"))
 	}
-	return a.keyHints(bindings(k.Open, k.Filter, k.Command, k.Mark, k.Actions, k.Diff)) + "  " +
-		a.actHints(s.m.Selected()) + a.keyHints(bindings(k.Freeze, k.Sort, k.Help, tree, k.Quit))
+	hs := []hint{hintOf(k.Open, keepAlways), hintOf(k.Filter, keepHigh), hintOf(k.Command, keepHigh), hintOf(k.Mark, keepLow),
+		hintOf(k.Actions, keepHigh), hintOf(k.Diff, keepMid)}
+	hs = append(hs, a.actionHintsOf(s.m.Selected())...)
+	hs = append(hs, hintOf(k.Freeze, keepLow), hintOf(k.Sort, keepLow), hintOf(k.Help, keepAlways), hintOf(tree, keepLow), hintOf(k.Quit, keepLeast))
+	return a.fitHints(hs)
 }

@@ -265,7 +265,13 @@ func (s *logScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			s.top = max(s.buf.Len()-s.bodyHeight(), 0)
 		}
 	case key.Matches(msg, k.Container):
-		if t, ok := s.target(); ok && len(t.Containers) > 1 {
+		t, ok := s.target()
+		switch {
+		case !ok:
+			a.toastError("no pod yet: there is no container to pick")
+		case len(t.Containers) < 2:
+			a.toastInfo("only one container: " + s.container)
+		default:
 			s.container = t.Containers[(slices.Index(t.Containers, s.container)+1)%len(t.Containers)]
 			return s.start(a)
 		}

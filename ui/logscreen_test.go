@@ -100,6 +100,18 @@ func TestLogScreenFollowsARunningUpdateAndSearches(t *testing.T) {
 	}
 }
 
+// c on a pod with one container says so instead of doing nothing.
+func TestLogScreenSaysWhenThePodHasOneContainer(t *testing.T) {
+	a, ch := logApp(t)
+	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-8kq2d"}})
+	async(cmd, ch)
+	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "container reindex") })
+	sendKey(a, ch, "c")
+	if got := plain(a); !strings.Contains(got, "only one container: reindex") {
+		t.Errorf("c on a one-container pod must say so:\n%s", got)
+	}
+}
+
 func TestLogScreenSaysWhenItsBufferDroppedLines(t *testing.T) {
 	a, ch := logApp(t)
 	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-8kq2d"}})

@@ -209,15 +209,15 @@ func (a *App) statusLine(now time.Time) string {
 	t := a.theme
 	switch a.mode {
 	case modeFilter:
-		return t.Accent.Render("/") + a.input.View()
+		return a.promptLine("/", a.filterNote())
 	case modeCommand:
-		return t.Accent.Render(":") + a.input.View()
+		return a.promptLine(":", a.completionNote())
 	}
 	if a.pending != nil {
 		return t.Dim.Render(ansi.Truncate(a.pending.what, max(a.width-2, 1), "…"))
 	}
 	for i := len(a.toasts) - 1; i >= 0; i-- {
-		if a.toasts[i].until.After(now) {
+		if a.toasts[i].until.After(now) && a.toasts[i].owner == a.top() {
 			if a.toasts[i].err {
 				return strings.Join(a.wrapped(a.toasts[i].text, t.ToastError), "\n")
 			}
@@ -225,6 +225,18 @@ func (a *App) statusLine(now time.Time) string {
 		}
 	}
 	return ""
+}
+
+// promptLine is the input bar with a note after what is typed.
+func (a *App) promptLine(prompt, note string) string {
+	t := a.theme
+	if note == "" {
+		return t.Accent.Render(prompt) + a.input.View()
+	}
+	// The input pads itself to its width: the note needs room after it.
+	in := a.input
+	in.SetWidth(max(a.width-2-ansi.StringWidth(note), 10))
+	return ansi.Truncate(t.Accent.Render(prompt)+in.View()+t.Dim.Render(note), a.width, "…")
 }
 
 func bindings(bs ...key.Binding) []key.Binding { return bs }

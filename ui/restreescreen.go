@@ -102,6 +102,8 @@ func (s *resTreeScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		v.Move(1)
 	case key.Matches(msg, k.Refresh):
 		return s.readCmd(a)
+	case key.Matches(msg, k.Wrap):
+		v.ToggleWrap()
 	case key.Matches(msg, k.Diff):
 		return s.diff(a)
 	case key.Matches(msg, k.Sync):
@@ -174,7 +176,7 @@ func (s *resTreeScreen) SelectedPod() (restree.Ref, bool) {
 
 func (s *resTreeScreen) keyHelp(a *App) string {
 	k := a.keys
-	return a.keyHints(bindings(k.Back, k.Up, k.Down, k.Mark)) + "  " +
+	return a.wrapHint(s.v.Wrapping(), s.v.Cut()) + a.keyHints(bindings(k.Back, k.Up, k.Down, k.Mark)) + "  " +
 		a.hints(k.Diff.Help().Key, "diff of it", k.Sync.Help().Key, "sync marked (or it)", k.Refresh.Help().Key, "read again", k.Logs.Help().Key, "pod log") + "  " +
 		a.keyHints(bindings(k.Help))
 }

@@ -61,6 +61,7 @@ func (a *App) close(s screen) {
 				c.close()
 			}
 			a.stack = append(a.stack[:i], a.stack[i+1:]...)
+			a.dropToasts(func(t toast) bool { return t.owner == s })
 			return
 		}
 	}

@@ -145,10 +145,10 @@ func TestFooterOffersOnlyTheKeysPossibleOnTheCursorRow(t *testing.T) {
 	press(a, "k", "j") // moving there asks what it can do
 	lines := strings.Split(plain(a), "\n")
 	footer := lines[len(lines)-1]
-	if !strings.Contains(footer, "s A r R p u B C act") {
+	if !strings.Contains(footer, "s sync  A approve  r refresh  R hard refresh  p pause  u resume  B rollback  C confirm prune") {
 		t.Fatalf("the footer does not offer the possible keys: %q", footer)
 	}
-	if strings.Contains(footer, " T ") {
+	if strings.Contains(footer, "T terminate") {
 		t.Errorf("the footer offers terminate, which is not possible: %q", footer)
 	}
 }

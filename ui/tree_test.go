@@ -134,3 +134,21 @@ func TestFreezeOfEveryShownUnitLeavesOutApplicationSets(t *testing.T) {
 		t.Fatalf("the freeze targets %d units, want the %d shown that can pause", len(d.units), len(fixtureUnits()))
 	}
 }
+
+// An ApplicationSet has no action of driftdeck's: its detail says why, and
+// a names the reason instead of opening an empty menu.
+func TestApplicationSetSaysWhyItHasNoActions(t *testing.T) {
+	a, _ := treeApp(t)
+	selectUnit(t, a, "storefront")
+	press(a, "a")
+	if topIs[*dialog](a) {
+		t.Fatalf("a opened an empty menu:\n%s", plain(a))
+	}
+	if got := flat(a); !strings.Contains(got, "applicationset/argocd/storefront: driftdeck has no actions for ApplicationSets; the Applications it generates have theirs (t in the list shows them under it)") {
+		t.Errorf("a on an ApplicationSet must say why nothing can be done:\n%s", plain(a))
+	}
+	press(a, "enter")
+	if got := flat(a); !strings.Contains(got, "Can do nothing: driftdeck has no actions for ApplicationSets; the Applications it generates have theirs") {
+		t.Errorf("the ApplicationSet's detail must say why it can do nothing:\n%s", plain(a))
+	}
+}

@@ -176,9 +176,11 @@ func TestBulkPauseNamesTheApplicationSetsItAlsoWrites(t *testing.T) {
 	}
 }
 
-// A plan too long for the terminal is cut, never what is asked: the reason
-// field and the buttons stay on screen, and the cut says how to see it all.
-func TestLongPlanLeavesTheReasonAndButtonsOnScreen(t *testing.T) {
+// A plan too long for the terminal scrolls between the title and what is
+// asked: the reason field and the buttons stay on screen, the dialog says
+// which lines it shows, and pgdown, j/k and g/G on the buttons reach the
+// last line and come back.
+func TestLongPlanScrollsWithTheReasonAndButtonsOnScreen(t *testing.T) {
 	a, be := newTestApp(t, 100, 24)
 	var changes []string
 	for i := range 40 {
@@ -186,11 +188,32 @@ func TestLongPlanLeavesTheReasonAndButtonsOnScreen(t *testing.T) {
 	}
 	be.also = []actions.OtherWrite{{Object: "applicationset/argocd/storefront", ResourceVersion: "99", When: "before", Patch: make([]actions.Op, 40), Changes: changes}}
 	openPause(t, a)
-	text := plain(a)
-	for _, want := range []string{"Reason:", "No", "Yes", "more lines: enlarge the terminal, or --dry-run on the command line prints them all"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the 24-row dialog does not show %q:\n%s", want, text)
+	onScreen := func(step string, wants ...string) {
+		t.Helper()
+		text := plain(a)
+		for _, want := range append([]string{"Pause auto-sync and self-heal of argocd/argocd/checkout", "Reason:", "[ No ]", "[ Yes ]", "╰"}, wants...) {
+			if !strings.Contains(text, want) {
+				t.Fatalf("%s: the 24-row dialog does not show %q:\n%s", step, want, text)
+			}
 		}
+	}
+	onScreen("opened", "lines 1-", "Will write:", "pgdown/pgup scroll")
+	press(a, "G")
+	onScreen("G", "paused-39")
+	if m := dialogPosition.FindStringSubmatch(plain(a)); m == nil || m[2] != m[3] {
+		t.Fatalf("G must show the last line and say so (%q):\n%s", m, plain(a))
+	}
+	if strings.Contains(plain(a), "Will write:") {
+		t.Fatalf("G must scroll the first lines away:\n%s", plain(a))
+	}
+	press(a, "g")
+	onScreen("g", "lines 1-", "Will write:")
+	press(a, "j")
+	onScreen("j", "lines 2-")
+	press(a, "k", "pgdown")
+	onScreen("pgdown", "spec.ignoreApplicationDifferences")
+	if strings.Contains(plain(a), "lines 1-") {
+		t.Fatalf("pgdown must move a page:\n%s", plain(a))
 	}
 }
 
@@ -220,7 +243,7 @@ func TestAnActionsKeyWorksInTheMenu(t *testing.T) {
 }
 
 // The freeze dialog lists, under each ApplicationSet, the exact entries the
-// freeze writes there, bounded, and fits 80 columns.
+// freeze writes there, bounded, and fits 80 columns, scrolled through.
 func TestBulkFreezeShowsTheExactEntriesWrittenToTheApplicationSet(t *testing.T) {
 	a, be := treeApp(t)
 	a.Update(teaSize(80, 40))
@@ -233,8 +256,8 @@ func TestBulkFreezeShowsTheExactEntriesWrittenToTheApplicationSet(t *testing.T) 
 	be.ownerWrites = []actions.OwnerWrite{{Object: "applicationset/argocd/storefront", OnePatch: true, Entries: entries}}
 	selectUnit(t, a, "storefront")
 	press(a, "F")
-	text := plain(a)
-	words := strings.Join(strings.Fields(strings.ReplaceAll(text, "│", " ")), " ")
+	text := strings.Join(readWholeBlock(t, a, "freeze"), "\n")
+	words := strings.Join(strings.Fields(text), " ")
 	for _, want := range []string{
 		"Also adds to applicationset/argocd/storefront spec.ignoreApplicationDifferences, in one patch before any child is paused, 30 entries:",
 		"+ jsonPointers: /spec/syncPolicy/automated/enabled /metadata/annotations/driftdeck.io~1paused-at /metadata/annotations/driftdeck.io~1paused-owner-hold for name: child-00, child-01",
@@ -248,7 +271,7 @@ func TestBulkFreezeShowsTheExactEntriesWrittenToTheApplicationSet(t *testing.T) 
 	if strings.Contains(text, "child-24") || strings.Contains(text, "reading the exact entries") {
 		t.Errorf("entries past the bound, or the placeholder, are shown:\n%s", text)
 	}
-	for _, l := range strings.Split(text, "\n") {
+	for _, l := range strings.Split(plain(a), "\n") {
 		if w := ansi.StringWidth(l); w > 80 {
 			t.Errorf("a line of %d columns at 80: %q", w, l)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
 // planArgoSync requests a sync the way Argo CD's API does: it sets the
@@ -202,7 +203,7 @@ func planArgoRefresh(env *planEnv, obj map[string]any, req Request) (*Plan, erro
 	}
 	switch pending := annotationsOf(obj)[argocd.AnnotationRefresh]; {
 	case pending == "hard", pending == level:
-		return nil, nothingToDo("%s: a %s refresh is already requested and not yet picked up by the controller", u.Key.Ref(), pending)
+		return nil, satisfied("%s: a %s refresh is already requested and not yet picked up by the controller", u.Key.Ref(), pending)
 	}
 	var ops patch
 	ops.test(lookupString(obj, "metadata", "uid"), "metadata", "uid")
@@ -229,7 +230,8 @@ func planArgoRollback(env *planEnv, obj map[string]any, req Request) (*Plan, err
 	u := argocd.Convert(env.cluster.Context, obj)
 	f := u.Argo
 	if f.AutoSync {
-		return nil, refusef("%s: auto-sync is on and would undo a rollback: pause it first (driftdeck pause %s)", u.Key.Ref(), u.Key.Ref())
+		pause := env.exec.Origin.Driftdeck(u.Key.Context, "pause", u.Key.Ref(), "--reason", safetext.Visible(orWord(req.Reason, "before a rollback")))
+		return nil, refusef("%s: auto-sync is on and would undo a rollback: pause it first (`%s`)", u.Key.Ref(), pause)
 	}
 	if f.OperationSet {
 		return nil, refusef("%s: another operation is in progress; wait for it or terminate it first", u.Key.Ref())

@@ -100,7 +100,7 @@ func planArgoPause(env *planEnv, obj map[string]any, req Request) (*Plan, error)
 func planArgoResume(env *planEnv, obj map[string]any, req Request) (*Plan, error) {
 	u := argocd.Convert(env.cluster.Context, obj)
 	if u.Pause == nil {
-		return nil, nothingToDo("%s is not paused by driftdeck (no %s annotation)", u.Key.Ref(), pause.AnnotationPrevious)
+		return planArgoEnableAutoSync(u, obj, req)
 	}
 	var previous map[string]any
 	if err := json.Unmarshal([]byte(u.Pause.Previous), &previous); err != nil || previous == nil {
@@ -114,13 +114,7 @@ func planArgoResume(env *planEnv, obj map[string]any, req Request) (*Plan, error
 	}
 	p := &Plan{gvr: argocd.Applications, Previous: u.Pause.Previous, eventReason: "DriftdeckResume", eventVerb: "resumed automation of"}
 	var ops patch
-	if present {
-		ops.test(current, automatedPath...)
-		ops.replace(previous, automatedPath...)
-	} else {
-		ops.test(nil, automatedPath...)
-		ops.add(previous, automatedPath...)
-	}
+	ops.swap(current, present, previous, automatedPath...)
 	p.Changes = append(p.Changes, "spec.syncPolicy.automated: "+compactJSON(current)+" → "+u.Pause.Previous)
 	ops.removeAnnotations(annotationsOf(obj), pause.Annotations)
 	p.Changes = append(p.Changes, "metadata.annotations: driftdeck.io/paused-* removed")

@@ -127,10 +127,10 @@ func argoWhyNot(u *model.Unit, k Kind) string {
 		}
 		return ""
 	case Resume:
-		if u.Pause == nil {
-			return "not paused by driftdeck"
+		if u.Pause == nil && f.AutoSync {
+			return "not paused by driftdeck, and auto-sync is on"
 		}
-		return ""
+		return "" // without a pause record: enable auto-sync, as the user chooses
 	case Rollback:
 		switch {
 		case f.AutoSync:

@@ -16,6 +16,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/cmdline"
 	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -35,6 +36,9 @@ type Executor struct {
 	// (ApplicationSet, parent app) may revert the write. Zero skips it.
 	Settle time.Duration
 	Now    func() time.Time
+	// Origin is where the units were found, named by the commands a
+	// refusal suggests.
+	Origin cmdline.Origin
 
 	schema schemaCache
 	// shown keeps the plans handed out, so that a confirmed plan whose
@@ -196,6 +200,9 @@ func (e *Executor) plan(env *planEnv, obj map[string]any, req Request) (*Plan, e
 	}
 	p, err := pl(env, obj, req)
 	if err != nil {
+		return nil, err
+	}
+	if err := freshVerdict(env, obj, req); err != nil {
 		return nil, err
 	}
 	if len(req.Annotate) > 0 {

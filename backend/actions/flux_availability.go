@@ -34,7 +34,7 @@ func fluxWhyNot(u *model.Unit, f *model.FluxFacts, k Kind) string {
 		case u.Pause != nil:
 			return ""
 		case f.Suspended:
-			return "not paused by driftdeck: suspended by somebody else, left so"
+			return "" // ends the suspend somebody else set, as flux resume does
 		}
 		return "not paused by driftdeck"
 	}

@@ -74,7 +74,7 @@ func planFluxPause(env *planEnv, obj map[string]any, req Request) (*Plan, error)
 	case u.Pause != nil:
 		return nil, nothingToDo("%s is already paused by %s since %s (%s)", u.Key.Ref(), u.Pause.By, u.Pause.At.Format(time.RFC3339), u.Pause.Reason)
 	case f.Suspended:
-		return nil, nothingToDo("%s is already suspended (spec.suspend: true, not by driftdeck): nothing to pause, and a resume leaves it suspended", u.Key.Ref())
+		return nil, nothingToDo("%s is already suspended (spec.suspend: true, not by driftdeck): nothing to pause (a resume by name ends that suspend, as flux resume does)", u.Key.Ref())
 	}
 	prevVal, present := lookup(obj, "spec", "suspend")
 	previous := "null"
@@ -108,11 +108,13 @@ func planFluxPause(env *planEnv, obj map[string]any, req Request) (*Plan, error)
 func planFluxResume(env *planEnv, obj map[string]any, req Request) (*Plan, error) {
 	u, f := fluxUnit(env, req.Key.Engine, obj)
 	if u.Pause == nil {
-		why := ""
-		if f.Suspended {
-			why = "; it is suspended by somebody else (spec.suspend: true) and stays so"
+		switch {
+		case f.Suspended && req.Single:
+			return planFluxEndSuspend(u, obj), nil
+		case f.Suspended:
+			return nil, nothingToDo("%s is not paused by driftdeck (no %s annotation); it is suspended by somebody else (spec.suspend: true), and a resume of many leaves it so: resume it by name", u.Key.Ref(), pause.AnnotationPrevious)
 		}
-		return nil, nothingToDo("%s is not paused by driftdeck (no %s annotation)%s", u.Key.Ref(), pause.AnnotationPrevious, why)
+		return nil, nothingToDo("%s is not paused by driftdeck (no %s annotation)", u.Key.Ref(), pause.AnnotationPrevious)
 	}
 	var previous any
 	if err := json.Unmarshal([]byte(u.Pause.Previous), &previous); err != nil {

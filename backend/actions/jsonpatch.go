@@ -50,6 +50,19 @@ func (p *patch) add(value any, path ...string)  { *p = append(*p, Op{"add", Poin
 func (p *patch) replace(value any, path ...string) {
 	*p = append(*p, Op{"replace", Pointer(path...), value})
 }
+
+// swap tests that path still holds current (absent when !present) and
+// writes value there.
+func (p *patch) swap(current any, present bool, value any, path ...string) {
+	if present {
+		p.test(current, path...)
+		p.replace(value, path...)
+		return
+	}
+	p.test(nil, path...)
+	p.add(value, path...)
+}
+
 func (p *patch) remove(path ...string) { *p = append(*p, Op{Op: "remove", Path: Pointer(path...)}) }
 
 // setAnnotations adds annotations to an object whose current annotations are

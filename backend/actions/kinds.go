@@ -175,9 +175,23 @@ type Request struct {
 	// while the object still holds its Was: a policy's attempt count.
 	Annotate map[string]AnnotationUpdate
 
+	// Single marks a resume of one unit asked for by name: it also ends a
+	// suspend set outside driftdeck (flux suspend), as flux resume does. A
+	// thaw of many leaves those as it found them.
+	Single bool
+	// AutoSync is the policy a resume writes to an Argo CD Application whose
+	// automation was turned off outside driftdeck (no pause record): the
+	// user's choice, never a guess. Nil: such a resume is refused.
+	AutoSync *AutoSyncPolicy
+
 	// preHeld is the ApplicationSet entry a bulk pause wrote for the unit
 	// with its siblings' before pausing any (bulk_hold.go).
 	preHeld *holdRecord
+}
+
+// AutoSyncPolicy is spec.syncPolicy.automated as a resume enables it.
+type AutoSyncPolicy struct {
+	SelfHeal, Prune bool
 }
 
 // SyncChoices are the options of an Argo CD sync beyond prune, as the sync
@@ -212,4 +226,9 @@ func refusef(format string, args ...any) error { return writeguard.Refusef(forma
 
 func nothingToDo(format string, args ...any) error {
 	return &Refusal{Reason: fmt.Sprintf(format, args...), NothingToDo: true}
+}
+
+// satisfied is a nothingToDo where what was asked is already the case.
+func satisfied(format string, args ...any) error {
+	return &Refusal{Reason: fmt.Sprintf(format, args...), NothingToDo: true, Satisfied: true}
 }

@@ -56,9 +56,14 @@ type Agent struct {
 	leading map[string]int // contexts this replica writes to now ("": every context)
 	resumed resumeBook
 
-	resumes *prometheus.CounterVec
-	passes  prometheus.Counter
-	leader  *prometheus.GaugeVec
+	// leaseTroubles, by context: its Lease cannot be taken or renewed now.
+	leaseTroubles map[string]*leaseTrouble
+
+	resumes      *prometheus.CounterVec
+	passes       prometheus.Counter
+	leader       *prometheus.GaugeVec
+	leaseErrors  *prometheus.CounterVec
+	leaseFailing *prometheus.GaugeVec
 }
 
 func (a *Agent) now() time.Time {
@@ -164,7 +169,9 @@ func (a *Agent) Run(ctx context.Context) (done <-chan struct{}, err error) {
 				if !a.waitSynced(ctx, e.Context) {
 					return
 				}
-				if err := e.Run(ctx, func(ctx context.Context) { a.lead(ctx, e.Context) }); err != nil {
+				lead := func(ctx context.Context) { a.lead(ctx, e.Context) }
+				attempt := func(err error) { a.leaseAttempt(ctx, e, err) }
+				if err := e.run(ctx, lead, attempt, func() { a.leaseLost(e) }); err != nil {
 					a.logf("leader election of context %s: %v", e.Context, err)
 				}
 			}()
@@ -190,11 +197,19 @@ func (a *Agent) registry() *prometheus.Registry {
 	for _, c := range a.Contexts {
 		a.leader.WithLabelValues(c).Set(0)
 	}
+	a.leaseErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "driftdeck_agent_lease_errors_total",
+		Help: "Failed tries to take or renew the context's Lease, by reason (namespace_not_found, forbidden, unauthorized, conflict, invalid, timeout, throttled, unreachable, other).",
+	}, []string{"context", "reason"})
+	a.leaseFailing = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "driftdeck_agent_lease_failing",
+		Help: "1 while the last try to take or renew the context's Lease failed, with its reason: this replica cannot lead the context.",
+	}, []string{"context", "reason"})
 	leader := a.leader
 	ready := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "driftdeck_agent_ready", Help: "1 while every context has delivered its first lists (0 while one is unreachable: the others are still served and written to).",
 	}, func() float64 { return map[bool]float64{true: 1}[len(a.unsynced()) == 0] })
-	reg.MustRegister(&metrics.Collector{Source: a.Store, UnitNames: a.UnitNames, Now: a.Now}, a.resumes, a.passes, leader, ready)
+	reg.MustRegister(&metrics.Collector{Source: a.Store, UnitNames: a.UnitNames, Now: a.Now}, a.resumes, a.passes, leader, ready, a.leaseErrors, a.leaseFailing)
 	if a.Policies != nil {
 		reg.MustRegister(a.Policies)
 	}
@@ -232,11 +247,25 @@ func (a *Agent) unsynced() []string {
 	return out
 }
 
-// readyz is 200 once at least one context is synced (this replica serves
-// and writes to it), listing every context it cannot serve yet; 503 while
-// none is.
-func (a *Agent) readyz(w http.ResponseWriter, _ *http.Request) {
+// unserved says, for each expected context this replica cannot serve or
+// lead, why: not synced, or its Lease cannot be taken (a follower of
+// another replica's Lease is served).
+func (a *Agent) unserved() []string {
 	missing := a.unsynced()
+	synced := a.syncedNow()
+	for _, c := range a.Contexts {
+		if why := a.leaseTroubleOf(c); why != "" && synced[c] {
+			missing = append(missing, "context "+c+": "+why)
+		}
+	}
+	return missing
+}
+
+// readyz is 200 once at least one context is synced and its Lease can be
+// taken (this replica serves it and leads or follows), listing every
+// context it cannot serve; 503 while none is.
+func (a *Agent) readyz(w http.ResponseWriter, _ *http.Request) {
+	missing := a.unserved()
 	if len(missing) == len(a.Contexts) && len(missing) > 0 {
 		http.Error(w, strings.Join(missing, "\n"), http.StatusServiceUnavailable)
 		return

@@ -15,6 +15,8 @@ func WhoEnds(p *model.PauseRecord, agent Presence, now time.Time) string {
 	switch {
 	case agent.Unknown != "":
 		return "expiry " + clock(p.Until, now) + "; whether an agent runs is unknown (" + agent.Unknown + ")"
+	case !agent.Running && agent.Blocked != "":
+		return "an agent runs but cannot write: " + agent.Blocked + "; nothing will resume it (expiry " + clock(p.Until, now) + ")"
 	case !agent.Running:
 		return "no agent runs: nothing will resume it (expiry " + clock(p.Until, now) + ")"
 	case p.Expired(now):

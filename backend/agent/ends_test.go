@@ -27,6 +27,10 @@ func TestWhoEndsAPauseSaysTheAgentOnlyWhileItRenewsItsLease(t *testing.T) {
 	if got := WhoEnds(p, Presence{}, now); !strings.HasPrefix(got, "no agent runs") {
 		t.Errorf("no Lease: %q", got)
 	}
+	blocked := Presence{Blocked: `agent agent-0 cannot take Lease driftdeck-system/driftdeck-agent: namespaces "driftdeck-system" not found`}
+	if got := WhoEnds(p, blocked, now); got != `an agent runs but cannot write: agent agent-0 cannot take Lease driftdeck-system/driftdeck-agent: namespaces "driftdeck-system" not found; nothing will resume it (expiry 14:30)` {
+		t.Errorf("an agent that cannot take its Lease: %q", got)
+	}
 	if got := WhoEnds(&model.PauseRecord{Reason: "INC-2"}, presenceOf(lease(now), now), now); got != "" {
 		t.Errorf("a pause without expiry is ended by a person, not the agent: %q", got)
 	}

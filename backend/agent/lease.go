@@ -39,37 +39,73 @@ type Election struct {
 	LeaseDuration time.Duration
 }
 
-// Run campaigns until ctx ends; lead runs while this replica holds the
-// Lease, with a context cancelled when it loses it. On ctx's end the Lease
-// is released, so that another replica takes over at once.
-func (e Election) Run(ctx context.Context, lead func(ctx context.Context)) error {
-	ld := e.LeaseDuration
-	if ld <= 0 {
-		ld = 15 * time.Second
-	}
-	lock := &resourcelock.LeaseLock{
-		LeaseMeta:  metav1.ObjectMeta{Namespace: e.Namespace, Name: e.Name},
-		Client:     e.Client.CoordinationV1(),
-		LockConfig: resourcelock.ResourceLockConfig{Identity: e.Identity},
-		Labels:     map[string]string{LeaseLabel: "true"},
-	}
-	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:            lock,
-		LeaseDuration:   ld,
-		RenewDeadline:   ld * 2 / 3,
-		RetryPeriod:     max(ld/7, 100*time.Millisecond),
-		ReleaseOnCancel: true,
-		Name:            e.Name,
-		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: lead,
-			OnStoppedLeading: func() {},
+// run campaigns until ctx ends; lead runs while this replica holds the
+// Lease, with a context cancelled when it loses it, and a replica that lost
+// it campaigns again. attempt is told, after each try to take or renew the
+// Lease, how it went (nil: taken, renewed, or held by another live
+// replica); lost, each time this replica stops holding it while ctx goes
+// on. On ctx's end the Lease is released, so that another replica takes
+// over at once.
+func (e Election) run(ctx context.Context, lead func(ctx context.Context), attempt func(error), lost func()) error {
+	ld := e.leaseDuration()
+	lock := &reportingLock{
+		Interface: &resourcelock.LeaseLock{
+			LeaseMeta:  metav1.ObjectMeta{Namespace: e.Namespace, Name: e.Name},
+			Client:     e.Client.CoordinationV1(),
+			LockConfig: resourcelock.ResourceLockConfig{Identity: e.Identity},
+			Labels:     map[string]string{LeaseLabel: "true"},
 		},
-	})
-	if err != nil {
-		return err
+		// Releasing the Lease on the way out is no attempt to tell of.
+		report: func(err error) {
+			if ctx.Err() == nil {
+				attempt(err)
+			}
+		},
+		leaseDuration: ld,
+		now:           time.Now,
 	}
-	le.Run(ctx)
+	for ctx.Err() == nil {
+		le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+			Lock:            lock,
+			LeaseDuration:   ld,
+			RenewDeadline:   ld * 2 / 3,
+			RetryPeriod:     e.retryPeriod(),
+			ReleaseOnCancel: true,
+			Name:            e.Name,
+			Callbacks: leaderelection.LeaderCallbacks{
+				OnStartedLeading: lead,
+				OnStoppedLeading: func() {},
+			},
+		})
+		if err != nil {
+			return err
+		}
+		// client-go's Run returns once the Lease is lost (a renewal that
+		// failed past its deadline): without a new campaign this replica
+		// would stay idle for good.
+		le.Run(ctx)
+		if ctx.Err() == nil {
+			lost()
+		}
+	}
 	return nil
+}
+
+func (e Election) leaseDuration() time.Duration {
+	if e.LeaseDuration <= 0 {
+		return 15 * time.Second
+	}
+	return e.LeaseDuration
+}
+
+// retryPeriod is how often a replica tries to take the Lease.
+func (e Election) retryPeriod() time.Duration {
+	return max(e.leaseDuration()/7, 100*time.Millisecond)
+}
+
+// retryEvery is the retry period in words, rounded to the millisecond.
+func (e Election) retryEvery() string {
+	return e.retryPeriod().Round(time.Millisecond).String()
 }
 
 // Presence says whether an agent holds the Lease now.
@@ -81,6 +117,9 @@ type Presence struct {
 	// Unknown is set when the Lease could not be read (e.g. forbidden):
 	// then nobody can say whether an agent runs.
 	Unknown string
+	// Blocked: no agent holds a Lease, but one runs and says (its Event
+	// CannotTakeLeaseReason) why it cannot take its own.
+	Blocked string
 }
 
 // Running reads the agents' Lease and says whether one holds it and keeps
@@ -123,6 +162,7 @@ func Find(ctx context.Context, c kubernetes.Interface, now time.Time) Presence {
 		if d := Running(ctx, c, DefaultLeaseNamespace, DefaultLeaseName, now); d.Running {
 			return d
 		}
+		best.Blocked = blocked(ctx, c, now)
 	}
 	return best
 }

@@ -67,22 +67,31 @@ func FuzzDecodeSlim(f *testing.F) {
 	})
 }
 
-// A resource entry's kind or group that is not a string, or a string
-// spelled with escapes, reads as the whole object reads it.
+// A resource entry's kind spelled with escapes, or null, reads as the whole
+// object reads it; one that is not a string is refused, so that the watch
+// decodes the whole object instead (never a slim object that reads
+// otherwise).
 func TestSlimResourceKindOfAnyTypeReadsAsTheWholeObject(t *testing.T) {
-	for _, kind := range []string{`-1`, `{}`, `"\u0041pplication"`, `null`} {
+	for _, c := range []struct {
+		kind      string
+		slimReads bool
+	}{{`"\u0041pplication"`, true}, {`null`, true}, {`-1`, false}, {`{}`, false}} {
 		data := []byte(`{"apiVersion":"argoproj.io/v1alpha1","kind":"Application","metadata":{"name":"a","namespace":"argocd"},` +
-			`"status":{"resources":[{"group":"argoproj.io","kind":` + kind + `,"name":"child","namespace":"argocd","status":"Synced"}]}}`)
+			`"status":{"resources":[{"group":"argoproj.io","kind":` + c.kind + `,"name":"child","namespace":"argocd","status":"Synced"}]}}`)
 		var whole map[string]any
 		if err := json.Unmarshal(data, &whole); err != nil {
 			t.Fatal(err)
 		}
 		slim, err := DecodeSlim(data)
-		if err != nil {
-			continue // the watch decodes the whole object instead
-		}
-		if got, want := Convert("c", slim), Convert("c", whole); !reflect.DeepEqual(got, want) {
-			t.Errorf("kind %s: slim %+v\nwhole %+v", kind, got, want)
+		switch {
+		case !c.slimReads && err == nil:
+			t.Errorf("kind %s: the slim decoder read it; want it refused, for the whole object to be decoded", c.kind)
+		case c.slimReads && err != nil:
+			t.Errorf("kind %s: the slim decoder refused it: %v", c.kind, err)
+		case err == nil:
+			if got, want := Convert("c", slim), Convert("c", whole); !reflect.DeepEqual(got, want) {
+				t.Errorf("kind %s: slim %+v\nwhole %+v", c.kind, got, want)
+			}
 		}
 	}
 }

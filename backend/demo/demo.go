@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -63,6 +64,10 @@ type Options struct {
 	Timings Timings
 	// Seed makes the staged drifts reproducible; 0 takes one from the clock.
 	Seed uint64
+	// StateDir keeps the demo's objects between runs (StateFile), so that a
+	// runbook's commands can be walked through one after the other; Keep
+	// saves them. Empty: every start is the estate afresh.
+	StateDir string
 	// OnError hears of the simulated controllers' failed writes (retried);
 	// nil drops them.
 	OnError func(error)
@@ -73,15 +78,16 @@ type Options struct {
 func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 	t := opts.Timings.withDefaults()
 	now := time.Now()
-	dir, err := os.MkdirTemp("", "driftdeck-demo-state-")
+	// temporary is removed at the end; "" when the backend is kept.
+	dir, temporary, err := backendDir(opts.StateDir, now)
 	if err != nil {
 		return nil, fmt.Errorf("demo state backend: %w", err)
 	}
-	stateDirs.add(dir)
 	diy := diyBackend{dir: dir}
-	if err := diy.write(now); err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("demo state backend: %w", err)
+	sources := filepath.Join(dir, "sources")
+	if err := writeSources(sources); err != nil {
+		_ = os.RemoveAll(temporary)
+		return nil, err
 	}
 	e := newEstate(now, diy)
 	e.argo(t)
@@ -92,14 +98,22 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 	e.events()
 	e.logPods()
 
+	kept := sortedResources(e.objects)
+	if opts.StateDir != "" {
+		if err := loadKept(StateFile(opts.StateDir), dir, e.objects); err != nil {
+			_ = os.RemoveAll(temporary)
+			return nil, err
+		}
+	}
+
 	srv := inmem.New(slices.Concat(resources, liveResources)...)
 	if err := srv.Seed(crdGVR, crds()...); err != nil {
-		_ = os.RemoveAll(dir)
+		_ = os.RemoveAll(temporary)
 		return nil, err
 	}
 	for gvr, objs := range e.objects {
 		if err := srv.Seed(gvr, objs...); err != nil {
-			_ = os.RemoveAll(dir)
+			_ = os.RemoveAll(temporary)
 			return nil, fmt.Errorf("seeding the demo: %w", err)
 		}
 	}
@@ -129,11 +143,16 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 	c := kube.NewClusterFromClients(ContextName, cfg, dyn, kc, "default")
 	podLogs, err := e.seedLogs(ctx, kc, t.LogEvery)
 	if err != nil {
-		_ = os.RemoveAll(dir)
+		_ = os.RemoveAll(temporary)
 		return nil, fmt.Errorf("seeding the demo's pods: %w", err)
 	}
 	registerLogs(ctx, c, podLogs)
-	go housekeeping(ctx, dir, addPrograms(c, dir), dyn, kc)
+	if opts.StateDir != "" {
+		keepers.mu.Lock()
+		keepers.list = append(keepers.list, &keeper{path: StateFile(opts.StateDir), backend: dir, dyn: dyn, resources: kept})
+		keepers.mu.Unlock()
+	}
+	go housekeeping(ctx, temporary, addPrograms(c, dir, sources), dyn, kc)
 	return c, nil
 }
 
@@ -142,15 +161,17 @@ type actionRecorder interface{ ClearActions() }
 
 // housekeeping forgets the requests the fake clients record (they would
 // grow without bound in a long demo) and, at the end, forgets the demo's
-// programs and removes the state backend.
-func housekeeping(ctx context.Context, dir string, forgetPrograms func(), fakes ...actionRecorder) {
+// programs and removes the temporary state backend ("" when it is kept).
+func housekeeping(ctx context.Context, temporary string, forgetPrograms func(), fakes ...actionRecorder) {
 	tick := time.NewTicker(30 * time.Second)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			forgetPrograms()
-			_ = os.RemoveAll(dir)
+			if temporary != "" {
+				_ = os.RemoveAll(temporary)
+			}
 			return
 		case <-tick.C:
 			for _, f := range fakes {
@@ -194,7 +215,8 @@ func (d *dirSet) add(dir string) {
 	d.mu.Unlock()
 }
 
-// Cleanup removes every demo state backend this process created.
+// Cleanup removes every demo state backend this process created and
+// forgets its keepers (Keep runs before it).
 func Cleanup() {
 	stateDirs.mu.Lock()
 	defer stateDirs.mu.Unlock()
@@ -202,4 +224,7 @@ func Cleanup() {
 		_ = os.RemoveAll(dir)
 	}
 	stateDirs.dirs = nil
+	keepers.mu.Lock()
+	keepers.list = nil
+	keepers.mu.Unlock()
 }

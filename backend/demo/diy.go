@@ -118,29 +118,38 @@ type operationV2 struct {
 	Type     string     `json:"type"`
 }
 
-// checkpoint is the stack's state as the dead run left it: three resources
-// and the NAT gateway it was creating when it was killed.
+// checkpoint is the stack's state as the dead run left it: the VPC, its
+// subnets, one NAT gateway and the flow logs, and the second gateway it was
+// creating when it was killed. The resources are the built-in Stash, as in
+// the program the demo ships for it (backend/demo/program), so its preview
+// runs for real with no provider.
 func checkpoint(at time.Time) ([]byte, error) {
 	urn := func(typ, name string) string {
 		return fmt.Sprintf("urn:pulumi:%s::%s::%s::%s", diyStack, diyProject, typ, name)
 	}
 	stackURN := urn("pulumi:pulumi:Stack", diyProject+"-"+diyStack)
-	provider := urn("pulumi:providers:aws", "default_6_66_2")
+	const providerID = "2f8e1c3a-5b7d-4e9f-8a1c-0d2e4f6a8b9c"
+	provider := urn("pulumi:providers:pulumi", "default")
+	stash := func(name string, input map[string]any, deps ...string) resourceV3 {
+		return resourceV3{URN: urn("pulumi:index:Stash", name), Custom: true, ID: commit("stash", diyProject, name)[:32], Type: "pulumi:index:Stash",
+			Inputs: map[string]any{"input": input}, Outputs: map[string]any{"input": input, "output": input},
+			Parent: stackURN, Dependencies: deps, Provider: provider + "::" + providerID}
+	}
+	vpc := stash("vpc", map[string]any{"cidrBlock": "10.40.0.0/16", "region": "eu-central-1"})
+	subnetA := stash("subnet-a", map[string]any{"cidrBlock": "10.40.0.0/20", "zone": "eu-central-1a"}, vpc.URN)
+	subnetB := stash("subnet-b", map[string]any{"cidrBlock": "10.40.16.0/20", "zone": "eu-central-1b"}, vpc.URN)
+	egressB := stash("egress-b", map[string]any{"subnet": "subnet-b", "publicIp": "52.29.88.17"}, subnetB.URN)
+	egressB.ID, egressB.Outputs = "", nil // being created: no id yet
 	dep := deploymentV3{
 		Manifest: manifest(at),
 		Resources: []resourceV3{
 			{URN: stackURN, Type: "pulumi:pulumi:Stack", Outputs: map[string]any{"vpcId": "vpc-0c81f2a9e4d5b6a71"}},
-			{URN: provider, Custom: true, ID: "2f8e1c3a-5b7d-4e9f-8a1c-0d2e4f6a8b9c", Type: "pulumi:providers:aws",
-				Inputs: map[string]any{"region": "eu-central-1"}, Outputs: map[string]any{"region": "eu-central-1"}, Parent: stackURN},
-			{URN: urn("aws:ec2/vpc:Vpc", "main"), Custom: true, ID: "vpc-0c81f2a9e4d5b6a71", Type: "aws:ec2/vpc:Vpc",
-				Inputs: map[string]any{"cidrBlock": "10.40.0.0/16"}, Outputs: map[string]any{"cidrBlock": "10.40.0.0/16", "id": "vpc-0c81f2a9e4d5b6a71"},
-				Parent: stackURN, Provider: provider + "::2f8e1c3a-5b7d-4e9f-8a1c-0d2e4f6a8b9c"},
+			{URN: provider, Custom: true, ID: providerID, Type: "pulumi:providers:pulumi"},
+			vpc, subnetA, subnetB,
+			stash("egress-a", map[string]any{"subnet": "subnet-a", "publicIp": "52.29.14.201"}, subnetA.URN),
+			stash("flow-logs", map[string]any{"retentionDays": 7, "traffic": "REJECT"}, vpc.URN),
 		},
-		PendingOperations: []operationV2{{
-			Type: "creating",
-			Resource: resourceV3{URN: urn("aws:ec2/natGateway:NatGateway", "egress-b"), Custom: true, Type: "aws:ec2/natGateway:NatGateway",
-				Inputs: map[string]any{"allocationId": "eipalloc-07f3e2b1c9d8a6f54", "subnetId": "subnet-0b2e9d4c1a7f3e806"}, Parent: stackURN},
-		}},
+		PendingOperations: []operationV2{{Type: "creating", Resource: egressB}},
 	}
 	cp := checkpointV3{Stack: "organization/" + diyProject + "/" + diyStack, Latest: dep}
 	return json.MarshalIndent(versionedCheckpoint{Version: 3, Checkpoint: cp}, "", "    ")

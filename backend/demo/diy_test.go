@@ -24,7 +24,7 @@ func TestCheckpointIsTheSDKs(t *testing.T) {
 	if err := json.Unmarshal(vc.Checkpoint, &cp); err != nil {
 		t.Fatal(err)
 	}
-	if cp.Latest == nil || cp.Latest.Manifest.Magic != cp.Latest.Manifest.NewMagic() || len(cp.Latest.Resources) != 3 ||
+	if cp.Latest == nil || cp.Latest.Manifest.Magic != cp.Latest.Manifest.NewMagic() || len(cp.Latest.Resources) != 7 ||
 		len(cp.Latest.PendingOperations) != 1 || cp.Latest.PendingOperations[0].Type != apitype.OperationTypeCreating {
 		t.Fatalf("the sdk reads %+v", cp.Latest)
 	}

@@ -44,9 +44,11 @@ const (
 	tfExhausted = "msk-kafka" // remediation retries used up
 
 	// A state lock id as tofu's backends write them.
-	tfLockID          = "f2ab685b-f84d-ac0b-a125-378a22877e8d"
-	frontendBuildFail = "kustomize build failed: accumulating resources: accumulation err='accumulating resources from './overlays/prod': " +
-		"'/tmp/kustomization-3318427741/apps/web-frontend/overlays/prod' must resolve to a file': couldn't make target for path '/tmp/kustomization-3318427741/apps/web-frontend/overlays/prod': unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory"
+	tfLockID = "f2ab685b-f84d-ac0b-a125-378a22877e8d"
+	// What the build of the embedded web repository's head says (sources.go).
+	frontendBuildFail = "kustomize build failed: accumulating resources: accumulation err='accumulating resources from './canary': " +
+		"evalsymlink failure on '/tmp/kustomization-3318427741/apps/web-frontend/overlays/prod/canary' : lstat /tmp/kustomization-3318427741/apps/web-frontend/overlays/prod/canary: no such file or directory': " +
+		"must build at directory: not a valid directory"
 )
 
 // gitRevision is a Flux revision of a branch: main@sha1:<commit>.
@@ -66,6 +68,7 @@ func planID(revision string) string {
 func (e *estate) flux() {
 	e.fluxSources()
 	e.kustomizations()
+	e.fluxWorkloads()
 	e.helmReleases()
 	e.terraforms()
 }
@@ -104,7 +107,7 @@ func (e *estate) fluxSources() {
 	}
 	ready(fluxNS, "flux-system", k8sRepo, gitRevision(k8sRepo, "main", "flux"))
 	ready(fluxNS, "infra-modules", infraRepo, gitRevision(infraRepo, "main", "terraform"))
-	ready(webNS, "web", "https://github.com/acme/web.git", gitRevision("web", "main", "web"))
+	ready(webNS, "web", webRepo, "main@sha1:"+webHeadCommit)
 	e.fluxObject(gitRepositories, "GitRepository", webNS, ksSourceFailed, 2, nil,
 		map[string]any{"interval": "1m", "url": "ssh://git@github.com/acme/web-config.git", "ref": map[string]any{"branch": "main"},
 			"secretRef": map[string]any{"name": "web-config-deploy-key"}},
@@ -136,7 +139,7 @@ func (e *estate) kustomizations() {
 	ok := func(since time.Duration) []any {
 		return conds(condition("Ready", "True", "ReconciliationSucceeded", "Applied revision: "+head, e.now.Add(-since)))
 	}
-	webHead, webOld := gitRevision("web", "main", "web"), gitRevision("web", "main", "web-previous")
+	webHead, webOld := "main@sha1:"+webHeadCommit, "main@sha1:"+webPreviousCommit
 	defs := []ksDef{
 		{namespace: fluxNS, name: "flux-system", source: "flux-system", path: "./clusters/prod", attempted: head, applied: head, conditions: ok(18 * time.Minute),
 			handled: e.ago(2 * time.Hour)},
@@ -201,7 +204,23 @@ func (e *estate) kustomizations() {
 			status["lastHandledReconcileAt"] = d.handled
 		}
 		e.fluxObject(flux.Kustomizations[0], "Kustomization", d.namespace, d.name, int64(2+len(d.name)%5), ann, spec, status)
+		if d.suspend {
+			e.suspendedByFlux(flux.Kustomizations[0], 3*24*time.Hour)
+		}
 	}
+}
+
+// suspendedByFlux records on the object last added of gvr that `flux
+// suspend` wrote its spec.suspend, ago: the field manager and time an API
+// server keeps in managedFields, which resume names.
+func (e *estate) suspendedByFlux(gvr schema.GroupVersionResource, ago time.Duration) {
+	objs := e.objects[gvr]
+	md := objs[len(objs)-1].Object["metadata"].(map[string]any)
+	md["managedFields"] = []any{map[string]any{
+		"manager": "flux-client-side-apply", "operation": "Update", "apiVersion": gvr.GroupVersion().String(),
+		"time": e.ago(ago), "fieldsType": "FieldsV1",
+		"fieldsV1": map[string]any{"f:spec": map[string]any{"f:suspend": map[string]any{}}},
+	}}
 }
 
 // hrDef describes one HelmRelease.

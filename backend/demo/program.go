@@ -13,15 +13,16 @@ import (
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
 )
 
-// The Stack the demo previews and applies for real: analytics-preview, on
-// the demo's file backend, run by the program the demo ships (package
-// backend/demo/program, inside the driftdeck-pulumi helper).
+// The Stacks the demo previews and applies for real: analytics-preview and
+// network-prod, on the demo's file backend, run by the programs the demo
+// ships (package backend/demo/program, inside the driftdeck-pulumi helper).
 const (
 	analyticsProject = "analytics"
 	analyticsStack   = "prod"
 	// analyticsProgram is program.Analytics (that package links the Pulumi
 	// SDK, which driftdeck itself must not).
 	analyticsProgram = "driftdeck-demo/analytics"
+	networkProgram   = "driftdeck-demo/network" // program.Network: network-prod's
 	// demoPassphrase encrypts the demo stack's secrets; it protects nothing
 	// but demo values.
 	demoPassphrase = "driftdeck-demo"
@@ -38,7 +39,7 @@ var programs = struct {
 // ProgramTarget says how to preview and apply a Stack of the demo cluster c
 // on this machine: the program the demo ships, with the demo's state
 // backend, passphrase, PULUMI_HOME and work directory, all in the demo's
-// temporary directory. The caller sets CLI. ok is false for any other
+// state backend directory. The caller sets CLI. ok is false for any other
 // Stack, and for every Stack of a real cluster.
 func ProgramTarget(c *kube.Cluster, k model.Key) (t pulumirun.Target, ok bool) {
 	programs.Lock()
@@ -47,8 +48,9 @@ func ProgramTarget(c *kube.Cluster, k model.Key) (t pulumirun.Target, ok bool) {
 	return t, ok
 }
 
-// addPrograms registers the program runs of demo cluster c until forget.
-func addPrograms(c *kube.Cluster, dir string) (forget func()) {
+// addPrograms registers the program runs and the source clone cache of
+// demo cluster c until forget.
+func addPrograms(c *kube.Cluster, dir, sources string) (forget func()) {
 	t := pulumirun.Target{
 		Stack:      "organization/" + analyticsProject + "/" + analyticsStack,
 		Inline:     analyticsProgram,
@@ -58,14 +60,25 @@ func addPrograms(c *kube.Cluster, dir string) (forget func()) {
 		Env:        map[string]string{"PULUMI_CONFIG_PASSPHRASE": demoPassphrase},
 		PulumiHome: filepath.Join(dir, "pulumi-home"),
 	}
-	k := model.Key{Context: c.Context, Engine: model.EnginePulumi, Namespace: infraNS, Name: stackPreview}
+	n := t
+	n.Stack, n.Inline, n.Project = "organization/"+diyProject+"/"+diyStack, networkProgram, diyProject
+	n.WorkDir = filepath.Join(dir, "programs", diyProject)
+	key := func(name string) model.Key {
+		return model.Key{Context: c.Context, Engine: model.EnginePulumi, Namespace: infraNS, Name: name}
+	}
 	programs.Lock()
-	programs.byCluster[c] = map[model.Key]pulumirun.Target{k: t}
+	programs.byCluster[c] = map[model.Key]pulumirun.Target{key(stackPreview): t, key(stackLocked): n}
 	programs.Unlock()
+	sourceCaches.Lock()
+	sourceCaches.byCluster[c] = sources
+	sourceCaches.Unlock()
 	return func() {
 		programs.Lock()
 		delete(programs.byCluster, c)
 		programs.Unlock()
+		sourceCaches.Lock()
+		delete(sourceCaches.byCluster, c)
+		sourceCaches.Unlock()
 	}
 }
 

@@ -58,7 +58,7 @@ func TestDemoStackPreviewsAndAppliesForReal(t *testing.T) {
 	if len(streamed) < len(want) {
 		t.Errorf("streamed steps %v; want one per resource as they arrive", streamed)
 	}
-	if d := shown["events-bucket"].Diffs; len(d) != 1 || !strings.Contains(d[0].Old, `"retentionDays": 14`) || !strings.Contains(d[0].New, `"retentionDays": 30`) {
+	if d := shown["events-bucket"].Diffs; len(d) != 1 || d[0].Path != "input.retentionDays" || d[0].Old != "14" || d[0].New != "30" {
 		t.Errorf("events-bucket's diff %v; want retentionDays 14 => 30", d)
 	}
 	if s := shown["warehouse"]; strings.Join(s.ReplaceKeys, " ") != "input" {
@@ -137,8 +137,8 @@ func keys(m map[string]any) []string {
 // helper: a real cluster's Stack of the same name runs its own program.
 func TestDemoProgramOnlyForTheDemoCluster(t *testing.T) {
 	c, _, _, _ := startDemo(t)
-	if _, ok := demo.ProgramTarget(c, model.Key{Context: demo.ContextName, Engine: model.EnginePulumi, Namespace: "infra", Name: "network-prod"}); ok {
-		t.Error("network-prod is mapped to a demo program")
+	if _, ok := demo.ProgramTarget(c, model.Key{Context: demo.ContextName, Engine: model.EnginePulumi, Namespace: "infra", Name: "dns-zones"}); ok {
+		t.Error("dns-zones, whose program the demo does not ship, is mapped to a demo program")
 	}
 	other := kube.NewClusterFromClients(demo.ContextName, c.Config, c.Dynamic, c.Kube, "default")
 	if _, ok := demo.ProgramTarget(other, analytics); ok {

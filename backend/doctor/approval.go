@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/cmdline"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
 
@@ -12,14 +13,14 @@ import (
 // commit, the full plan id); a Terraform plan made from an older spec
 // cannot be approved, a refresh plans again; an Argo CD sync waiting for
 // prune confirmation gets it. Either way review it first.
-func approvalFix(u *model.Unit) (actions.Kind, string) {
+func approvalFix(u *model.Unit, o cmdline.Origin) (actions.Kind, string) {
 	switch {
 	case u.Argo != nil && (u.Argo.PruneRequired || (u.Argo.Phase == "Running" && strings.Contains(u.Argo.PhaseMessage, "pruning confirmation"))):
-		return actions.ConfirmPrune, "review what it deletes first: `driftdeck diff " + u.Key.Ref() + "`"
+		return actions.ConfirmPrune, "review what it deletes first: " + suggest(o, u, "diff", u.Key.Ref())
 	case u.Tofu != nil && u.Tofu.PlanStale:
 		return actions.Refresh, "the pending plan was made from an older spec: the refresh plans again, then review and approve the new plan"
 	}
-	return actions.Approve, "review it first: `driftdeck diff " + u.Key.Ref() + "`"
+	return actions.Approve, "review it first: " + suggest(o, u, "diff", u.Key.Ref())
 }
 
 // invalidManifest: an Argo CD sync failed because the API server rejected

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/cmdline"
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/fleet"
@@ -39,7 +40,10 @@ func TestEveryStuckDemoUnitHasAFixThatWorks(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Store.Tick()
-	findings := Examine(f.Store.Snapshot(), time.Now())
+	// The demo's cluster as if it were a kubeconfig's context: every fix,
+	// the kubectl patch too, has a command then.
+	var o cmdline.Origin
+	findings := Examine(f.Store.Snapshot(), time.Now(), o)
 	CheckAccess(ctx, findings, f.Cluster)
 
 	stuck := map[string]bool{}
@@ -62,12 +66,12 @@ func TestEveryStuckDemoUnitHasAFixThatWorks(t *testing.T) {
 		if fd.InSource {
 			// Nothing on the cluster fixes a source that does not build:
 			// doctor must say where the cause is and what picks the fix up.
-			if !strings.Contains(fd.Hint, "driftdeck refresh "+ref) || !strings.Contains(fd.Hint, "the cause is in ") {
+			if !strings.Contains(fd.Hint, o.Driftdeck(fd.Key.Context, "refresh", ref)) || !strings.Contains(fd.Hint, "the cause is in ") {
 				t.Errorf("%s: the cause is in its source, but the hint does not say where and what picks the fix up: %q", ref, fd.Hint)
 			}
 			continue
 		}
-		if fd.Command(ref) == "" {
+		if fd.Command(o) == "" {
 			t.Errorf("%s is stuck and doctor names no command (hint %q)", ref, fd.Hint)
 			continue
 		}
@@ -75,7 +79,7 @@ func TestEveryStuckDemoUnitHasAFixThatWorks(t *testing.T) {
 			t.Logf("%s: %s (the demo user may not write there)", ref, fd.Forbidden)
 			continue
 		}
-		t.Logf("%s: %s", ref, fd.Command(ref))
+		t.Logf("%s: %s", ref, fd.Command(o))
 		if err := apply(ctx, c, exec, ops, fd); err != nil {
 			t.Errorf("%s: %v", ref, err)
 			continue
@@ -84,12 +88,12 @@ func TestEveryStuckDemoUnitHasAFixThatWorks(t *testing.T) {
 		for {
 			f.Store.Tick()
 			u, _ := f.Store.Get(fd.Key)
-			if _, still := examine(u, time.Now()); !still {
+			if _, still := examine(u, time.Now(), o); !still {
 				break
 			}
 			if time.Now().After(deadline) {
-				again, _ := examine(u, time.Now())
-				t.Errorf("%s still needs a human after %s: %s (%s)", ref, fd.Command(ref), again.State, again.Cause)
+				again, _ := examine(u, time.Now(), o)
+				t.Errorf("%s still needs a human after %s: %s (%s)", ref, fd.Command(o), again.State, again.Cause)
 				break
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -115,12 +119,12 @@ func apply(ctx context.Context, c *kube.Cluster, exec *actions.Executor, ops *st
 		case actions.Unlock:
 			var plan *stackops.Unstick
 			if plan, err = ops.PlanUnstick(ctx, fd.Key, false, false); err == nil {
-				_, err = ops.Apply(ctx, plan, FixReason)
+				_, err = ops.Apply(ctx, plan, fd.Reason())
 			}
 		case actions.ForceUnlock:
-			_, err = exec.Execute(ctx, actions.Request{Kind: k, Key: fd.Key, Reason: FixReason, LockID: fd.FixFlags[1]})
+			_, err = exec.Execute(ctx, actions.Request{Kind: k, Key: fd.Key, Reason: fd.Reason(), LockID: fd.FixFlags[1]})
 		default:
-			_, err = exec.Execute(ctx, actions.Request{Kind: k, Key: fd.Key, Reason: FixReason})
+			_, err = exec.Execute(ctx, actions.Request{Kind: k, Key: fd.Key, Reason: fd.Reason()})
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", k, err)

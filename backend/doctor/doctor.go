@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/cmdline"
 	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
 // Finding is one unit that needs a human.
@@ -40,52 +42,56 @@ type Finding struct {
 	Forbidden string
 }
 
-// FixReason is the --reason the printed commands carry.
-const FixReason = "fix from driftdeck doctor"
+// Reason is the --reason the printed fix carries: what doctor found, made
+// visible (the cause is text from the cluster), so the Event and the audit
+// log say why the fix was run.
+func (f Finding) Reason() string {
+	return "doctor: " + safetext.Visible(orWords(f.Cause, f.State))
+}
 
 // Command is the one command line that fixes the finding, "" when none
-// does, each word quoted for sh (Quote). ref is how the unit is named (with
-// its context when several are shown).
-func (f Finding) Command(ref string) string {
+// does: named for where the unit was found and quoted for sh (cmdline).
+func (f Finding) Command(o cmdline.Origin) string {
 	switch {
 	case f.Fix != "" && f.Then != "":
-		return command(append([]string{"driftdeck"}, f.Args(ref)...)...) + " && " + command(append([]string{"driftdeck"}, Args(f.Then, ref)...)...)
+		return o.Driftdeck(f.Key.Context, f.Args()...) + " && " + o.Driftdeck(f.Key.Context, f.args(f.Then)...)
 	case f.Fix != "":
-		return command(append([]string{"driftdeck"}, f.Args(ref)...)...)
+		return o.Driftdeck(f.Key.Context, f.Args()...)
 	case f.StatusPatch != "":
 		gvr, _ := engines.Resource(f.Key.Engine)
-		return command("kubectl", "patch", gvr.Resource+"."+gvr.Group, f.Key.Name, "-n", f.Key.Namespace, "--subresource=status", "--type=json", "-p", f.StatusPatch)
+		return o.Kubectl(f.Key.Context, "patch", gvr.Resource+"."+gvr.Group, f.Key.Name, "-n", f.Key.Namespace, "--subresource=status", "--type=json", "-p", f.StatusPatch)
 	}
 	return ""
 }
 
-// Args are a driftdeck command's arguments after "driftdeck", unquoted.
-func Args(k actions.Kind, ref string) []string {
-	return []string{string(k), ref, "--reason", FixReason}
+// Args are the fix's arguments after "driftdeck" and where, unquoted, its
+// own flags included.
+func (f Finding) Args() []string { return append(f.args(f.Fix), f.FixFlags...) }
+
+func (f Finding) args(k actions.Kind) []string {
+	return []string{string(k), f.Key.Ref(), "--reason", f.Reason()}
 }
 
-// Args are the fix's command arguments, its own flags included.
-func (f Finding) Args(ref string) []string { return append(Args(f.Fix, ref), f.FixFlags...) }
-
-// Examine lists the units that need a human, in the order given.
-func Examine(units []*model.Unit, now time.Time) []Finding {
+// Examine lists the units that need a human, in the order given; o is
+// where they were found, which every command in a hint names.
+func Examine(units []*model.Unit, now time.Time, o cmdline.Origin) []Finding {
 	var out []Finding
 	for _, u := range units {
-		if f, ok := examine(u, now); ok {
+		if f, ok := examine(u, now, o); ok {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-func examine(u *model.Unit, now time.Time) (Finding, bool) {
+func examine(u *model.Unit, now time.Time, o cmdline.Origin) (Finding, bool) {
 	f := Finding{Key: u.Key, Cause: u.Reason(), Rule: u.StuckRule}
 	switch {
 	case u.Run == model.Stuck:
 		f.State = "stuck"
 		f.Fix, f.Hint = stuckFix(u)
 		if u.Flux != nil || u.Tofu != nil {
-			f.Fix, f.FixFlags, f.Hint, f.InSource = fluxStuckFix(u)
+			f.Fix, f.FixFlags, f.Hint, f.InSource = fluxStuckFix(u, o)
 		}
 		if f.Fix == actions.Unlock && stalled(u) {
 			f.Then = actions.Retry // the operator stopped retrying on its own
@@ -94,6 +100,9 @@ func examine(u *model.Unit, now time.Time) (Finding, bool) {
 			// A wedged Stack: a new request does not help while
 			// currentUpdate names a missing Update.
 			f.Fix, f.StatusPatch = "", `[{"op":"remove","path":"/status/currentUpdate"}]`
+			if o.Demo {
+				f.Hint = "no driftdeck command removes a currentUpdate that names a missing Update; on a cluster doctor prints the kubectl patch of the Stack's status that does, but the demo's control plane runs inside driftdeck, out of kubectl's reach"
+			}
 		}
 	case u.Run == model.Failed && !terminatedByAPerson(u):
 		f.State = "failed"
@@ -101,11 +110,11 @@ func examine(u *model.Unit, now time.Time) (Finding, bool) {
 		if invalidManifest(u) {
 			// Syncing again applies the same manifest and fails the same way.
 			f.Fix, f.InSource = "", true
-			f.Hint = "the cause is in the source: " + where(u) + " renders a manifest the API server rejects (see the cause): fix it there; the new revision syncs (`driftdeck sync " + u.Key.Ref() + "` once it is committed)"
+			f.Hint = "the cause is in the source: " + where(u) + " renders a manifest the API server rejects (see the cause): fix it there; the new revision syncs (" + suggest(o, u, "sync", u.Key.Ref()) + " once it is committed)"
 		}
 	case u.Run == model.AwaitingApproval:
 		f.State = "awaiting approval"
-		f.Fix, f.Hint = approvalFix(u)
+		f.Fix, f.Hint = approvalFix(u, o)
 	case u.Pause.Expired(now):
 		f.State = "expired pause"
 		f.Cause = "paused by " + u.Pause.By + " until " + u.Pause.Until.Format(time.RFC3339) + ": " + u.Pause.Reason
@@ -186,6 +195,11 @@ func CheckAccess(ctx context.Context, fs []Finding, cluster func(string) (*kube.
 			f.Forbidden = "you may not patch " + gvr.Resource + " in " + f.Key.Namespace + orWords(": "+v.Reason, "") + "; ask someone who may to run it"
 		}
 	}
+}
+
+// suggest is a command for a hint, in the backquotes that set it apart.
+func suggest(o cmdline.Origin, u *model.Unit, args ...string) string {
+	return "`" + o.Driftdeck(u.Key.Context, args...) + "`"
 }
 
 func orWords(s, def string) string {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/cmdline"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
 
@@ -14,12 +15,12 @@ import (
 // that does not build or validate, and a Terraform whose retries ran out on
 // a failing apply, have their cause outside what driftdeck writes: no
 // command fixes them, the hint says where the cause is.
-func fluxStuckFix(u *model.Unit) (fix actions.Kind, flags []string, hint string, inSource bool) {
+func fluxStuckFix(u *model.Unit, o cmdline.Origin) (fix actions.Kind, flags []string, hint string, inSource bool) {
 	switch {
 	case u.Tofu != nil && u.Tofu.LockPending != "":
 		return actions.ForceUnlock, []string{"--lock", u.Tofu.LockPending}, "", false
 	case u.Tofu != nil && strings.Contains(u.StuckRule, "RetryLimitReached"):
-		return "", nil, "the cause is in the failing run (see its last error): fix it in the source, whose change re-arms the retries; `driftdeck refresh " + u.Key.Ref() + "` picks the fix up", true
+		return "", nil, "the cause is in the failing run (see its last error): fix it in the source, whose change re-arms the retries; " + suggest(o, u, "refresh", u.Key.Ref()) + " picks the fix up", true
 	case u.Flux != nil && u.Flux.Helm != nil && u.Flux.Helm.RetriesExhausted:
 		return actions.Force, nil, "", false
 	}
@@ -28,7 +29,7 @@ func fluxStuckFix(u *model.Unit) (fix actions.Kind, flags []string, hint string,
 		return "", nil, "see the controller's conditions and logs", false
 	}
 	if src := u.SourceState; src != nil && (src.Missing || src.Ready == "False" || src.Suspended) {
-		return "", nil, "the cause is in the source " + src.Ref.String() + ", which cannot be read (see why above): create it or fix its URL, credentials or ref, then `driftdeck refresh " + u.Key.Ref() + " --with-source` fetches it and applies", true
+		return "", nil, "the cause is in the source " + src.Ref.String() + ", which cannot be read (see why above): create it or fix its URL, credentials or ref, then " + suggest(o, u, "refresh", u.Key.Ref(), "--with-source") + " fetches it and applies", true
 	}
 	where := "its source"
 	if s := f.Source.String(); s != "" {
@@ -38,5 +39,5 @@ func fluxStuckFix(u *model.Unit) (fix actions.Kind, flags []string, hint string,
 	if rev == "" {
 		rev = "the attempted revision"
 	}
-	return "", nil, "the cause is in " + where + " at " + rev + ": fix it there, then `driftdeck refresh " + u.Key.Ref() + "` picks the fix up", true
+	return "", nil, "the cause is in " + where + " at " + rev + ": fix it there, then " + suggest(o, u, "refresh", u.Key.Ref()) + " picks the fix up", true
 }

@@ -45,7 +45,10 @@ var GitRepositories = []schema.GroupVersionResource{
 type Differ struct {
 	Cluster func(context string) (*kube.Cluster, bool)
 	// CacheDir holds the repository clones; empty is the user cache.
-	CacheDir    string
+	CacheDir string
+	// Reach, when set, refuses the repositories not to be fetched (the
+	// demo's, which never reaches the network); nil fetches any.
+	Reach       func(repoURL string) error
 	DiffOptions diff.Options
 }
 
@@ -75,6 +78,11 @@ func (d *Differ) Diff(ctx context.Context, k model.Key) (*argodiff.Result, error
 	}
 	sr := objread.New(src)
 	url := sr.Str("spec", "url")
+	if d.Reach != nil {
+		if err := d.Reach(url); err != nil {
+			return nil, fmt.Errorf("%s reads %s: %w", k.Ref(), ref, err)
+		}
+	}
 	attempted := r.Str("status", "lastAttemptedRevision")
 	artifact := sr.Str("status", "artifact", "revision")
 	var warnings []string

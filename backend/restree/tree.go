@@ -12,8 +12,16 @@ import (
 // namespace (empty for cluster-scoped kinds), name.
 type Ref struct{ Group, Kind, Namespace, Name string }
 
-// String renders the ref as the command line's --resource takes it.
-func (r Ref) String() string { return r.Group + "/" + r.Kind + "/" + r.Namespace + "/" + r.Name }
+// String renders the ref as the command line's --resource takes it:
+// group/kind/namespace/name, and kind/namespace/name for a core kind, which
+// has no group (as kubectl names them: ConfigMap, not /ConfigMap).
+func (r Ref) String() string {
+	s := r.Kind + "/" + r.Namespace + "/" + r.Name
+	if r.Group == "" {
+		return s
+	}
+	return r.Group + "/" + s
+}
 
 // Node is one resource of the tree.
 type Node struct {

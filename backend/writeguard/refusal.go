@@ -19,6 +19,10 @@ type Refusal struct {
 	// NothingToDo marks a refusal because the unit already is as asked
 	// (already paused, nothing to pause): bulk actions skip such units.
 	NothingToDo bool
+	// Satisfied marks a NothingToDo where what was asked is already the
+	// case (a refresh already requested): the caller reports it done, not
+	// refused.
+	Satisfied bool
 	// Permission marks a refusal for lack of permission (RBAC).
 	Permission bool
 	// NotFound marks a refusal because the object does not exist.

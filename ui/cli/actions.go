@@ -25,6 +25,8 @@ type actionOpts struct {
 	prune        bool
 	revision     string
 	selfHealOnly bool
+	autoSync     bool
+	selfHeal     bool
 	hard         bool
 	withSource   bool
 	lockID       string
@@ -58,13 +60,19 @@ func newActionCmds(g *globals) []*cobra.Command {
 	return cmds
 }
 
-const writeHelp = `The command reads the object fresh and shows exactly what it will write. A
-destructive action asks for confirmation on the terminal (--yes skips it;
-without a terminal --yes is required) and writes only while the object is
-still at the version the confirmed plan was made from: if it changed, nothing
-is written, the new plan is shown and the command exits 6. Each write is one
-JSON patch with preconditions, checked on the object the server returns,
-recorded as a Kubernetes Event and a line in the local audit log.`
+const confirmHelp = `The command reads the object fresh and shows exactly what it will write. It
+asks for confirmation on the terminal (--yes skips it; without a terminal
+--yes is required) and writes only while the object is still at the version
+the confirmed plan was made from: if it changed, nothing is written, the new
+plan is shown and the command exits 6.`
+
+const noConfirmHelp = `The command asks nothing: it reads the object fresh, writes at once and
+prints exactly what it wrote (--yes is accepted for scripts and changes
+nothing).`
+
+const patchHelp = `Each write is one JSON patch with preconditions, checked on the object the
+server returns, recorded as a Kubernetes Event and a line in the local audit
+log.`
 
 const bulkHelp = `Several units at once: name them, or select them as kubectl does, with
 -l (labels), -n (namespace), --engine, --state, or --all. Each unit is then
@@ -77,7 +85,10 @@ func newActionCmd(g *globals, spec actions.Spec) *cobra.Command {
 	unit := exampleUnit(spec)
 	use := string(kind) + " <engine>/<namespace>/<name>"
 	args := cobra.ExactArgs(1)
-	long := capitalize(spec.Help) + ".\n\n" + writeHelp
+	long := capitalize(spec.Help) + ".\n\n" + noConfirmHelp + "\n" + patchHelp
+	if spec.Destructive {
+		long = capitalize(spec.Help) + ".\n\n" + confirmHelp + "\n" + patchHelp
+	}
 	example := "  driftdeck " + string(kind) + " " + unit + exampleReason(spec)
 	switch {
 	case kind == actions.Rollback:
@@ -90,6 +101,10 @@ func newActionCmd(g *globals, spec actions.Spec) *cobra.Command {
 		long += "\n\n" + bulkHelp
 		example += "\n  driftdeck " + string(kind) + " -n team-payments --engine argocd" + exampleReason(spec)
 	}
+	if kind == actions.Reset {
+		long += "\n\n" + demoResetHelp
+		example += "\n  driftdeck --demo reset   # no unit: the demo starts afresh"
+	}
 	cmd := &cobra.Command{
 		Use:     use,
 		Short:   capitalize(spec.Help),
@@ -99,6 +114,9 @@ func newActionCmd(g *globals, spec actions.Spec) *cobra.Command {
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			if o.hard {
 				kind = actions.HardRefresh
+			}
+			if kind == actions.Reset && g.demo && len(argv) == 0 && !o.sel.any() {
+				return resetDemo(g)
 			}
 			if spec.Bulkable && (len(argv) != 1 || o.sel.any()) {
 				return runBulk(cmd.Context(), g, kind, o, argv)
@@ -121,10 +139,14 @@ func newActionCmd(g *globals, spec actions.Spec) *cobra.Command {
 	case actions.Pause:
 		f.StringVar(&o.until, "until", "", "pause expiry: a duration (2h) or a time (2026-12-01T08:00:00Z); shown as expired after it, nothing resumes by itself")
 		f.BoolVar(&o.selfHealOnly, "self-heal-only", false, "Argo CD: switch off only self-heal, keep auto-sync")
+	case actions.Resume:
+		f.BoolVar(&o.autoSync, "auto-sync", false, "Argo CD, when driftdeck did not pause it (auto-sync turned off elsewhere): enable auto-sync with the policy chosen by --self-heal and --prune")
+		f.BoolVar(&o.selfHeal, "self-heal", false, "with --auto-sync: revert live drift too (automated.selfHeal)")
+		f.BoolVar(&o.prune, "prune", false, "with --auto-sync: delete resources no longer in the source (automated.prune)")
 	case actions.Sync:
 		f.BoolVar(&o.prune, "prune", false, "delete resources no longer in the source")
 		f.StringVar(&o.revision, "revision", "", "sync to this revision only if the app still compares against it")
-		f.StringSliceVar(&o.resources, "resource", nil, "sync only these resources: group/kind/namespace/name (group empty for core), repeatable")
+		f.StringSliceVar(&o.resources, "resource", nil, "sync only these resources: group/kind/namespace/name, or kind/namespace/name for a core kind (as resources prints them), repeatable")
 		f.BoolVar(&o.sync.force, "force", false, "replace what cannot be patched (syncStrategy.hook.force: delete and re-create)")
 		f.BoolVar(&o.sync.outOfSyncOnly, "apply-out-of-sync-only", false, "apply only the resources out of sync (adds syncOptions ApplyOutOfSyncOnly=true)")
 		f.BoolVar(&o.sync.dryRun, "sync-dry-run", false, "have Argo CD run the sync as a dry run (operation.sync.dryRun): the operation is written, nothing applied; --dry-run writes nothing at all")
@@ -183,7 +205,8 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 	if err != nil {
 		return err
 	}
-	ask := kind.Destructive() && !o.yes
+	req.Single = true
+	ask := kind.Destructive() && mustAsk(g, o.yes)
 	if ask {
 		if err := confirmable(g, o.yes, string(kind)); err != nil {
 			return err
@@ -220,6 +243,10 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 		req.ResourceVersion = plan.ResourceVersion
 	}
 	res, err := exec.Execute(ctx, req)
+	if why := satisfiedBy(err); why != "" {
+		fmt.Fprintf(g.out, "unchanged: %s\n", safetext.Visible(why))
+		return nil
+	}
 	var changed *actions.PlanChanged
 	if errors.As(err, &changed) {
 		printPlanChanged(g.errOut, changed)
@@ -229,9 +256,24 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 		return err
 	}
 	if !ask {
-		printPlan(g.errOut, res.Plan, "Wrote")
+		verb := "Wrote"
+		if g.dryRun {
+			verb = "Would write (dry run, nothing persisted)"
+		}
+		printPlan(g.errOut, res.Plan, verb)
 	}
 	return printResult(g, res, exec.Settled(ctx, res))
+}
+
+// satisfiedBy is the reason of a refusal because what was asked is already
+// the case (a refresh already requested): done, as kubectl annotate
+// --overwrite with the same value is, not refused.
+func satisfiedBy(err error) string {
+	var r *actions.Refusal
+	if errors.As(err, &r) && r.Satisfied {
+		return r.Reason
+	}
+	return ""
 }
 
 // request builds the request the flags ask for (the unit comes later).
@@ -240,6 +282,11 @@ func (o *actionOpts) request(kind actions.Kind) (actions.Request, error) {
 		SyncChoices: actions.SyncChoices{Force: o.sync.force, SyncDryRun: o.sync.dryRun, ApplyOutOfSyncOnly: o.sync.outOfSyncOnly}}
 	if req.Reason == "" && kind.Destructive() {
 		return req, usageError(fmt.Errorf("--reason is required for %s: it goes into the Event and the audit log", kind))
+	}
+	if o.autoSync {
+		req.AutoSync = &actions.AutoSyncPolicy{SelfHeal: o.selfHeal, Prune: o.prune}
+	} else if kind == actions.Resume && (o.selfHeal || o.prune) {
+		return req, usageError(fmt.Errorf("--self-heal and --prune choose the policy --auto-sync enables: add --auto-sync"))
 	}
 	if o.until != "" {
 		t, err := parseUntil(o.until, time.Now())
@@ -267,13 +314,18 @@ func newExecutor(g *globals, clusters func(string) (*kube.Cluster, bool)) (*acti
 	if err != nil {
 		return nil, err
 	}
-	return &actions.Executor{Cluster: clusters, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun, Settle: 3 * time.Second}, nil
+	return &actions.Executor{Cluster: clusters, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun, Settle: 3 * time.Second, Origin: g.origin()}, nil
 }
 
+// parseResource reads group/kind/namespace/name, or kind/namespace/name for
+// a core kind (as resources prints it; the old /kind/... form still works).
 func parseResource(s string) (actions.Resource, error) {
 	p := strings.Split(s, "/")
+	if len(p) == 3 {
+		p = append([]string{""}, p...)
+	}
 	if len(p) != 4 || p[1] == "" || p[3] == "" {
-		return actions.Resource{}, fmt.Errorf("--resource %q: want group/kind/namespace/name, e.g. apps/Deployment/web/api or /ConfigMap/web/settings", s)
+		return actions.Resource{}, fmt.Errorf("--resource %q: want group/kind/namespace/name, e.g. apps/Deployment/web/api, or kind/namespace/name for a core kind, e.g. ConfigMap/web/settings", s)
 	}
 	return actions.Resource{Group: p[0], Kind: p[1], Namespace: p[2], Name: p[3]}, nil
 }

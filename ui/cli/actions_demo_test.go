@@ -61,6 +61,31 @@ func TestBulkActionsReportEachUnit(t *testing.T) {
 	}
 }
 
+// A freeze prints each unit's write before it is made, as a single pause
+// does: every annotation, the expiry's paused-until included, and the
+// ApplicationSet entries once, as the one patch writes them.
+func TestFreezePrintsEachUnitsWriteWithItsExpiry(t *testing.T) {
+	isolate(t)
+	code, out, stderr := run(t, "--demo", "--dry-run", "freeze", "argocd/argocd/cart", "argocd/argocd/search-api", "--reason", "INC-1", "--until", "2h", "--yes")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	for _, unit := range []string{"cart", "search-api"} {
+		if !strings.Contains(stderr, "pause auto-sync and self-heal of argocd/argocd/"+unit) {
+			t.Errorf("the freeze does not show the write to %s:\n%s", unit, stderr)
+		}
+	}
+	for _, ann := range []string{"paused-by", "paused-reason: INC-1", "paused-at", "paused-until", "paused-previous"} {
+		if n := strings.Count(stderr, "metadata.annotations.driftdeck.io/"+ann); n != 2 {
+			t.Errorf("the freeze lists %s %d times, want once per unit:\n%s", ann, n, stderr)
+		}
+	}
+	if strings.Count(stderr, "Also adds to applicationset/argocd/storefront-services spec.ignoreApplicationDifferences, in one patch, before any child is paused:") != 1 ||
+		strings.Count(stderr, `  + {"jsonPointers":`) != 2 {
+		t.Errorf("the freeze does not show the ApplicationSet's two entries once:\n%s", stderr)
+	}
+}
+
 func TestDiffExits1OnDifferencesAnd0Without(t *testing.T) {
 	isolate(t)
 	if code, out, stderr := run(t, "--demo", "diff", "argocd/argocd/kafka"); code != 1 || !strings.Contains(out, "@@") || strings.Contains(stderr, "error") {
@@ -92,5 +117,28 @@ func TestPauseOfAnApplicationSetChildListsBothWrites(t *testing.T) {
 	code, out, stderr = run(t, "--demo", "pause", "argocd/argocd/cart", "--reason", "INC-1", "--yes")
 	if code != 0 || !strings.Contains(out, "done: pause auto-sync and self-heal of argocd/argocd/cart") || strings.Contains(out+stderr, "reverted") {
 		t.Errorf("the pause must hold against the ApplicationSet controller: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// A resume by name ends what somebody else switched off: a flux suspend,
+// as flux resume does, naming whose; an Application's auto-sync, with the
+// policy the user chose, and never a guessed one.
+func TestResumeEndsWhatWasSwitchedOffOutsideDriftdeck(t *testing.T) {
+	isolate(t)
+	code, out, stderr := run(t, "--demo", "resume", "kustomization/flux-system/monitoring-crds", "--reason", "INC-7 over", "--yes")
+	if code != 0 || !strings.Contains(stderr, "end a suspend driftdeck did not set (spec.suspend written by flux-client-side-apply at ") || !strings.Contains(stderr, "spec.suspend: true → false") {
+		t.Errorf("resume of a flux suspend: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, "--demo", "resume", "argocd/team-payments/payouts", "--reason", "INC-7 over", "--yes")
+	if code != exitRefused || !strings.Contains(stderr, "--auto-sync") {
+		t.Errorf("resume of a manual Application without a chosen policy: exit %d, want 6 naming --auto-sync\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, "--demo", "resume", "argocd/team-payments/payouts", "--auto-sync", "--self-heal", "--reason", "INC-7 over", "--yes")
+	if code != 0 || !strings.Contains(stderr, `spec.syncPolicy.automated: null → {"prune":false,"selfHeal":true}`) {
+		t.Errorf("resume --auto-sync --self-heal: exit %d\n%s%s", code, out, stderr)
+	}
+	code, _, stderr = run(t, "--demo", "resume", "argocd/team-payments/payouts", "--prune", "--reason", "x", "--yes")
+	if code != exitUsage || !strings.Contains(stderr, "add --auto-sync") {
+		t.Errorf("--prune without --auto-sync: exit %d, want 2\n%s", code, stderr)
 	}
 }

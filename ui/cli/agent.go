@@ -15,7 +15,6 @@ import (
 	"github.com/driftdeck/driftdeck/backend/agent"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/config"
-	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/policy"
@@ -140,9 +139,9 @@ func newAgentExecutor(g *globals, f *fleet.Fleet, log *audit.Log) *actions.Execu
 // pod without a kubeconfig, its ServiceAccount.
 func agentClusters(ctx context.Context, g *globals) ([]*kube.Cluster, error) {
 	if g.demo {
-		c, err := demo.Start(ctx, demo.Options{})
+		c, err := startDemo(ctx, g)
 		if err != nil {
-			return nil, fmt.Errorf("starting the demo control plane: %w", err)
+			return nil, err
 		}
 		return []*kube.Cluster{c}, nil
 	}

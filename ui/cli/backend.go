@@ -56,6 +56,7 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 			ReadOnly: g.readOnly,
 			DryRun:   g.dryRun,
 			Settle:   3 * time.Second,
+			Origin:   g.origin(),
 		},
 		Describer:  &describe.Describer{Cluster: f.Cluster, Updates: f.Updates},
 		unitDiffer: differ,

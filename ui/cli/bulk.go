@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -30,7 +32,7 @@ type selection struct {
 
 func (s *selection) addFlags(f *pflag.FlagSet) {
 	f.StringVarP(&s.selector, "selector", "l", "", "label selector on the objects, e.g. team=payments")
-	f.StringSliceVar(&s.engines, "engine", nil, "only these engines (argocd, pulumi)")
+	f.StringSliceVar(&s.engines, "engine", nil, engineFlagHelp())
 	f.StringSliceVar(&s.states, "state", nil, "only units in these states (as for status --state)")
 	f.BoolVar(&s.all, "all", false, "select every unit (needed when nothing else selects)")
 }
@@ -86,7 +88,7 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, 
 	if err != nil {
 		return err
 	}
-	ask := kind.Destructive() && !o.yes
+	ask := kind.Destructive() && mustAsk(g, o.yes)
 	if ask {
 		if err := confirmable(g, o.yes, string(kind)); err != nil {
 			return err
@@ -111,17 +113,57 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, 
 	for _, k := range keys {
 		fmt.Fprintf(g.errOut, "  %s\n", safetext.Visible(k.String()))
 	}
+	exec, err := newExecutor(g, clusters)
+	if err != nil {
+		return err
+	}
+	br := actions.BulkRequest{Kind: kind, Keys: keys, Reason: req.Reason, Until: req.Until, Prune: req.Prune, SyncChoices: req.SyncChoices, WithSource: req.WithSource}
+	if ask || g.dryRun {
+		printBulkPlans(ctx, g.errOut, exec, br)
+	}
 	if ask {
 		if err := confirm(g, "Proceed?"); err != nil {
 			return err
 		}
 	}
-	exec, err := newExecutor(g, clusters)
-	if err != nil {
-		return err
-	}
-	outcomes := exec.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: req.Reason, Until: req.Until, Prune: req.Prune, SyncChoices: req.SyncChoices, WithSource: req.WithSource})
+	outcomes := exec.Bulk(ctx, br)
 	return reportBulk(g, outcomes, settleAll(ctx, exec, outcomes))
+}
+
+// printBulkPlans shows what a bulk action writes to each unit, as a single
+// action does before it is confirmed; the ApplicationSet entries of a pause
+// or resume are shown once, as the bulk write makes them.
+func printBulkPlans(ctx context.Context, w io.Writer, exec *actions.Executor, r actions.BulkRequest) {
+	owners := r.Kind == actions.Pause || r.Kind == actions.Resume
+	for _, k := range r.Keys {
+		p, err := exec.Plan(ctx, actions.Request{Kind: r.Kind, Key: k, Reason: r.Reason, Until: r.Until, Prune: r.Prune, SyncChoices: r.SyncChoices, WithSource: r.WithSource})
+		if err != nil {
+			fmt.Fprintf(w, "%s: %s\n", safetext.Visible(k.String()), safetext.Visible(err.Error()))
+			continue
+		}
+		shown := *p
+		if owners {
+			shown.Also = nil
+		}
+		printPlan(w, &shown, "Will write")
+	}
+	if !owners {
+		return
+	}
+	for _, o := range exec.OwnerWrites(ctx, r) {
+		verb, sign, when := "Also adds to", "+", "before the child's pause"
+		switch {
+		case o.Remove:
+			verb, sign, when = "Also removes from", "-", "after each child is resumed"
+		case o.OnePatch:
+			when = "in one patch, before any child is paused"
+		}
+		fmt.Fprintf(w, "%s %s spec.ignoreApplicationDifferences, %s:\n", verb, safetext.Visible(o.Object), when)
+		for _, e := range o.Entries {
+			b, _ := json.Marshal(e)
+			fmt.Fprintf(w, "  %s %s\n", sign, safetext.Visible(string(b)))
+		}
+	}
 }
 
 func dryRunLabel(g *globals) string {

@@ -8,7 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -31,9 +30,9 @@ func (s *clusterSet) get(name string) (*kube.Cluster, bool) {
 func connectClusters(ctx context.Context, g *globals) (*clusterSet, error) {
 	s := &clusterSet{byName: map[string]*kube.Cluster{}}
 	if g.demo {
-		c, err := demo.Start(ctx, demo.Options{})
+		c, err := startDemo(ctx, g)
 		if err != nil {
-			return nil, fmt.Errorf("starting the demo control plane: %w", err)
+			return nil, err
 		}
 		s.byName[c.Context], s.order = c, []string{c.Context}
 		return s, nil

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
@@ -43,9 +46,9 @@ func (g *globals) requestTimeout(def time.Duration) time.Duration {
 func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool) (*fleet.Fleet, error) {
 	f := fleet.New(fleet.Options{Thresholds: th})
 	if g.demo {
-		c, err := demo.Start(ctx, demo.Options{})
+		c, err := startDemo(ctx, g)
 		if err != nil {
-			return nil, fmt.Errorf("starting the demo control plane: %w", err)
+			return nil, err
 		}
 		return f, f.Add(ctx, c, g.namespace())
 	}
@@ -67,6 +70,37 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 		}
 	}
 	return f, nil
+}
+
+// stateDir is driftdeck's directory in the user's state directory, where
+// the audit log and the demo's kept state live.
+func stateDir() (string, error) {
+	path, err := audit.DefaultPath()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Dir(path), nil
+}
+
+// startDemo starts the demo control plane, from the state the last --demo
+// command kept (Main keeps it when the command ends). Its one context is named
+// demo.ContextName: a --context naming another is an unknown context, as it
+// is without --demo.
+func startDemo(ctx context.Context, g *globals) (*kube.Cluster, error) {
+	for _, n := range strings.Split(g.kube.Context, ",") {
+		if n = strings.TrimSpace(n); n != "" && n != demo.ContextName {
+			return nil, usageError(fmt.Errorf("context %q not found in the demo (have: %s)", n, demo.ContextName))
+		}
+	}
+	dir, err := stateDir()
+	if err != nil {
+		return nil, err
+	}
+	c, err := demo.Start(ctx, demo.Options{StateDir: dir})
+	if err != nil {
+		return nil, fmt.Errorf("starting the demo control plane: %w", err)
+	}
+	return c, nil
 }
 
 // contextNames reads the kubeconfig for the selected contexts: a missing or

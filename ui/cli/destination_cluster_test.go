@@ -57,7 +57,7 @@ func TestClusterResourceTreeAndLogsOfAnApplicationOnAnotherCluster(t *testing.T)
 		!strings.Contains(stderr, "destinations: [{server: "+server+", context: <kubeconfig context>}]") {
 		t.Errorf("unmapped: the note must name the destination and how to map it:\n%s", stderr)
 	}
-	if strings.Contains(stdout, "ReplicaSet") || strings.Contains(stdout, "/Pod/") || strings.Contains(stdout, "decoy") {
+	if strings.Contains(stdout, "ReplicaSet") || strings.Contains(stdout, "Pod/") || strings.Contains(stdout, "decoy") {
 		t.Errorf("unmapped: live objects shown:\n%s", stdout)
 	}
 	for _, args := range [][]string{{"logs", unit, "--resource", "pod/api-7f9c-ready"}, {"logs", unit}} {
@@ -102,12 +102,12 @@ func TestClusterResourceTreeAndLogsOfAnApplicationOnAnotherCluster(t *testing.T)
 	for res, health := range map[string]string{
 		"apps/Deployment/" + ns + "/api":        "Progressing",
 		"  apps/ReplicaSet/" + ns + "/api-7f9c": "Progressing",
-		"    /Pod/" + ns + "/api-7f9c-ready":    "Healthy",
-		"    /Pod/" + ns + "/api-7f9c-crash":    "Degraded",
-		"/Service/" + ns + "/api":               "Healthy",
-		"hook   /Pod/" + ns + "/migrate-x7k2p":  "Progressing",
+		"    Pod/" + ns + "/api-7f9c-ready":     "Healthy",
+		"    Pod/" + ns + "/api-7f9c-crash":     "Degraded",
+		"Service/" + ns + "/api":                "Healthy",
+		"hook   Pod/" + ns + "/migrate-x7k2p":   "Progressing",
 		"hook batch/Job/" + ns + "/migrate":     "Progressing",
-		"/ConfigMap/" + ns + "/settings":        "Missing",
+		"ConfigMap/" + ns + "/settings":         "Missing",
 	} {
 		if got[res] != health {
 			t.Errorf("mapped: %q is %q, want %q (tree %v)", res, got[res], health, got)

@@ -58,15 +58,18 @@ func newDiffer(ctx context.Context, g *globals, clusters func(string) (*kube.Clu
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("Argo CD server: %w", err)}
 	}
+	flux := &fluxdiff.Differ{Cluster: clusters}
 	if c, ok := clusters(demo.ContextName); g.demo && ok {
-		// The demo answers as an Argo CD API server would.
+		// The demo answers as an Argo CD API server would, and builds its
+		// Kustomizations from the sources it embeds.
 		if server, err = demo.ArgoAPI(ctx, c); err != nil {
 			return nil, err
 		}
+		flux.CacheDir, flux.Reach, _ = demo.SourceCache(c)
 	}
 	return &unitDiffer{
 		argo:  &argodiff.Differ{Cluster: clusters, Source: argodiff.NewSource(argodiff.Options{Server: server})},
-		flux:  &fluxdiff.Differ{Cluster: clusters},
+		flux:  flux,
 		plans: &tfplan.Reader{Cluster: clusters},
 	}, nil
 }
@@ -89,10 +92,12 @@ tofu-controller Terraform it prints the readable plan the controller stored
 (spec.storeReadablePlan: human or json), per resource, sensitive values
 masked, with the plan id an approval must name.
 
-As kubectl diff, it exits 0 when there are no differences and 1 when there
-are (see the exit codes below).`,
+As kubectl diff, it exits 0 when there are no differences, 1 when there are,
+and never 1 for an error: a diff it cannot compute (a source it cannot fetch
+or build, a dry-run the cluster rejects) exits 7, the other errors with their
+codes below.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runDiff(cmd.Context(), g, args[0]) },
+		RunE: func(cmd *cobra.Command, args []string) error { return diffFailed(runDiff(cmd.Context(), g, args[0])) },
 	}
 }
 
@@ -104,7 +109,7 @@ func runDiff(ctx context.Context, g *globals, ref string) error {
 	switch k.Engine {
 	case model.EngineArgoCD, model.EngineKustomization, model.EngineTerraform:
 	default:
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: diff is for Argo CD Applications, Flux Kustomizations and Terraforms; for a Pulumi Stack use `driftdeck preview`", ref)}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: diff is for Argo CD Applications, Flux Kustomizations and Terraforms; for a Pulumi Stack use `%s`", ref, g.origin().Driftdeck(k.Context, "preview", k.Ref()))}
 	}
 	d, err := newDiffer(ctx, g, set.get)
 	if err != nil {
@@ -134,7 +139,7 @@ func runDiff(ctx context.Context, g *globals, ref string) error {
 	r := res.Report
 	fmt.Fprintf(g.errOut, "# %d modified, %d added, %d removed (pruned on sync), %d unchanged\n", r.Modified, r.Added, r.Removed, r.Unchanged)
 	if r.Modified+r.Added+r.Removed > 0 {
-		return &exitError{code: 1, err: errDifferences}
+		return &exitError{code: exitFailed, err: errDifferences}
 	}
 	return nil
 }
@@ -164,9 +169,19 @@ func printTerraformPlan(ctx context.Context, g *globals, r *tfplan.Reader, k mod
 	}
 	fmt.Fprintf(g.errOut, "# %s\n", safetext.Visible(p.Summary))
 	if p.Changes() {
-		return &exitError{code: 1, err: errDifferences}
+		return &exitError{code: exitFailed, err: errDifferences}
 	}
 	return nil
+}
+
+// diffFailed keeps a diff's exit 1 for differences found: a failure no other
+// code names exits exitDiffFailed instead, so that a script never reads "it
+// differs" from a diff that was never computed.
+func diffFailed(err error) error {
+	if err == nil || errors.Is(err, errDifferences) || exitCode(err) != exitFailed {
+		return err
+	}
+	return &exitError{code: exitDiffFailed, err: err}
 }
 
 // errDifferences is the exit 1 of a diff that found changes; it is not

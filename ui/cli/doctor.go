@@ -58,7 +58,7 @@ func runDoctor(ctx context.Context, g *globals) error {
 		return &exitError{code: exitUnreachable, err: fmt.Errorf("cluster did not answer in time: %w", err)}
 	}
 	f.Store.Tick()
-	findings := doctor.Examine(f.Store.Snapshot(), time.Now())
+	findings := doctor.Examine(f.Store.Snapshot(), time.Now(), g.origin())
 	doctor.CheckAccess(ctx, findings, f.Cluster)
 	ref := func(k model.Key) string {
 		if len(f.Contexts()) > 1 {
@@ -91,7 +91,7 @@ func printDoctor(g *globals, fs []doctor.Finding, ref func(model.Key) string) {
 		if f.Rule != "" {
 			fmt.Fprintf(g.out, "  rule:  %s\n", safetext.Visible(f.Rule))
 		}
-		if c := f.Command(ref(f.Key)); c != "" {
+		if c := f.Command(g.origin()); c != "" {
 			fmt.Fprintf(g.out, "  fix:   %s\n", safetext.Visible(c))
 		} else {
 			fmt.Fprintf(g.out, "  fix:   (no driftdeck command) %s\n", safetext.Visible(f.Hint))
@@ -118,7 +118,7 @@ func printDoctorJSON(g *globals, fs []doctor.Finding, ref func(model.Key) string
 	out := make([]findingJSON, 0, len(fs))
 	for _, f := range fs {
 		out = append(out, findingJSON{Unit: ref(f.Key), Context: f.Key.Context, State: f.State, Cause: f.Cause, Rule: f.Rule,
-			Command: f.Command(ref(f.Key)), Hint: f.Hint, Forbidden: f.Forbidden})
+			Command: f.Command(g.origin()), Hint: f.Hint, Forbidden: f.Forbidden})
 	}
 	return writeJSON(g.out, out)
 }

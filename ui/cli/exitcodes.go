@@ -20,6 +20,7 @@ const (
 	exitForbidden   = 4 // RBAC or --read-only
 	exitNotFound    = 5
 	exitRefused     = 6 // the unit's state, a precondition, a plan changed since confirmed
+	exitDiffFailed  = 7 // diff: the differences could not be computed (1 would read as found)
 )
 
 const exitCodesHelp = `Exit codes (the same for every command):
@@ -30,7 +31,9 @@ const exitCodesHelp = `Exit codes (the same for every command):
   4  forbidden: RBAC, or --read-only
   5  not found
   6  refused: not possible in the unit's state, precondition failed, plan changed
-     since it was confirmed, stale plan`
+     since it was confirmed, stale plan
+  7  diff failed: the differences could not be computed (a source that cannot
+     be fetched or built, a dry-run the cluster rejects)`
 
 // exitError marks an error the command line itself classified (usage, an
 // unreachable cluster, a write not in effect).

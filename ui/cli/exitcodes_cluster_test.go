@@ -87,6 +87,29 @@ func TestClusterExitCodesOfWrites(t *testing.T) {
 	}
 }
 
+// A refresh of an Application whose refresh is already requested (the
+// controller has not picked it up) asks for what already holds: done, exit
+// 0, saying so, and nothing written.
+func TestClusterARefreshAlreadyRequestedIsDone(t *testing.T) {
+	c := testcluster.Shared(t)
+	isolate(t)
+	dyn := dynamic.NewForConfigOrDie(c.Config())
+	ns := c.Namespace(t)
+	createJSON(t, dyn, ns, strings.Replace(argoApp("held", ""), `"metadata":{"name":"held"}`,
+		`"metadata":{"name":"held","annotations":{"`+argocd.AnnotationRefresh+`":"hard"}}`, 1))
+	before := getApp(t, dyn, ns, "held").GetResourceVersion()
+	kc := testcluster.Kubeconfig(t, c.Config(), "test")
+	for _, args := range [][]string{{"refresh", "argocd/" + ns + "/held"}, {"refresh", "argocd/" + ns + "/held", "--hard"}} {
+		code, out, stderr := run(t, append(args, "--kubeconfig", kc)...)
+		if code != 0 || !strings.Contains(out, "unchanged: ") || !strings.Contains(out, "a hard refresh is already requested") {
+			t.Errorf("driftdeck %s: exit %d, stdout %q, stderr %q; want exit 0 saying the refresh is already requested", strings.Join(args, " "), code, out, stderr)
+		}
+	}
+	if after := getApp(t, dyn, ns, "held").GetResourceVersion(); after != before {
+		t.Errorf("the Application was written (resourceVersion %s → %s)", before, after)
+	}
+}
+
 // syncBuffer is a stderr the test reads while the command still runs.
 type syncBuffer struct {
 	mu sync.Mutex

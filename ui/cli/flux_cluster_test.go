@@ -103,4 +103,16 @@ func TestClusterFluxAndTerraformVerbsKeepTheirFlagsAndExitCodes(t *testing.T) {
 	if v, _, _ := unstructured.NestedBool(held.Object, "spec", "suspend"); !v {
 		t.Error("the unit suspended before the freeze is resumed by the thaw")
 	}
+	// Resumed by name, as flux resume does, naming whose suspend it ends.
+	code, out, stderr := run(t, "resume", "kustomization/"+ns+"/held", "--reason", "INC-4 over", "--yes", "--kubeconfig", kc)
+	if code != 0 || !strings.Contains(out+stderr, "end a suspend driftdeck did not set (spec.suspend written by ") || !strings.Contains(out+stderr, "spec.suspend: true → false") {
+		t.Errorf("resume of a suspend set outside driftdeck: exit %d\n%s%s", code, out, stderr)
+	}
+	held, err = dyn.Resource(flux.Kustomizations[0]).Namespace(ns).Get(context.Background(), "held", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, found, _ := unstructured.NestedBool(held.Object, "spec", "suspend"); !found || v {
+		t.Errorf("resume by name left spec.suspend %v (found %v), want false", v, found)
+	}
 }

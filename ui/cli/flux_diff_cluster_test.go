@@ -34,7 +34,8 @@ func upstreamFluxSourcesCluster(t *testing.T) *testcluster.Cluster {
 // `driftdeck diff kustomization/...` on a real API server exits as kubectl
 // diff does: 0 when the build matches what is applied, 1 with differences,
 // printed as a unified diff; a Kustomization of a source it cannot build is
-// refused (6), naming the source's kind, not reported as differences.
+// refused (6), naming the source's kind, and one whose build fails exits 7:
+// neither is reported as differences.
 func TestClusterDiffKustomizationExitCodes(t *testing.T) {
 	localrendertest.Use(t)
 	repo := localrendertest.NewRepo(t)
@@ -60,7 +61,7 @@ func TestClusterDiffKustomizationExitCodes(t *testing.T) {
 		fmt.Sprintf(`{"artifact":{"revision":%q,"path":"x","url":"http://source-controller.invalid/x.tar.gz","digest":"sha256:0","lastUpdateTime":"2026-01-01T00:00:00Z"}}`, revision))
 	ks := `{"apiVersion":"kustomize.toolkit.fluxcd.io/v1","kind":"Kustomization","metadata":{"name":%q,"namespace":%q},
 		"spec":{"interval":"10m","path":%q,"prune":true,"targetNamespace":%q,"sourceRef":{"kind":%q,"name":"infra"}}}`
-	for _, k := range [][3]string{{"same", "./same", "GitRepository"}, {"changed", "./changed", "GitRepository"}, {"from-oci", "./", "OCIRepository"}, {"from-bucket", "./", "Bucket"}} {
+	for _, k := range [][3]string{{"same", "./same", "GitRepository"}, {"changed", "./changed", "GitRepository"}, {"from-oci", "./", "OCIRepository"}, {"from-bucket", "./", "Bucket"}, {"no-path", "./nowhere", "GitRepository"}} {
 		fluxUnit(t, dyn, flux.Kustomizations[0], fmt.Sprintf(ks, k[0], ns, k[1], ns, k[2]), fmt.Sprintf(`{"lastAttemptedRevision":%q}`, revision))
 	}
 
@@ -74,6 +75,7 @@ func TestClusterDiffKustomizationExitCodes(t *testing.T) {
 		{"changed", 1, []string{"-  level: warn", "+  level: debug", "1 modified, 0 added, 0 removed"}, ""},
 		{"from-oci", 6, []string{"OCIRepository sources are not diffed", "OCIRepository/" + ns + "/infra"}, ""},
 		{"from-bucket", 6, []string{"Bucket sources are not diffed"}, ""},
+		{"no-path", exitDiffFailed, []string{"error:", "nowhere"}, " modified, "},
 	} {
 		code, out, stderr := run(t, "diff", "kustomization/"+ns+"/"+tc.name, "--kubeconfig", kc)
 		both := out + stderr

@@ -91,7 +91,7 @@ func runPreview(ctx context.Context, g *globals, ref string, approve, yes bool, 
 	if !approve {
 		return nil
 	}
-	if !yes {
+	if mustAsk(g, yes) {
 		if err := confirm(g, "Apply exactly this plan?"); err != nil {
 			return err
 		}
@@ -217,7 +217,7 @@ func runUnlock(ctx context.Context, g *globals, ref string, clearPending, force,
 	for _, c := range plan.Changes() {
 		fmt.Fprintf(g.errOut, "  %s\n", safetext.Visible(c))
 	}
-	if !yes {
+	if mustAsk(g, yes) {
 		if err := confirm(g, "Proceed?"); err != nil {
 			return err
 		}
@@ -228,7 +228,7 @@ func runUnlock(ctx context.Context, g *globals, ref string, clearPending, force,
 	}
 	printDone(g, done, "unstuck "+k.Ref())
 	if !done.DryRun {
-		fmt.Fprintf(g.out, "run `driftdeck retry %s --reason ...` to re-request a run\n", k.Ref())
+		fmt.Fprintf(g.out, "run `%s` to re-request a run\n", safetext.Visible(g.origin().Driftdeck(k.Context, "retry", k.Ref(), "--reason", reason)))
 	}
 	return nil
 }

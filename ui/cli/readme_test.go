@@ -15,6 +15,12 @@ import (
 // readmeExamples returns the command lines of the README's runbook block,
 // with comments dropped and [optional] parts kept (they must parse too).
 func readmeExamples(t *testing.T) []string {
+	return readmeLines(t, func(l string) string { return strings.NewReplacer("[", "", "]", "").Replace(l) })
+}
+
+// readmeLines returns the command lines of the README's runbook block, with
+// comments dropped and each line passed through edit.
+func readmeLines(t *testing.T, edit func(string) string) []string {
 	t.Helper()
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -32,7 +38,7 @@ func readmeExamples(t *testing.T) []string {
 			l = l[:i]
 		}
 		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, strings.NewReplacer("[", "", "]", "").Replace(l))
+			lines = append(lines, edit(l))
 		}
 	}
 	return lines

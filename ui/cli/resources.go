@@ -41,8 +41,9 @@ in-cluster destination (https://kubernetes.default.svc) is the cluster the
 Application is on; another one needs a connected context (--context) that the
 config file maps to it (destinations: [{server: <url>, context: <name>}]) or
 that is named like the destination. Otherwise the tree is what
-status.resources says, and a note says why. Sync some of them with
-driftdeck sync <unit> --resource group/kind/namespace/name ...`,
+status.resources says, and a note says why. Resources are named
+group/kind/namespace/name, core kinds kind/namespace/name (as kubectl names
+them); sync some of them with driftdeck sync <unit> --resource <that name> ...`,
 		Example: "  driftdeck resources argocd/argocd/guestbook\n  driftdeck resources argocd/argocd/guestbook -o json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -36,13 +36,13 @@ func TestClusterResourcesCommandPrintsTheLiveTreeAndSaysWhatItCouldNotRead(t *te
 	for _, want := range []string{
 		"apps/Deployment/" + ns + "/api Progressing OutOfSync Waiting for rollout to finish: 1 of 2 updated replicas are available...",
 		"\n..apps/ReplicaSet/" + ns + "/api-7f9c Progressing - Waiting",
-		"\n..../Pod/" + ns + `/api-7f9c-crash Degraded - container "api": CrashLoopBackOff: back-off 5m0s restarting failed container=api`,
-		"\n/ConfigMap/" + ns + "/settings Missing OutOfSync",
-		"\napps/StatefulSet/" + ns + "/db Healthy Synced partitioned roll out complete: 1 new pods have been updated...\n../Pod/" + ns + "/db-0 Healthy",
+		"\n....Pod/" + ns + `/api-7f9c-crash Degraded - container "api": CrashLoopBackOff: back-off 5m0s restarting failed container=api`,
+		"\nConfigMap/" + ns + "/settings Missing OutOfSync",
+		"\napps/StatefulSet/" + ns + "/db Healthy Synced partitioned roll out complete: 1 new pods have been updated...\n..Pod/" + ns + "/db-0 Healthy",
 		"\napps/DaemonSet/" + ns + `/log-agent Progressing Synced Waiting for daemon set "log-agent" rollout to finish: 1 of 2 updated pods are available...`,
-		"\n../Pod/" + ns + `/log-agent-w4n7c Degraded - container "agent": ImagePullBackOff`,
+		"\n..Pod/" + ns + `/log-agent-w4n7c Degraded - container "agent": ImagePullBackOff`,
 		"\nnetworking.k8s.io/Ingress/" + ns + "/api Healthy Synced",
-		"\n# hooks of the operation (Running)\nbatch/Job/" + ns + "/migrate Progressing PreSync/Running job is running\n../Pod/" + ns + "/migrate-x7k2p Progressing",
+		"\n# hooks of the operation (Running)\nbatch/Job/" + ns + "/migrate Progressing PreSync/Running job is running\n..Pod/" + ns + "/migrate-x7k2p Progressing",
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the table does not show %q:\n%s", want, stdout)
@@ -72,7 +72,7 @@ func TestClusterResourcesCommandPrintsTheLiveTreeAndSaysWhatItCouldNotRead(t *te
 		{APIGroups: []string{"apps", "batch", "networking.k8s.io", ""}, Resources: []string{"deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "services", "ingresses"}, Verbs: []string{"get", "list"}},
 	}, ""), "no-pods")
 	code, stdout, stderr = run(t, "resources", unit, "--kubeconfig", limited)
-	if code != 0 || !strings.Contains(stderr, "pods in "+ns+" not readable: Forbidden") || strings.Contains(stdout, "/Pod/") || !strings.Contains(stdout, "api-7f9c") {
+	if code != 0 || !strings.Contains(stderr, "pods in "+ns+" not readable: Forbidden") || strings.Contains(stdout, "Pod/"+ns+"/") || !strings.Contains(stdout, "api-7f9c") {
 		t.Errorf("without pods: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -69,6 +70,12 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	root.SetOut(out)
 	root.SetErr(errOut)
 	err := root.Execute()
+	if g.demo {
+		// What the command wrote is there for the next --demo command.
+		if kerr := demo.Keep(context.Background()); kerr != nil {
+			fmt.Fprintln(errOut, "error: the demo's state was not kept:", safetext.Visible(kerr.Error()))
+		}
+	}
 	if err != nil && !errors.Is(err, errDifferences) {
 		// Errors quote what clusters and state backends answered.
 		fmt.Fprintln(errOut, "error:", safetext.Block(err.Error()))
@@ -83,9 +90,11 @@ func newRoot(g *globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "driftdeck",
 		Short: "A terminal workbench for every GitOps reconciler in a cluster",
-		Long: `driftdeck shows every Argo CD Application and Pulumi operator Stack of the
-selected clusters in one live list, with what would change, and lets you pause
-self-heal, sync, terminate, retry and approve from one screen, audited.
+		Long: `driftdeck shows every GitOps reconciler of the selected clusters in one live
+list: Argo CD Applications, Pulumi operator Stacks, Flux Kustomizations and
+HelmReleases, and tofu-controller Terraforms, with what would change, and lets
+you pause self-heal, suspend, sync, reconcile, terminate, retry, unlock and
+approve from one screen, audited.
 
 Without a subcommand it starts the full-screen workbench. --demo runs it on an
 embedded demo control plane instead of a cluster.`,

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,28 +27,31 @@ type statusOpts struct {
 func newStatusCmd(g *globals) *cobra.Command {
 	o := &statusOpts{}
 	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "Print every unit once, with its states and reasons",
+		Use:   "status [<engine>/<namespace>/<name>...]",
+		Short: "Print every unit (or the units named) once, with its states and reasons",
 		Long: `Print the live model once and exit: one line (or JSON record) per unit.
+Named units are printed in the order named; a name that matches no unit is an
+error (exit 5) after the units found are printed.
 
-Reasons are printed whole, except on a terminal, where the table cuts them
-with … to stay readable; -o wide prints them whole there too, with the stuck
-rule and the owner. Text from the cluster is shown with control characters
+Reasons are printed whole, except on a terminal, where every row is cut with …
+to fit its width, the reason first; -o wide prints them whole there too, with
+the stuck rule and the owner. Text from the cluster is shown with control characters
 and escape sequences made visible; -o json keeps it as it is, JSON-escaped.`,
 		Example: `  driftdeck status -A
+  driftdeck status argocd/argocd/guestbook pulumi/infra/network-prod
   driftdeck status -n argocd --engine argocd --state stuck,failed
   driftdeck status -o wide | grep stuck
   driftdeck status -o json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runStatus(cmd.Context(), g, o) },
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runStatus(cmd.Context(), g, o, args) },
 	}
 	cmd.Flags().StringVarP(&g.output, "output", "o", "table", "output format: table, wide (whole reasons, stuck rule, owner) or json")
-	cmd.Flags().StringSliceVar(&o.engines, "engine", nil, "only these engines (argocd, pulumi)")
+	cmd.Flags().StringSliceVar(&o.engines, "engine", nil, engineFlagHelp())
 	cmd.Flags().StringSliceVar(&o.states, "state", nil, "only units in these run states (idle, running, stuck, failed, awaiting, blocked) or sync/health words (drifted, degraded, paused)")
 	return cmd
 }
 
-func runStatus(ctx context.Context, g *globals, o *statusOpts) error {
+func runStatus(ctx context.Context, g *globals, o *statusOpts, names []string) error {
 	if err := g.checkOutput("table", "wide", "json"); err != nil {
 		return err
 	}
@@ -56,9 +59,17 @@ func runStatus(ctx context.Context, g *globals, o *statusOpts) error {
 	if err != nil {
 		return usageError(err)
 	}
+	wanted, err := parseNames(names)
+	if err != nil {
+		return err
+	}
 	return withLiveModel(ctx, g, func(ctx context.Context, f *fleet.Fleet, all []*model.Unit) error {
+		named, missing := all, error(nil)
+		if len(wanted) > 0 {
+			named, missing = pickNamed(all, wanted)
+		}
 		var units []*model.Unit
-		for _, u := range all {
+		for _, u := range named {
 			if keep(u) {
 				units = append(units, u)
 			}
@@ -66,10 +77,16 @@ func runStatus(ctx context.Context, g *globals, o *statusOpts) error {
 		now := time.Now()
 		ends := pauseEnds(ctx, f.Cluster, units, now)
 		if g.output == "json" {
-			return printJSON(g, units, tree.Build(all), ends, now)
+			return errors.Join(printJSON(g, units, tree.Build(all), ends, now), missing)
 		}
-		layout := tableLayout{withContext: len(f.Contexts()) > 1, wide: g.output == "wide", cut: g.output != "wide" && g.outIsTerminal()}
-		return printTable(g, units, ends, now, layout)
+		if len(units) == 0 && missing != nil {
+			return missing // as kubectl get: no empty table above the error
+		}
+		layout := tableLayout{withContext: len(f.Contexts()) > 1, wide: g.output == "wide"}
+		if !layout.wide {
+			layout.width = g.terminalWidth()
+		}
+		return errors.Join(printTable(g, units, ends, now, layout), missing)
 	})
 }
 
@@ -117,6 +134,15 @@ func liveModel(ctx context.Context, g *globals) (*fleet.Fleet, []*model.Unit, er
 	}
 	f.Store.Tick()
 	return f, f.Store.Snapshot(), nil
+}
+
+// engineFlagHelp is --engine's help: every engine the command line names.
+func engineFlagHelp() string {
+	names := make([]string, len(model.Engines))
+	for i, e := range model.Engines {
+		names[i] = string(e)
+	}
+	return "only these engines (" + strings.Join(names, ", ") + ")"
 }
 
 // unitFilter builds the --engine/--state filter.
@@ -176,14 +202,13 @@ func stateCheck(s string) (func(*model.Unit) bool, error) {
 type tableLayout struct {
 	withContext bool // several contexts: a CONTEXT column
 	wide        bool // -o wide: stuck rule, owner and pause-end columns
-	cut         bool // on a terminal without -o wide: reasons cut with …
+	width       int  // a terminal's width without -o wide: rows cut to fit it; 0: whole
 }
 
-// reasonWidth is where a terminal's table cuts a reason.
+// reasonWidth is where the tree cuts a reason.
 const reasonWidth = 100
 
 func printTable(g *globals, units []*model.Unit, ends map[model.Key]string, now time.Time, l tableLayout) error {
-	tw := tabwriter.NewWriter(g.out, 0, 0, 2, ' ', 0)
 	head := []string{"UNIT", "SYNC", "HEALTH", "AUTOMATION", "RUN", "SINCE", "REVISION"}
 	if l.withContext {
 		head = append([]string{"CONTEXT"}, head...)
@@ -191,11 +216,11 @@ func printTable(g *globals, units []*model.Unit, ends map[model.Key]string, now 
 	if l.wide {
 		head = append(head, "RULE", "OWNER", "PAUSE ENDS")
 	}
-	fmt.Fprintln(tw, strings.Join(append(head, "REASON"), "\t"))
+	rows := [][]string{append(head, "REASON")}
 	for _, u := range units {
 		reason := u.Reason()
-		if l.cut {
-			reason = oneLine(reason, reasonWidth)
+		if l.width > 0 {
+			reason = firstLine(reason)
 		}
 		row := []string{u.Key.Ref(), u.Sync.String(), u.Health.String(), automationWord(u, now), u.Run.String(),
 			age(u.RunSince, now), shortRev(u.Applied)}
@@ -209,12 +234,16 @@ func printTable(g *globals, units []*model.Unit, ends map[model.Key]string, now 
 		for i, cell := range row {
 			row[i] = safetext.Visible(cell)
 		}
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		rows = append(rows, row)
+	}
+	if err := writeColumns(g.out, rows, slices.Index(head, "UNIT"), l.width); err != nil {
+		return err
 	}
 	if len(units) == 0 {
-		fmt.Fprintln(tw, "(no units)")
+		_, err := fmt.Fprintln(g.out, "(no units)")
+		return err
 	}
-	return tw.Flush()
+	return nil
 }
 
 // unitRecord is the -o json shape: one record per unit.
@@ -345,6 +374,14 @@ func shortRev(s string) string {
 		return s[:7]
 	}
 	return oneLine(s, 20)
+}
+
+// firstLine is s up to its first newline, with … when more follows.
+func firstLine(s string) string {
+	if line, _, more := strings.Cut(s, "\n"); more {
+		return line + "…"
+	}
+	return s
 }
 
 func oneLine(s string, n int) string {

@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/clipperhouse/displaywidth"
 )
 
 // The demo's failing app has a reason of about 230 characters.
@@ -48,4 +50,31 @@ func lineOf(text, substr string) string {
 		}
 	}
 	return ""
+}
+
+// On a terminal every row fits its width: the reason gives way first, and
+// from 120 columns on every unit's name stays whole.
+func TestStatusRowsFitTheTerminal(t *testing.T) {
+	isolate(t)
+	for _, cols := range []int{80, 120, 200} {
+		code, screen, stderr := runOnTerminal(t, cols, "--demo", "status")
+		if code != 0 {
+			t.Fatalf("%d columns: exit %d: %s", cols, code, stderr)
+		}
+		for _, line := range strings.Split(strings.TrimRight(screen, "\n"), "\n") {
+			if w := displaywidth.String(line); w > cols {
+				t.Errorf("at %d columns a row is %d wide and wraps:\n%s", cols, w, line)
+			}
+		}
+		if !strings.Contains(lineOf(screen, "UNIT"), "REASON") {
+			t.Errorf("at %d columns the header lost a column:\n%s", cols, screen)
+		}
+		if cols < 120 {
+			continue
+		}
+		line := lineOf(screen, "argocd/team-payments/payments-api ")
+		if !strings.HasSuffix(strings.TrimSpace(line), "…") {
+			t.Errorf("at %d columns the reason should be cut with … and the name whole:\n%s", cols, line)
+		}
+	}
 }

@@ -3,6 +3,8 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/driftdeck/driftdeck/backend/localrender/localrendertest"
 )
 
 // :flux narrows the demo's list to Flux units, and a Terraform waiting for
@@ -37,6 +39,27 @@ func TestDemoFluxScopeAndTerraformPlan(t *testing.T) {
 	if !strings.Contains(s, "pending     "+id+"  waits for approval") {
 		t.Errorf("the pending plan is not shown as %s waiting for approval:\n%s", id, s)
 	}
+	term.send("q")
+	term.send("q")
+	if code := term.exit(promptly); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}
+
+// In the demo, d on a Kustomization shows the diff of a real kustomize
+// build of the git repository the demo embeds, dry-run against the demo:
+// web-backend was scaled by hand, and the diff says the next reconcile
+// scales it back.
+func TestDemoKustomizationDiffInTheWorkbench(t *testing.T) {
+	localrendertest.Use(t)
+	term := start(t, 120, 40, nil, "--demo")
+	term.waitFor(startup, "DEMO", "NAMESPACE/NAME")
+	term.send("/web-backend\r")
+	term.waitUntil(promptly, "the filter to leave only web-backend", func(s string) bool {
+		return strings.Contains(s, "team-web/web-backend") && strings.Count(s, "flux ks ") == 1
+	})
+	term.send("d")
+	term.waitFor(startup, "Deployment", "-  replicas: 5", "+  replicas: 2", "local build of https://github.com/acme/web.git@36308ca")
 	term.send("q")
 	term.send("q")
 	if code := term.exit(promptly); code != 0 {

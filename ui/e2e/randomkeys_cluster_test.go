@@ -255,11 +255,21 @@ func randomBytes(rng *rand.Rand) []byte {
 	return chunk
 }
 
+// closeOpenSequences ends a bracketed paste (ESC [ 201 ~) and any string
+// sequence (ST), and cancels a control sequence in progress (CAN).
+const closeOpenSequences = "\x1b[201~\x1b\\\x18"
+
 // quitFromAnywhere leaves whatever screen the keys reached and quits, as a
 // user would: esc (closes a dialog or form, leaves a filter), then q (back
 // from a screen, quit on the list), in turn, one key at a time, until the
 // program ends; ctrl+c after 10 s. It says whether ctrl+c was needed.
 func quitFromAnywhere(term *terminal) (interrupted bool) {
+	// Random bytes can open what only a terminator closes (a bracketed
+	// paste, a string sequence): a user's terminal always sends it, so the
+	// user's first key then reaches the program; it is sent here first.
+	if _, err := term.pty.Write([]byte(closeOpenSequences)); err != nil {
+		return false
+	}
 	for i, deadline := 0, time.Now().Add(10*time.Second); time.Now().Before(deadline); i++ {
 		k := "\x1b"
 		if i%2 == 1 {

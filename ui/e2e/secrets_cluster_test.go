@@ -33,10 +33,23 @@ func onUnit(t *testing.T, term *terminal, ref string) {
 		if at(s) {
 			return
 		}
+		// The cursor's row, not the lines under the table, which a count
+		// or a toast changes too: a second j sent before the first was read
+		// would pass the unit by.
 		term.send("j")
-		term.waitUntil(promptly, "the cursor to move", func(n string) bool { return below(n, "────") != below(s, "────") })
+		term.waitUntil(promptly, "the cursor to move", func(n string) bool { return cursorRow(n) != cursorRow(s) })
 	}
 	term.waitUntil(promptly, "the cursor to reach "+ref, at)
+}
+
+// cursorRow is the list's row under the cursor (marked ">").
+func cursorRow(screen string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, ">") {
+			return l
+		}
+	}
+	return ""
 }
 
 // Every planted secret on the path of a screen: the workbench on a real

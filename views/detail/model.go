@@ -14,6 +14,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 	"github.com/driftdeck/driftdeck/themes"
+	"github.com/driftdeck/driftdeck/views/internal/wrapped"
 )
 
 // Tab is one section of the detail view.
@@ -38,6 +39,8 @@ type Model struct {
 	tab           Tab
 	scroll        [YAML + 1]int
 	historyCursor int
+	wrap          bool // long lines wrap instead of being cut
+	cut           bool // the last view cut a line
 }
 
 // New opens the detail view of a unit; the description arrives later.
@@ -113,6 +116,17 @@ func (m *Model) Scroll(delta int) {
 	m.scroll[m.tab] = max(m.scroll[m.tab]+delta, 0)
 }
 
+// ToggleWrap switches between cutting long lines (marked …) and wrapping
+// them whole.
+func (m *Model) ToggleWrap() { m.wrap = !m.wrap }
+
+// Wrapping reports whether long lines wrap.
+func (m *Model) Wrapping() bool { return m.wrap }
+
+// Cut reports whether the last view cut a line short: the wrap key then
+// reads it whole.
+func (m *Model) Cut() bool { return m.cut }
+
 // SelectedHistory is the history entry under the cursor, for rollback.
 func (m *Model) SelectedHistory() (describe.HistoryEntry, bool) {
 	if m.tab != History || m.detail == nil || len(m.detail.History) == 0 {
@@ -150,7 +164,8 @@ func (m *Model) View(now time.Time) string {
 		}
 	}
 	title := m.theme.Title.Render(safetext.Visible(m.unit.Key.Ref())) + m.theme.Dim.Render(safetext.Visible("  "+m.unit.Kind+" in "+orDash(m.unit.Key.Context)))
-	lines := []string{ansi.Truncate(title, m.width, "…"), ansi.Truncate(strings.Join(tabs, " "), m.width, "…")}
+	m.cut = false
+	lines := append(m.fit(title), ansi.Truncate(strings.Join(tabs, " "), m.width, "…"))
 	var body []string
 	switch m.tab {
 	case Overview:
@@ -164,6 +179,9 @@ func (m *Model) View(now time.Time) string {
 	case YAML:
 		body = m.yaml()
 	}
+	if m.wrap {
+		body = m.wrapAll(body)
+	}
 	room := max(m.height-len(lines), 0)
 	off := m.scroll[m.tab]
 	if m.tab == History {
@@ -172,12 +190,41 @@ func (m *Model) View(now time.Time) string {
 	off = min(off, max(len(body)-room, 0))
 	m.scroll[m.tab] = off
 	for i := off; i < len(body) && len(lines) < m.height; i++ {
-		lines = append(lines, ansi.Truncate(body[i], m.width, "…"))
+		lines = append(lines, m.fit(body[i])[0])
 	}
 	for len(lines) < m.height {
 		lines = append(lines, "")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// fit is a line as shown: wrapped whole, or cut with its cut marked.
+func (m *Model) fit(l string) []string {
+	if m.wrap {
+		return wrapped.Hang(l, m.width, indentOf(l)+2)
+	}
+	if ansi.StringWidth(l) > m.width {
+		m.cut = true
+		return []string{ansi.Truncate(l, m.width, "…")}
+	}
+	return []string{l}
+}
+
+// wrapAll wraps every line of a body whole, so that scrolling counts the
+// lines on screen.
+func (m *Model) wrapAll(body []string) []string {
+	out := make([]string, 0, len(body))
+	for _, l := range body {
+		out = append(out, m.fit(l)...)
+	}
+	return out
+}
+
+// indentOf counts a rendered line's leading spaces: continuation lines hang
+// under its text, as YAML nests.
+func indentOf(l string) int {
+	p := ansi.Strip(l)
+	return len(p) - len(strings.TrimLeft(p, " "))
 }
 
 func orDash(s string) string {

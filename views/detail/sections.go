@@ -362,6 +362,9 @@ func (m *Model) enabledActions() string {
 	if m.avail == nil {
 		return m.theme.Dim.Render("checking permissions…")
 	}
+	if len(m.avail) == 0 {
+		return m.theme.Warn.Render("nothing: " + NoActions(m.unit.Key.Engine))
+	}
 	var on []string
 	for _, a := range m.avail {
 		if a.Enabled {
@@ -369,9 +372,17 @@ func (m *Model) enabledActions() string {
 		}
 	}
 	if len(on) == 0 {
-		return m.theme.Warn.Render("nothing (see below)")
+		return m.theme.Warn.Render("nothing now (each action's reason is under Not possible now)")
 	}
 	return strings.Join(on, m.theme.Dim.Render(" · "))
+}
+
+// NoActions says why a unit of an engine without actions has none.
+func NoActions(e model.Engine) string {
+	if e == model.EngineApplicationSet {
+		return "driftdeck has no actions for ApplicationSets; the Applications it generates have theirs"
+	}
+	return "driftdeck has no actions for " + string(e) + " units"
 }
 
 func (m *Model) disabledActions() []string {

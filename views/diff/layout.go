@@ -1,8 +1,11 @@
 package diff
 
 import (
+	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	engine "github.com/driftdeck/driftdeck/backend/diff"
 )
@@ -36,12 +39,15 @@ type document struct {
 	rows        int
 	numWidth    int // digits of the largest line number
 	colWidth    int // text width of one side-by-side column
+	sourceRows  []string
+	warningRows []string
 }
 
 type segKind uint8
 
 const (
 	segApproximate segKind = iota
+	segSource
 	segWarnings
 	segBanner
 	segHunk
@@ -72,8 +78,17 @@ func (m *Model) buildDocument() document {
 	if m.report != nil && m.report.Approximate {
 		add(segment{kind: segApproximate, rows: 1})
 	}
-	if len(m.warnings) > 0 {
-		add(segment{kind: segWarnings, rows: len(m.warnings)})
+	// A source too long for the footer is said whole above the objects.
+	if m.sourceInBody() {
+		d.sourceRows = wrapWhole("from "+sanitizeWhole(m.source), m.width)
+		add(segment{kind: segSource, rows: len(d.sourceRows)})
+	}
+	// Warnings wrap whole: their ends say what the diff left out.
+	for _, w := range m.warnings {
+		d.warningRows = append(d.warningRows, wrapWhole("! "+sanitizeWhole(w), m.width)...)
+	}
+	if len(d.warningRows) > 0 {
+		add(segment{kind: segWarnings, rows: len(d.warningRows)})
 	}
 	for i, o := range m.objs {
 		d.objectStart = append(d.objectStart, d.rows)
@@ -85,10 +100,21 @@ func (m *Model) buildDocument() document {
 			}
 			o.sideWidth = d.colWidth
 		}
+		room := m.unifiedRoom(d.numWidth)
+		if m.wrapsUnified() && o.wrappedWidth != room {
+			o.wrapped = make([][]wrappedRow, len(o.hunks))
+			for k, h := range o.hunks {
+				o.wrapped[k] = wrapLines(h.Lines, room)
+			}
+			o.wrappedWidth = room
+		}
 		for k, h := range o.hunks {
 			n := len(h.Lines)
-			if m.sideBySide {
+			switch {
+			case m.sideBySide:
 				n = len(o.side[k])
+			case m.wrapsUnified():
+				n = len(o.wrapped[k])
 			}
 			add(segment{kind: segHunk, rows: 1 + n, obj: i, hunk: k})
 		}
@@ -130,4 +156,50 @@ func fieldsText(o *engine.ObjectDiff) string {
 		s += ", …"
 	}
 	return s
+}
+
+// wrappedRow is one screen row of a wrapped unified line: piece of the
+// text of line line of its hunk, cont on the rows after its first.
+type wrappedRow struct {
+	line  int
+	piece string
+	cont  bool
+}
+
+func (m *Model) wrapsUnified() bool { return m.wrap && !m.sideBySide }
+
+// sourceInBody says whether the source is too long for the footer beside
+// the mode and the position (counted at the last layout's length, with the
+// widest numbers it has).
+func (m *Model) sourceInBody() bool {
+	if m.source == "" {
+		return false
+	}
+	rows := max(m.doc.rows, len(m.objs)+1)
+	position := fmt.Sprintf("side by side  rows %d-%d of %d  object %d/%d  ", rows, rows, rows, len(m.objs), len(m.objs))
+	return len(position)+width(sanitize(m.source)) > m.width
+}
+
+// unifiedRoom is the text width of a unified line: the numbers, a space
+// and the marker come first.
+func (m *Model) unifiedRoom(numWidth int) int { return max(m.width-2*numWidth-3, 1) }
+
+// wrapLines breaks each line into pieces of room cells, every character
+// kept (YAML values have no spaces to break at that matter more than
+// others).
+func wrapLines(lines []engine.Line, room int) []wrappedRow {
+	var out []wrappedRow
+	for i, l := range lines {
+		pieces := strings.Split(ansi.Hardwrap(sanitizeWhole(l.Text), room, true), "\n")
+		for j, p := range pieces {
+			out = append(out, wrappedRow{line: i, piece: p, cont: j > 0})
+		}
+	}
+	return out
+}
+
+// wrapWhole wraps escaped text to the width at word boundaries, words
+// longer than a line broken.
+func wrapWhole(s string, width int) []string {
+	return strings.Split(ansi.Wrap(s, max(width, 1), ""), "\n")
 }

@@ -27,6 +27,8 @@ type Model struct {
 
 	objs       []*objectView // the changed objects, in report order
 	sideBySide bool
+	wrap       bool // unified lines wider than the screen go on over rows
+	cut        bool // the last view cut a line short
 
 	doc       document // the body's rows, for the current mode and width
 	offset    int      // first body row on screen
@@ -34,13 +36,15 @@ type Model struct {
 }
 
 // objectView is one changed object with its hunks, and its side-by-side
-// rows for the column width they were last laid out for.
+// and wrapped unified rows for the width they were last laid out for.
 type objectView struct {
-	d          *engine.ObjectDiff
-	hunks      []engine.Hunk
-	side       [][]engine.Row
-	sideWidth  int
-	fieldsText string
+	d            *engine.ObjectDiff
+	hunks        []engine.Hunk
+	side         [][]engine.Row
+	sideWidth    int
+	wrapped      [][]wrappedRow
+	wrappedWidth int
+	fieldsText   string
 }
 
 // New returns an empty diff screen; it says the diff is being computed until
@@ -86,7 +90,10 @@ func (m *Model) SetWarnings(w []string) {
 
 // SetSource names where the diff came from (the Argo CD API server or a
 // local render), shown in the footer.
-func (m *Model) SetSource(s string) { m.source = s }
+func (m *Model) SetSource(s string) {
+	m.source = s
+	m.relayout()
+}
 
 // SetError shows why the diff could not be computed instead of a report.
 func (m *Model) SetError(err error) {
@@ -104,9 +111,13 @@ func (m *Model) Revision() string { return m.revision }
 
 // ToggleSideBySide switches between the unified and the two-column layout,
 // keeping the object on screen.
-func (m *Model) ToggleSideBySide() {
+func (m *Model) ToggleSideBySide() { m.keepingObject(func() { m.sideBySide = !m.sideBySide }) }
+
+// keepingObject changes the layout with change, then scrolls back to the
+// start of the object that was on screen.
+func (m *Model) keepingObject(change func()) {
 	cur, _ := m.current()
-	m.sideBySide = !m.sideBySide
+	change()
 	m.relayout()
 	if cur >= 0 {
 		m.offset = m.clamp(m.doc.objectStart[cur])
@@ -115,6 +126,18 @@ func (m *Model) ToggleSideBySide() {
 
 // SideBySide reports the two-column layout.
 func (m *Model) SideBySide() bool { return m.sideBySide }
+
+// ToggleWrap switches unified lines wider than the screen between cut
+// (marked …) and whole over several rows, keeping the object on screen.
+func (m *Model) ToggleWrap() { m.keepingObject(func() { m.wrap = !m.wrap }) }
+
+// Wrapping reports whether long unified lines wrap (side by side, cells
+// always do).
+func (m *Model) Wrapping() bool { return m.wrapsUnified() }
+
+// Cut reports whether the last view cut a unified line short: ToggleWrap
+// then shows it whole.
+func (m *Model) Cut() bool { return m.cut }
 
 // Page is the number of body rows on screen, for page up and down.
 func (m *Model) Page() int { return max(m.layout().body, 1) }

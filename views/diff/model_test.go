@@ -163,8 +163,15 @@ func TestViewUnified(t *testing.T) {
 			if !containsLine(lines, "@@ -") || !containsLine(lines, "10    -  replicas: 1") || !containsLine(lines, "   10 +  replicas: 3") {
 				t.Errorf("no unified hunk with the numbered replica change:\n%s", strings.Join(lines, "\n"))
 			}
-			if !strings.HasPrefix(lines[len(lines)-1], "unified") || !strings.Contains(lines[len(lines)-1], "local render of") {
-				t.Errorf("footer %q", lines[len(lines)-1])
+			// The source is named whole: in the footer when it fits there,
+			// else above the objects, read by scrolling to the top.
+			footer := lines[len(lines)-1]
+			if !strings.HasPrefix(footer, "unified") || strings.Contains(footer, "…") {
+				t.Errorf("footer %q", footer)
+			}
+			m.Scroll(-1000)
+			if top := shape(t, m, size.w, size.h); !strings.Contains(strings.Join(top, "\n"), "local render of https://git.example.com/apps.git@53e28ff20cc5") {
+				t.Errorf("the source is not named whole:\n%s", strings.Join(top, "\n"))
 			}
 		})
 	}
@@ -196,11 +203,13 @@ func TestViewSideBySide(t *testing.T) {
 	}
 }
 
-func TestSideBySideWrapsLongLines(t *testing.T) {
-	long := strings.Repeat("x", 150)
+// longValueModel is the diff of a ConfigMap value changing from live to
+// desired, on an 80x24 screen.
+func longValueModel(t *testing.T, live, desired string) *Model {
+	t.Helper()
 	r, err := engine.Objects([]engine.Pair{{
-		Live:    parse(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: a"+long+"}\n"),
-		Desired: parse(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: b"+long+"}\n"),
+		Live:    parse(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: "+live+"}\n"),
+		Desired: parse(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: "+desired+"}\n"),
 	}}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -208,6 +217,12 @@ func TestSideBySideWrapsLongLines(t *testing.T) {
 	m := New(themes.Dark())
 	m.SetSize(80, 24)
 	m.SetReport(r, "")
+	return m
+}
+
+func TestSideBySideWrapsLongLines(t *testing.T) {
+	long := strings.Repeat("x", 150)
+	m := longValueModel(t, "a"+long, "b"+long)
 	m.ToggleSideBySide()
 	lines := shape(t, m, 80, 24)
 	// The 150-character value continues on following rows rather than
@@ -350,4 +365,42 @@ func TestWideCharactersKeepTheWidth(t *testing.T) {
 	shape(t, m, 81, 20)
 	m.ToggleSideBySide()
 	shape(t, m, 81, 20)
+}
+
+// A unified line wider than the screen is cut and marked, the view says so,
+// and the wrap key shows the whole of it, the changed value included, on
+// the rows below; the numbers and marker stay on its first row.
+func TestUnifiedLongLinesAreOneKeyFromWhole(t *testing.T) {
+	long := strings.Repeat("y", 150)
+	m := longValueModel(t, long+"-old-end", long+"-new-end")
+	lines := shape(t, m, 80, 24)
+	if !m.Cut() || !containsLine(lines, "+  k: yyy", "…") || containsLine(lines, "new-end") {
+		t.Fatalf("the long line is not cut and marked (cut reported: %v):\n%s", m.Cut(), strings.Join(lines, "\n"))
+	}
+	m.ToggleWrap()
+	lines = shape(t, m, 80, 24)
+	all := strings.Join(lines, "\n")
+	if m.Cut() || !m.Wrapping() || !strings.Contains(all, "-new-end") || !strings.Contains(all, "-old-end") {
+		t.Fatalf("wrapped, the whole line is not on screen (cut: %v):\n%s", m.Cut(), all)
+	}
+	if n := strings.Count(all, "y"); n < 2*150 {
+		t.Errorf("only %d of the %d y's are on screen", n, 2*150)
+	}
+	if !containsLine(lines, "+  k: yyy") || containsLine(lines, "+ yyy") {
+		t.Errorf("the marker is not on the first row only:\n%s", all)
+	}
+	m.ToggleWrap()
+	if shape(t, m, 80, 24); !m.Cut() {
+		t.Error("wrapping off again, the line is not cut")
+	}
+}
+
+// A warning longer than the screen is shown whole over several rows.
+func TestLongWarningsWrapWhole(t *testing.T) {
+	m := newModel(t, 60, 30)
+	m.SetWarnings([]string{"the source has a newer revision main@sha1:257a6ef3430c2f0ffe824cf80c030043ed7ce26c than the one built: the next reconcile applies that one"})
+	all := strings.Join(shape(t, m, 60, 30), "\n")
+	if !strings.Contains(all, "applies that one") {
+		t.Errorf("the end of the warning is not on screen:\n%s", all)
+	}
 }

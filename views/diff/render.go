@@ -18,12 +18,13 @@ func (m *Model) View() string {
 		return ""
 	}
 	s := m.layout()
+	m.cut = false
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.fit(m.header()))
 	switch {
 	case m.err != "":
 		// Wrapped whole: an error's end often says what to do.
-		for _, l := range strings.Split(ansi.Wrap("cannot compute the diff: "+sanitize(m.err), max(m.width, 1), ""), "\n") {
+		for _, l := range wrapWhole("cannot compute the diff: "+sanitize(m.err), m.width) {
 			lines = append(lines, m.fit(m.theme.Bad.Render(l)))
 		}
 	case m.report == nil:
@@ -102,7 +103,7 @@ func (m *Model) footer() string {
 	if cur, _ := m.current(); cur >= 0 {
 		pos += fmt.Sprintf("  object %d/%d", cur+1, len(m.objs))
 	}
-	if m.source != "" {
+	if m.source != "" && !m.sourceInBody() {
 		pos += "  " + sanitize(m.source)
 	}
 	return m.theme.FooterDesc.Render(mode + pos)
@@ -190,8 +191,10 @@ func (m *Model) row(seg segment, k int) string {
 	switch seg.kind {
 	case segApproximate:
 		return m.fit(t.Warn.Render("! approximate: the diff ran out of time; more lines may show as changed than did change"))
+	case segSource:
+		return t.Dim.Render(m.doc.sourceRows[k])
 	case segWarnings:
-		return m.fit(t.Warn.Render("! " + sanitize(m.warnings[k])))
+		return t.Warn.Render(m.doc.warningRows[k])
 	case segBanner:
 		o := m.objs[seg.obj]
 		sym, st := changeMark(m, o.d.Change)
@@ -203,8 +206,12 @@ func (m *Model) row(seg segment, k int) string {
 	if k == 0 {
 		return m.paints.info.on(h.Header())
 	}
-	if m.sideBySide {
+	switch {
+	case m.sideBySide:
 		return m.sideRow(o.side[seg.hunk][k-1])
+	case m.wrapsUnified():
+		w := o.wrapped[seg.hunk][k-1]
+		return m.wrappedLine(h.Lines[w.line], w)
 	}
 	return m.unifiedLine(h.Lines[k-1])
 }
@@ -213,7 +220,22 @@ func (m *Model) unifiedLine(l engine.Line) string {
 	nw := m.doc.numWidth
 	nums := num(l.Old, nw) + " " + num(l.New, nw) + " "
 	room := max(m.width-len(nums)-1, 0)
-	return m.paints.dim.on(nums) + m.linePaint(l.Op).on(marker(l.Op)+cut(sanitize(l.Text), room))
+	text := sanitize(l.Text)
+	if width(text) > room {
+		m.cut = true
+	}
+	return m.paints.dim.on(nums) + m.linePaint(l.Op).on(marker(l.Op)+cut(text, room))
+}
+
+// wrappedLine is one row of a wrapped unified line: the numbers and the
+// marker on its first row only.
+func (m *Model) wrappedLine(l engine.Line, w wrappedRow) string {
+	nw := m.doc.numWidth
+	nums, mark := num(l.Old, nw)+" "+num(l.New, nw)+" ", marker(l.Op)
+	if w.cont {
+		nums, mark = strings.Repeat(" ", 2*nw+2), " "
+	}
+	return m.fit(m.paints.dim.on(nums) + m.linePaint(l.Op).on(mark+w.piece))
 }
 
 // sideRow renders a two-column row; the column width is chosen so that it
@@ -305,3 +327,16 @@ func sanitize(s string) string {
 // maxShown bounds the bytes of one line sanitize looks at: more than the
 // widest terminal shows, even at several bytes per cell.
 const maxShown = 4096
+
+// maxWrapped bounds the bytes of one line shown wrapped: a value that long
+// is not read on a screen, and its rows would bury the rest.
+const maxWrapped = 64 << 10
+
+// sanitizeWhole is sanitize for a line shown whole: cut only past
+// maxWrapped, saying so.
+func sanitizeWhole(s string) string {
+	if len(s) <= maxWrapped {
+		return safetext.Block(s)
+	}
+	return safetext.Block(strings.ToValidUTF8(s[:maxWrapped], "")) + fmt.Sprintf("… (%d more bytes: the command line's diff prints the line whole)", len(s)-maxWrapped)
+}

@@ -36,9 +36,10 @@ func ParseFilter(text string) Filter {
 	// The haystack is lower case already: a lower-cased pattern matches it
 	// several times faster than (?i). Escapes (\S, \W) change meaning with
 	// case, so patterns with them keep (?i).
-	pattern := "(?i)" + body
+	// (?m): ^ and $ anchor to each field of the haystack.
+	pattern := "(?mi)" + body
 	if !strings.Contains(body, `\`) {
-		pattern = strings.ToLower(body)
+		pattern = "(?m)" + strings.ToLower(body)
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
@@ -175,11 +176,16 @@ func (s Scope) Describe() string {
 	return strings.Join(parts, " · ")
 }
 
-// haystack is the text a filter searches in a unit.
+// FilterFields name what a filter searches, for the prompt and the help.
+const FilterFields = "name, namespace, engine/namespace/name, context, states, reason, project, owner, revisions"
+
+// haystack is the text a filter searches in a unit: one field a line, the
+// name first, so that ^ and $ anchor to a field ("api$" finds the names
+// ending in api) instead of to text the row does not show.
 func haystack(u *model.Unit) string {
 	return strings.ToLower(strings.Join([]string{
-		string(u.Key.Engine) + "/" + u.Key.Namespace + "/" + u.Key.Name, EngineLabel(u.Key.Engine), u.Key.Context,
+		u.Key.Name, u.Key.Namespace, string(u.Key.Engine) + "/" + u.Key.Namespace + "/" + u.Key.Name, EngineLabel(u.Key.Engine), u.Key.Context,
 		u.Sync.String(), u.Health.String(), u.Automation.String(), u.Run.String(),
 		u.Project, u.Owner, u.Reason(), u.Desired, u.Applied,
-	}, " "))
+	}, "\n"))
 }

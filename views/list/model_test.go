@@ -59,6 +59,31 @@ func TestFilterSubstringRegexAndInvert(t *testing.T) {
 	}
 }
 
+// A "$" or "^" anchors to the name a row shows (or another field), never to
+// the end of text no row shows (the applied revision).
+func TestFilterAnchorsToTheNameNotToHiddenText(t *testing.T) {
+	units := fixture()
+	for _, x := range units {
+		x.Applied = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
+	}
+	m := New(themes.NoColor())
+	m.SetSort(ByName)
+	m.SetSize(120, 20)
+	m.SetUnits(units, nil, now)
+	for _, c := range []struct{ filter, want string }{
+		{"ing$", "billing"},
+		{"^b", "billing"},
+		{"^web$", "web"},
+		{"team-b$", "web"}, // the namespace is a field too
+		{"!ing$", "api,web,network"},
+	} {
+		m.SetFilter(c.filter)
+		if got := names(m.Shown()); got != c.want {
+			t.Errorf("filter %q: got %q, want %q", c.filter, got, c.want)
+		}
+	}
+}
+
 func TestScopeAndSort(t *testing.T) {
 	m := New(themes.NoColor())
 	m.SetSort(ByName) // the order these rows are written in

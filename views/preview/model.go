@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
@@ -44,8 +45,17 @@ func (m *Model) SetTheme(t *themes.Theme) {
 	}
 }
 
-// SetSize sets the drawing area.
-func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+// SetSize sets the drawing area; steps wrap to the width, so a new width
+// lays them out again.
+func (m *Model) SetSize(w, h int) {
+	if w != m.width {
+		m.width = w
+		for i := range m.rendered {
+			m.rendered[i] = m.stepLines(m.steps[i])
+		}
+	}
+	m.height = h
+}
 
 // SetTitle names what runs (preview, apply).
 func (m *Model) SetTitle(t string) { m.title = t }
@@ -122,9 +132,9 @@ func (m *Model) View() string {
 	if m.follow {
 		m.offset = max(len(body)-m.room(), 0)
 	}
-	lines := []string{ansi.Truncate(head, m.width, "…")}
+	lines := wrapped.Hang(head, m.width, 2)
 	for i := m.offset; i < len(body) && len(lines) < m.height-len(footer); i++ {
-		lines = append(lines, ansi.Truncate(body[i], m.width, "…"))
+		lines = append(lines, body[i])
 	}
 	for len(lines) < m.height-len(footer) {
 		lines = append(lines, "")
@@ -149,7 +159,8 @@ func (m *Model) body() []string {
 		}
 	}
 	if m.summary != nil {
-		out = append(out, "", t.Bold.Render("Summary: ")+m.summary.Text()+t.Dim.Render(fmt.Sprintf(" (%s, %s)", m.summary.Result, m.summary.Duration)))
+		out = append(out, "")
+		out = append(out, wrapped.Hang(t.Bold.Render("Summary: ")+m.summary.Text()+t.Dim.Render(fmt.Sprintf(" (%s, %s)", safetext.Visible(m.summary.Result), m.summary.Duration)), m.width, 9)...)
 	}
 	return out
 }
@@ -175,12 +186,29 @@ func (m *Model) stepLines(s pulumirun.Step) []string {
 	} else if s.State == pulumirun.Failed {
 		mark = t.Bad.Render(" failed")
 	}
-	out := []string{st.Render(fmt.Sprintf("%s %-8s", s.Op.Sign(), s.Op)) + " " + t.Dim.Render(safetext.Visible(s.Type)) + " " + t.Bold.Render(safetext.Visible(s.Name)) + mark}
+	head := st.Render(fmt.Sprintf("%s %-8s", s.Op.Sign(), safetext.Visible(string(s.Op)))) + " " + t.Dim.Render(safetext.Visible(s.Type)) + " " + t.Bold.Render(safetext.Visible(s.Name)) + mark
+	out := wrapped.Hang(head, m.width, 12)
+	// A changed value is what the approval applies: wrapped whole under
+	// its property, never cut at the screen's edge.
 	for _, d := range s.Diffs {
-		out = append(out, "      "+safetext.Visible(d.String()))
+		out = append(out, m.indented(6, d.String(), lipgloss.NewStyle())...)
 	}
 	if len(s.ReplaceKeys) > 0 {
-		out = append(out, t.Warn.Render("      replaced because of: "+safetext.Visible(strings.Join(s.ReplaceKeys, ", "))))
+		out = append(out, m.indented(6, "replaced because of: "+strings.Join(s.ReplaceKeys, ", "), t.Warn)...)
 	}
 	return out
+}
+
+// indented is text from outside wrapped at an indent, its continuation
+// lines two further in, each line styled.
+func (m *Model) indented(indent int, text string, st lipgloss.Style) []string {
+	lines := wrapped.Lines(text, max(m.width, 20)-indent-2)
+	for i, l := range lines {
+		pad := indent
+		if i > 0 {
+			pad += 2
+		}
+		lines[i] = strings.Repeat(" ", pad) + st.Render(l)
+	}
+	return lines
 }

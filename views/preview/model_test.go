@@ -114,3 +114,22 @@ func TestAFailedRunShowsItsErrorWholeAndEscaped(t *testing.T) {
 		}
 	}
 }
+
+// The value an approval would apply is on screen whole, however long,
+// wrapped under its property instead of cut at the width.
+func TestChangedValueIsShownWholeAt80Columns(t *testing.T) {
+	old := `{"name": "acme-analytics-events-prod", "retentionDays": 14, "versioning": true, "labels": {"team": "data-platform", "cost-center": "4711"}}`
+	nu := strings.Replace(old, `"retentionDays": 14`, `"retentionDays": 30`, 1)
+	m := New(themes.Dark(), "preview of pulumi/infra/analytics-preview")
+	m.SetSize(80, 24)
+	m.Add(step(1, pulumirun.OpUpdate, "events-bucket", pulumirun.PropertyDiff{Path: "input", Kind: pulumirun.DiffUpdate, Old: old, New: nu}))
+	out := m.View()
+	if got, want := strings.Join(strings.Fields(ansi.Strip(out)), ""), strings.Join(strings.Fields("input: "+old+" => "+nu), ""); !strings.Contains(got, want) {
+		t.Errorf("the change is not whole:\n%s", ansi.Strip(out))
+	}
+	for i, l := range strings.Split(out, "\n") {
+		if ansi.StringWidth(l) > 80 {
+			t.Errorf("line %d is %d wide", i, ansi.StringWidth(l))
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	tree "github.com/driftdeck/driftdeck/backend/restree"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 	"github.com/driftdeck/driftdeck/themes"
+	"github.com/driftdeck/driftdeck/views/internal/wrapped"
 )
 
 // Model is the tree of one Application with a cursor and marks.
@@ -26,6 +27,8 @@ type Model struct {
 	cursor, top   int
 	width, height int
 	marked        map[tree.Ref]bool
+	wrap          bool // long rows wrap instead of being cut
+	cut           bool // the last view cut a line
 }
 
 // New makes an empty tree view titled with the Application's name.
@@ -174,27 +177,69 @@ func (m *Model) bodyHeight() int {
 	return max(h, 1)
 }
 
+// ToggleWrap switches between cutting long rows (marked …) and wrapping
+// them whole.
+func (m *Model) ToggleWrap() { m.wrap = !m.wrap }
+
+// Wrapping reports whether long rows wrap.
+func (m *Model) Wrapping() bool { return m.wrap }
+
+// Cut reports whether the last view cut a line short.
+func (m *Model) Cut() bool { return m.cut }
+
 // View draws the header and the rows that fit.
 func (m *Model) View() string {
-	lines := m.header()
-	if m.tree != nil && len(m.rows) == 0 {
-		lines = append(lines, m.theme.Dim.Render("status.resources lists nothing"))
+	m.cut = false
+	var head []string
+	for _, l := range m.header() {
+		head = append(head, m.fit(l, 2)...)
 	}
-	end := min(m.top+m.bodyHeight(), len(m.rows))
+	if m.tree != nil && len(m.rows) == 0 {
+		head = append(head, m.theme.Dim.Render("status.resources lists nothing"))
+	}
+	room := max(m.height-len(head), 1)
+	body, holdsCursor := m.rowLines(room)
+	// Wrapped rows take more lines than the cursor's clamp counted: scroll
+	// on until the cursor's row is whole on screen.
+	for !holdsCursor && m.top < m.cursor {
+		m.top++
+		body, holdsCursor = m.rowLines(room)
+	}
+	return strings.Join(append(head, body...), "\n")
+}
+
+// rowLines draws the rows from the top one while room lines last, and
+// reports whether the cursor's row is among them whole.
+func (m *Model) rowLines(room int) (lines []string, holdsCursor bool) {
 	prevHook := m.top > 0 && m.rows[m.top-1].Hook
 	nameWidth := m.nameWidth()
-	for i := m.top; i < end; i++ {
+	hang := 2 + 4 + nameWidth + 2 // continuation lines start under the health column
+	for i := m.top; i < len(m.rows) && len(lines) < room; i++ {
 		r := m.rows[i]
 		if r.Hook && !prevHook && r.Depth == 0 {
 			lines = append(lines, m.theme.Bold.Render("Hooks of the operation"))
 		}
 		prevHook = r.Hook
-		lines = append(lines, m.row(r, i == m.cursor, nameWidth))
+		row := m.fit(m.row(r, i == m.cursor, nameWidth), hang)
+		lines = append(lines, row...)
+		if i == m.cursor {
+			holdsCursor = len(lines) <= room
+		}
 	}
-	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, max(m.width, 1), "…")
+	return lines[:min(len(lines), room)], holdsCursor
+}
+
+// fit is a line as shown: wrapped whole, or cut with its cut marked.
+func (m *Model) fit(l string, hang int) []string {
+	w := max(m.width, 1)
+	if m.wrap {
+		return wrapped.Hang(l, w, hang)
 	}
-	return strings.Join(lines, "\n")
+	if ansi.StringWidth(l) > w {
+		m.cut = true
+		return []string{ansi.Truncate(l, w, "…")}
+	}
+	return []string{l}
 }
 
 // nameWidth is the width of the name column: the widest of every row's

@@ -60,3 +60,35 @@ func TestTheColumnsAfterTheNamesLineUp(t *testing.T) {
 		t.Fatalf("the health column starts at %v, want one column:\n%s", at, view)
 	}
 }
+
+// A reason cut at the screen's edge is marked, and the wrap key shows it
+// whole, the cursor's row still on screen.
+func TestReasonIsReadWholeWithTheWrapKey(t *testing.T) {
+	reason := "CrashLoopBackOff: back-off 5m0s restarting failed container=api pod=payments-api-7d9f8b6c5-x2k4q_shop(0b7c1e2a-5f3d-4c1b-9a8e-1f2d3c4b5a6e)"
+	res := []any{
+		map[string]any{"group": "apps", "version": "v1", "kind": "Deployment", "namespace": "shop", "name": "payments-api", "status": "Synced",
+			"health": map[string]any{"status": "Degraded", "message": reason}},
+		map[string]any{"version": "v1", "kind": "Service", "namespace": "shop", "name": "api", "status": "Synced", "health": map[string]any{"status": "Healthy"}},
+	}
+	m := New(themes.Dark(), "Resources of argocd/argocd/shop")
+	m.SetSize(80, 12)
+	m.SetTree(tree.Build(map[string]any{"status": map[string]any{"resources": res}}, nil, nil), nil)
+	before := ansi.Strip(m.View())
+	if !m.Cut() || !strings.Contains(before, "…") {
+		t.Errorf("the cut reason is not marked cut:\n%s", before)
+	}
+	m.ToggleWrap()
+	m.Move(1)
+	after := m.View()
+	if !strings.Contains(strings.Join(strings.Fields(ansi.Strip(after)), ""), strings.Join(strings.Fields(reason), "")) {
+		t.Errorf("the reason is not whole after the wrap key:\n%s", ansi.Strip(after))
+	}
+	if !strings.Contains(ansi.Strip(after), "> [ ] Service/api") {
+		t.Errorf("the cursor's row left the screen:\n%s", ansi.Strip(after))
+	}
+	for i, l := range strings.Split(after, "\n") {
+		if ansi.StringWidth(l) > 80 {
+			t.Errorf("line %d is %d wide", i, ansi.StringWidth(l))
+		}
+	}
+}

@@ -68,7 +68,11 @@ func (s *Server) Create(gvr schema.GroupVersionResource, namespace string, in *u
 	if err != nil {
 		return nil, err
 	}
-	obj := deepCopy(in.Object)
+	return s.createLocked(res, namespace, deepCopy(in.Object), dryRun)
+}
+
+func (s *Server) createLocked(res Resource, namespace string, obj map[string]any, dryRun bool) (*unstructured.Unstructured, error) {
+	gvr := res.GVR
 	if err := s.checkScope(res, obj, namespace); err != nil {
 		return nil, err
 	}
@@ -121,7 +125,7 @@ func (s *Server) Update(gvr schema.GroupVersionResource, namespace string, in *u
 
 // Patch applies a JSON patch or JSON merge patch atomically against the
 // current object. Strategic merge patches work only on built-in kinds, as on a
-// real server; server-side apply is not offered.
+// real server; server-side apply merges without field ownership (applyLocked).
 func (s *Server) Patch(gvr schema.GroupVersionResource, namespace, name string, pt types.PatchType, data []byte, subresource string, dryRun bool) (*unstructured.Unstructured, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -130,6 +134,9 @@ func (s *Server) Patch(gvr schema.GroupVersionResource, namespace, name string, 
 		return nil, err
 	}
 	k := objKey{gvr, namespace, name}
+	if pt == types.ApplyPatchType {
+		return s.applyLocked(res, k, data, subresource, dryRun)
+	}
 	old, ok := s.objects[k]
 	if !ok {
 		return nil, apierrors.NewNotFound(gvr.GroupResource(), name)

@@ -1,20 +1,24 @@
-// Package program holds the Pulumi program the demo ships for its
-// analytics-preview Stack, built into the driftdeck-pulumi helper as an
-// inline program: it needs no language plugin and, made of the built-in
-// pulumi:index:Stash resource, no provider either, so the demo previews and
-// applies for real wherever the pulumi CLI is on hand. Against the state the
-// demo seeds (backend/demo), its preview updates, replaces, creates, deletes
-// and keeps a resource.
+// Package program holds the Pulumi programs the demo ships for its
+// analytics-preview and network-prod Stacks, built into the driftdeck-pulumi
+// helper as inline programs: they need no language plugin and, made of the
+// built-in pulumi:index:Stash resource, no provider either, so the demo
+// previews and applies for real wherever the pulumi CLI is on hand. Against
+// the state the demo seeds (backend/demo), analytics' preview updates,
+// replaces, creates, deletes and keeps a resource; network's creates the
+// gateway a killed run left pending and updates the flow logs.
 package program
 
 import "github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
-// Analytics names the program in a run's Target.Inline; backend/demo maps
-// its Stack to it by the same name.
-const Analytics = "driftdeck-demo/analytics"
+// Analytics and Network name the programs in a run's Target.Inline;
+// backend/demo maps its Stacks to them by the same names.
+const (
+	Analytics = "driftdeck-demo/analytics"
+	Network   = "driftdeck-demo/network"
+)
 
 // Programs are the inline programs of the release helper.
-var Programs = map[string]pulumi.RunFunc{Analytics: analytics}
+var Programs = map[string]pulumi.RunFunc{Analytics: analytics, Network: network}
 
 // analytics is the "analytics" project at the head of its branch.
 func analytics(ctx *pulumi.Context) error {
@@ -47,4 +51,40 @@ func analytics(ctx *pulumi.Context) error {
 		"count":  pulumi.Int(12),
 	}})
 	return err
+}
+
+// network is the "network" project at the head of its branch. The run that
+// died was creating egress-b; flow-logs keeps its records longer since.
+func network(ctx *pulumi.Context) error {
+	vpc, err := pulumi.NewStash(ctx, "vpc", &pulumi.StashArgs{Input: pulumi.Map{
+		"cidrBlock": pulumi.String("10.40.0.0/16"),
+		"region":    pulumi.String("eu-central-1"),
+	}})
+	if err != nil {
+		return err
+	}
+	after := pulumi.DependsOn([]pulumi.Resource{vpc})
+	for _, sn := range []struct{ name, cidr, zone, eip string }{
+		{"a", "10.40.0.0/20", "eu-central-1a", "52.29.14.201"},
+		{"b", "10.40.16.0/20", "eu-central-1b", "52.29.88.17"},
+	} {
+		subnet, err := pulumi.NewStash(ctx, "subnet-"+sn.name, &pulumi.StashArgs{Input: pulumi.Map{
+			"cidrBlock": pulumi.String(sn.cidr), "zone": pulumi.String(sn.zone),
+		}}, after)
+		if err != nil {
+			return err
+		}
+		if _, err := pulumi.NewStash(ctx, "egress-"+sn.name, &pulumi.StashArgs{Input: pulumi.Map{
+			"subnet": pulumi.String("subnet-" + sn.name), "publicIp": pulumi.String(sn.eip),
+		}}, pulumi.DependsOn([]pulumi.Resource{subnet})); err != nil {
+			return err
+		}
+	}
+	if _, err := pulumi.NewStash(ctx, "flow-logs", &pulumi.StashArgs{Input: pulumi.Map{
+		"retentionDays": pulumi.Int(30), "traffic": pulumi.String("REJECT"),
+	}}, after); err != nil {
+		return err
+	}
+	ctx.Export("vpcId", pulumi.String("vpc-0c81f2a9e4d5b6a71"))
+	return nil
 }

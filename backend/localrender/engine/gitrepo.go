@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +42,7 @@ var fullHash = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 // checkout writes the repository's files at revision into dest and returns
 // the commit's hash. An empty revision or HEAD means the default branch.
 func (c repoCache) checkout(ctx context.Context, repoURL, revision, dest string) (string, error) {
-	dir := filepath.Join(c.dir, "repos", cacheKey(repoURL))
+	dir := localrender.CloneDir(c.dir, repoURL)
 	mu, _ := repoLocks.LoadOrStore(dir, &sync.Mutex{})
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
@@ -75,13 +73,6 @@ func (c repoCache) checkout(ctx context.Context, repoURL, revision, dest string)
 		return "", fmt.Errorf("%s at %s: %w", localrender.RedactURL(repoURL), hash, err)
 	}
 	return hash.String(), nil
-}
-
-// cacheKey names a clone after its URL; the URL may carry credentials, so it
-// is hashed rather than used as a name.
-func cacheKey(repoURL string) string {
-	sum := sha256.Sum256([]byte(repoURL))
-	return hex.EncodeToString(sum[:12])
 }
 
 func openOrInit(dir, repoURL string) (*git.Repository, error) {

@@ -42,6 +42,8 @@ func detailedDiffs(md *apitype.StepEventMetadata) []pulumirun.PropertyDiff {
 			olds = md.Old.Inputs
 		}
 		pd := pulumirun.PropertyDiff{Path: p, Replace: strings.HasSuffix(string(d.Kind), "-replace")}
+		var old, nu any
+		var hadOld, hasNew bool
 		switch d.Kind {
 		case apitype.DiffAdd, apitype.DiffAddReplace:
 			pd.Kind = pulumirun.DiffAdd
@@ -51,14 +53,18 @@ func detailedDiffs(md *apitype.StepEventMetadata) []pulumirun.PropertyDiff {
 			pd.Kind = pulumirun.DiffUpdate
 		}
 		if pd.Kind != pulumirun.DiffAdd {
-			if v, ok := lookup(olds, path); ok {
-				pd.Old = render(v)
+			if old, hadOld = lookup(olds, path); hadOld {
+				pd.Old = render(old)
 			}
 		}
 		if pd.Kind != pulumirun.DiffDelete {
-			if v, ok := lookup(md.New.Inputs, path); ok {
-				pd.New = render(v)
+			if nu, hasNew = lookup(md.New.Inputs, path); hasNew {
+				pd.New = render(nu)
 			}
+		}
+		if pd.Kind == pulumirun.DiffUpdate && hadOld && hasNew {
+			out = append(out, changedParts(pd, path, old, nu, hidden)...)
+			continue
 		}
 		out = append(out, pd)
 	}
@@ -92,6 +98,10 @@ func keyDiffs(md *apitype.StepEventMetadata) []pulumirun.PropertyDiff {
 			if rk == k {
 				pd.Replace = true
 			}
+		}
+		if hadOld && hasNew {
+			out = append(out, changedParts(pd, resource.PropertyPath{k}, old, nu, hiddenPaths(md))...)
+			continue
 		}
 		out = append(out, pd)
 	}
@@ -133,4 +143,71 @@ func isHidden(hidden []resource.PropertyPath, path resource.PropertyPath) bool {
 		}
 	}
 	return false
+}
+
+// changedParts breaks the update of an object or a list into the changes of
+// its members, as pulumi preview --diff prints them: a one-line value of a
+// whole object would bury the one key that changes (input.retentionDays:
+// 14 => 30) among those that do not. Other values, placeholders (secrets,
+// unknowns) included, stay one change.
+func changedParts(pd pulumirun.PropertyDiff, path resource.PropertyPath, old, nu any, hidden []resource.PropertyPath) []pulumirun.PropertyDiff {
+	if _, ok := placeholder(old); ok {
+		return []pulumirun.PropertyDiff{pd}
+	}
+	if _, ok := placeholder(nu); ok {
+		return []pulumirun.PropertyDiff{pd}
+	}
+	var out []pulumirun.PropertyDiff
+	member := func(el any, o, n any, hadOld, hasNew bool) {
+		p := append(append(resource.PropertyPath{}, path...), el)
+		if isHidden(hidden, p) || hadOld && hasNew && render(o) == render(n) {
+			return
+		}
+		d := pulumirun.PropertyDiff{Path: p.String(), Kind: pulumirun.DiffUpdate, Replace: pd.Replace}
+		switch {
+		case !hadOld:
+			d.Kind, d.New = pulumirun.DiffAdd, render(n)
+		case !hasNew:
+			d.Kind, d.Old = pulumirun.DiffDelete, render(o)
+		default:
+			d.Old, d.New = render(o), render(n)
+			out = append(out, changedParts(d, p, o, n, hidden)...)
+			return
+		}
+		out = append(out, d)
+	}
+	switch o := old.(type) {
+	case map[string]any:
+		n, ok := nu.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := make([]string, 0, len(o)+len(n))
+		for k := range o {
+			keys = append(keys, k)
+		}
+		for k := range n {
+			if _, dup := o[k]; !dup {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ov, hadOld := o[k]
+			nv, hasNew := n[k]
+			member(k, ov, nv, hadOld, hasNew)
+		}
+	case []any:
+		n, ok := nu.([]any)
+		if !ok || len(n) != len(o) { // an insertion would read as every later element changed
+			break
+		}
+		for i := range o {
+			member(i, o[i], n[i], true, true)
+		}
+	}
+	if len(out) == 0 {
+		return []pulumirun.PropertyDiff{pd}
+	}
+	return out
 }

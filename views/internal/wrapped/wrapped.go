@@ -4,6 +4,7 @@
 package wrapped
 
 import (
+	"regexp"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -92,4 +93,52 @@ func Field(label string, labelWidth int, value string, width int, style lipgloss
 		}
 	}
 	return out
+}
+
+// Hang fits one rendered line (styles kept) to width: a line that fits is
+// returned as is; a longer one is wrapped, its continuation lines indented
+// by hang cells so they read as part of it. Each piece carries the styles
+// open where it starts and closes them where it ends, so a colour never
+// leaks onto the next line nor is lost on it.
+// A width of 0 or less is no width yet: the line is returned as is.
+func Hang(line string, width, hang int) []string {
+	if width <= 0 || ansi.StringWidth(line) <= width {
+		return []string{line}
+	}
+	if hang >= width/2 {
+		hang = min(2, width/2)
+	}
+	pieces := strings.Split(ansi.Wrap(line, width-hang, ""), "\n")
+	pad := strings.Repeat(" ", hang)
+	open := ""
+	for i, p := range pieces {
+		next := open + p
+		open = openStyles(open, p)
+		if open != "" {
+			next += "\x1b[m"
+		}
+		if i > 0 {
+			next = pad + next
+		}
+		pieces[i] = next
+	}
+	return pieces
+}
+
+// sgr matches one Select Graphic Rendition sequence: the only escape
+// sequences a rendered line holds, text from outside being escaped.
+var sgr = regexp.MustCompile("\x1b\\[[0-9;:]*m")
+
+// openStyles is the SGR sequences still in force after s, given those in
+// force before it: everything since the last reset.
+func openStyles(before, s string) string {
+	open := before
+	for _, seq := range sgr.FindAllString(s, -1) {
+		if seq == "\x1b[m" || seq == "\x1b[0m" {
+			open = ""
+		} else {
+			open += seq
+		}
+	}
+	return open
 }
