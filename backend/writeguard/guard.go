@@ -27,6 +27,9 @@ const (
 	OutcomeUnknown = "unknown"
 )
 
+// eventTimeout bounds the Event that follows a done write.
+const eventTimeout = 10 * time.Second
+
 // Guard decides, the same way for every write, whether it may happen, and
 // leaves the audit line and the Event.
 type Guard struct {
@@ -127,7 +130,12 @@ func (g *Guard) Do(ctx context.Context, a Attempt, write func(w *Write) error) (
 		}
 	}
 	if err == nil && w.Event != nil {
-		if eerr := g.record(ctx, w, a); eerr != nil {
+		// The write is done: its Event follows even when the caller is
+		// stopping (an agent handing over its Lease cancels its context
+		// right after a resume), bounded so a dead apiserver cannot hold it.
+		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), eventTimeout)
+		defer cancel()
+		if eerr := g.record(ectx, w, a); eerr != nil {
 			w.Warnings = append(w.Warnings, "the Kubernetes Event was not recorded: "+eerr.Error())
 		}
 	}

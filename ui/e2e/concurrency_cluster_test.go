@@ -130,7 +130,7 @@ func TestClusterAThousandActionsFromSeveralProcessesAgainstAStatusWriter(t *test
 	close(raceResults)
 
 	// Let the controller answer the last operations, then stop it.
-	waitNoOperation(t, dyn, ns, units)
+	waitNoOperation(t, dyn, ns, units, sw)
 	stop()
 	writer.Wait()
 
@@ -155,6 +155,9 @@ func TestClusterAThousandActionsFromSeveralProcessesAgainstAStatusWriter(t *test
 	checkControllerWrites(t, dyn, ns, units, sw)
 	for r := range raceResults {
 		t.Log(r)
+	}
+	for _, r := range sw.relists {
+		t.Logf("the test controller listed again: %s", r)
 	}
 	resumeAll(t, c, ns, units)
 	checkRestored(t, dyn, ns, units)

@@ -163,6 +163,11 @@ func typeRandomKeys(t *testing.T, flag string, chunks func(*rand.Rand) []byte, o
 			}
 			sent += len(chunk)
 			time.Sleep(time.Duration(2+rng.IntN(10)) * time.Millisecond)
+			// Typed no faster than the program reads: what it has not read
+			// yet stays small, so the quit below reaches it promptly.
+			if waited, ok := term.caughtUp(maxUnread, promptly); !ok {
+				t.Fatalf("run %d (seed %d): the program read no key for %s; screen:\n%s", runs, seed, waited.Round(time.Second), term.screen())
+			}
 			select {
 			case err := <-term.done:
 				term.done <- err
@@ -212,6 +217,9 @@ func typeRandomKeys(t *testing.T, flag string, chunks func(*rand.Rand) []byte, o
 		sent, runs, flag, interrupted, len(before), actions)
 	return r
 }
+
+// maxUnread is how far typing may run ahead of the program's reading.
+const maxUnread = 64
 
 // randomKey is any byte but the terminal's own signal characters (ctrl+c,
 // ctrl+\, ctrl+z): once driftdeck leaves raw mode on its way out, the

@@ -102,7 +102,12 @@ type statusWriter struct {
 	// handled: the reasons of the Argo CD operations finished, and the
 	// reconcile request tokens noted, per unit, in order.
 	handled map[string][]string
-	errs    []string
+	// inFlight: per unit, the counter of a write whose answer was lost when
+	// the controller stopped (the server may or may not hold it).
+	inFlight map[string]int
+	errs     []string
+	// relists: why the watch had to list again (a dropped slow watcher).
+	relists []string
 }
 
 type writerUnit struct {
@@ -111,7 +116,7 @@ type writerUnit struct {
 }
 
 func newStatusWriter(dyn dynamic.Interface, ns string, units []writerUnit) *statusWriter {
-	return &statusWriter{dyn: dyn, ns: ns, units: units, writes: map[string]int{}, seen: map[string]int{}, handled: map[string][]string{}}
+	return &statusWriter{dyn: dyn, ns: ns, units: units, writes: map[string]int{}, seen: map[string]int{}, handled: map[string][]string{}, inFlight: map[string]int{}}
 }
 
 func (s *statusWriter) fail(format string, args ...any) {
@@ -194,6 +199,11 @@ func (s *statusWriter) writeOne(ctx context.Context, u writerUnit) {
 			s.mu.Unlock()
 			continue
 		case ctx.Err() != nil:
+			// Stopped with the write sent: its answer is lost, and the
+			// server may hold it. The check counts what the server holds.
+			s.mu.Lock()
+			s.inFlight[u.name] = n
+			s.mu.Unlock()
 			return
 		}
 		s.fail("status write %d of %s: %v", n, u.name, err)
@@ -203,28 +213,47 @@ func (s *statusWriter) writeOne(ctx context.Context, u writerUnit) {
 
 // watch follows one kind: every event's counter must be at least the last
 // seen, and what the controller must answer (an operation, a refresh, a
-// reconcile request) is answered or noted.
+// reconcile request) is answered or noted. As an informer does, it lists
+// again when the watch cannot go on from where it was (a watch refused, or
+// its resourceVersion expired after the server dropped a slow watcher on a
+// busy machine), answering what the list shows: a watch resumed from an
+// expired version would fail forever, and no operation would be finished.
 func (s *statusWriter) watch(ctx context.Context, hb heartbeat) {
 	res := s.dyn.Resource(hb.gvr).Namespace(s.ns)
-	list, err := res.List(ctx, metav1.ListOptions{})
-	if err != nil {
-		s.fail("listing %s: %v", hb.gvr.Resource, err)
-		return
+	for ctx.Err() == nil {
+		list, err := res.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			if ctx.Err() == nil {
+				s.relisted("listing %s: %v", hb.gvr.Resource, err)
+				time.Sleep(100 * time.Millisecond)
+			}
+			continue
+		}
+		for i := range list.Items {
+			s.observe(ctx, hb, &list.Items[i])
+		}
+		s.follow(ctx, hb, res, list.GetResourceVersion())
 	}
-	rv := list.GetResourceVersion()
+}
+
+// follow watches from rv, resuming after a plain close, until ctx ends or
+// the watch cannot resume (then the caller lists again).
+func (s *statusWriter) follow(ctx context.Context, hb heartbeat, res dynamic.ResourceInterface, rv string) {
 	for ctx.Err() == nil {
 		w, err := res.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
 		if err != nil {
 			if ctx.Err() == nil {
-				s.fail("watching %s: %v", hb.gvr.Resource, err)
+				s.relisted("watching %s: %v", hb.gvr.Resource, err)
 			}
 			return
 		}
+		expired := false
 		for ev := range w.ResultChan() {
 			obj, ok := ev.Object.(*unstructured.Unstructured)
 			if !ok {
 				if ev.Type == watch.Error && ctx.Err() == nil {
-					s.fail("watch of %s: %v", hb.gvr.Resource, ev.Object)
+					s.relisted("watch of %s: %v", hb.gvr.Resource, ev.Object)
+					expired = true
 				}
 				continue
 			}
@@ -232,6 +261,19 @@ func (s *statusWriter) watch(ctx context.Context, hb heartbeat) {
 			s.observe(ctx, hb, obj)
 		}
 		w.Stop()
+		if expired {
+			return
+		}
+	}
+}
+
+// relisted logs why the controller listed again: not an error (a real
+// controller does the same), but worth reading when a check fails.
+func (s *statusWriter) relisted(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.relists) < 20 {
+		s.relists = append(s.relists, fmt.Sprintf(format, args...))
 	}
 }
 
