@@ -33,3 +33,27 @@ func TestDriftdeckLinksNoSDKThatAHelperHolds(t *testing.T) {
 		}
 	}
 }
+
+// Screens see plain data: what a view draws comes to it as values, and the
+// code that reads clusters or writes to them stays out of reach of every
+// view, directly or through another package.
+var viewsNeverReach = []string{
+	"k8s.io/client-go/",
+	"github.com/driftdeck/driftdeck/backend/actions",
+	"github.com/driftdeck/driftdeck/backend/agent",
+	"github.com/driftdeck/driftdeck/backend/kube",
+}
+
+func TestViewsSeePlainData(t *testing.T) {
+	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-deps", "-f", `{{.ImportPath}}`, "./views/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		for _, banned := range viewsNeverReach {
+			if pkg == banned || strings.HasPrefix(pkg, banned+"/") || (strings.HasSuffix(banned, "/") && strings.HasPrefix(pkg, banned)) {
+				t.Errorf("a view reaches %s: views take plain data (move the type it needs into a package that reads no cluster)", pkg)
+			}
+		}
+	}
+}

@@ -9,7 +9,7 @@ import (
 
 // availCache holds what each unit can do now, as the backend last said; a
 // batch that changes a unit forgets its entry, so the next key asks again.
-type availCache map[model.Key][]actions.Availability
+type availCache map[model.Key][]model.Availability
 
 func (c availCache) forget(changed map[model.Key]bool, present unitsByKey) {
 	for k := range c {
@@ -24,7 +24,7 @@ func (c availCache) forget(changed map[model.Key]bool, present unitsByKey) {
 type availMsg struct {
 	id    int
 	key   model.Key
-	avail []actions.Availability
+	avail []model.Availability
 	from  screen
 	then  func() tea.Cmd
 }
@@ -84,13 +84,13 @@ func (a *App) holdKey(msg tea.KeyPressMsg) {
 }
 
 // availabilityOf finds one kind in a unit's cached availability.
-func (a *App) availabilityOf(k model.Key, kind actions.Kind) (actions.Availability, bool) {
+func (a *App) availabilityOf(k model.Key, kind actions.Kind) (model.Availability, bool) {
 	for _, av := range a.avail[k] {
 		if av.Kind == kind {
 			return av, true
 		}
 	}
-	return actions.Availability{}, false
+	return model.Availability{}, false
 }
 
 // wrote forgets what a unit could do before a write to it: the next key

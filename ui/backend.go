@@ -23,7 +23,7 @@ import (
 
 // Backend is everything the UI may ask of the backend.
 type Backend interface {
-	Available(ctx context.Context, u *model.Unit) []actions.Availability
+	Available(ctx context.Context, u *model.Unit) []model.Availability
 	Plan(ctx context.Context, req actions.Request) (*actions.Plan, error)
 	Execute(ctx context.Context, req actions.Request) (*actions.Result, error)
 	Bulk(ctx context.Context, r actions.BulkRequest) []actions.BulkOutcome

@@ -34,7 +34,7 @@ type dialog struct {
 	width  int
 	height int
 
-	avail  []actions.Availability
+	avail  []model.Availability
 	cursor int
 
 	reason textinput.Model
@@ -474,7 +474,7 @@ func (d *dialog) menuKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 // menuEntry is one line of the actions menu: an action as the backend says
 // it is possible now, or a refresh with the source first.
 type menuEntry struct {
-	actions.Availability
+	model.Availability
 	withSource bool
 }
 

@@ -25,7 +25,7 @@ type demoBackend struct {
 	exec *actions.Executor
 }
 
-func (b *demoBackend) Available(ctx context.Context, u *model.Unit) []actions.Availability {
+func (b *demoBackend) Available(ctx context.Context, u *model.Unit) []model.Availability {
 	return b.exec.Available(ctx, u)
 }
 
@@ -311,13 +311,13 @@ func TestEveryBulkConfirmationShowsEachUnitsWriteAt80x24(t *testing.T) {
 	})
 }
 
-func availabilityIn(avs []actions.Availability, k actions.Kind) (actions.Availability, bool) {
+func availabilityIn(avs []model.Availability, k actions.Kind) (model.Availability, bool) {
 	for _, av := range avs {
 		if av.Kind == k {
 			return av, true
 		}
 	}
-	return actions.Availability{}, false
+	return model.Availability{}, false
 }
 
 // pressSettled is press, waiting for all that follows from each key.

@@ -18,7 +18,7 @@ import (
 // fluxAvailability is what the real backend says a Flux or Terraform unit
 // can do, for a user whom RBAC allows every write: the fake answers these
 // engines' availability with the backend's own rules rather than a copy.
-func fluxAvailability(ctx context.Context, u *model.Unit) []actions.Availability {
+func fluxAvailability(ctx context.Context, u *model.Unit) []model.Availability {
 	return allowingExecutor().Available(ctx, u)
 }
 

@@ -64,7 +64,7 @@ type fakeBackend struct {
 
 // Available answers Flux and Terraform units with the backend's own rules,
 // Argo CD and Pulumi ones with a few of them; whyNot overrides both.
-func (f *fakeBackend) Available(ctx context.Context, u *model.Unit) []actions.Availability {
+func (f *fakeBackend) Available(ctx context.Context, u *model.Unit) []model.Availability {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.available++
@@ -77,12 +77,12 @@ func (f *fakeBackend) Available(ctx context.Context, u *model.Unit) []actions.Av
 		}
 		return out
 	}
-	out := []actions.Availability{} // the backend's answer is never nil
+	out := []model.Availability{} // the backend's answer is never nil
 	for _, s := range specs() {
 		if !s.Knows(u.Key.Engine) {
 			continue
 		}
-		a := actions.Availability{Kind: s.Kind, Enabled: true}
+		a := model.Availability{Kind: s.Kind, Enabled: true}
 		switch {
 		case f.whyNot[s.Kind] != "":
 			a.Enabled, a.WhyNot = false, f.whyNot[s.Kind]

@@ -147,7 +147,7 @@ func (s *resTreeScreen) diff(a *App) tea.Cmd {
 // sync asks to sync the marked resources (or the one under the cursor),
 // with the sync dialog's options.
 func (s *resTreeScreen) sync(a *App) tea.Cmd {
-	resources, err := restree.SyncResources(s.v.Targets())
+	resources, err := actions.SyncResources(s.v.Targets())
 	if err != nil {
 		a.toastError("sync: " + err.Error())
 		return nil

@@ -12,19 +12,12 @@ import (
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 )
 
-// Availability says whether an action can be offered for a unit, and why not.
-type Availability struct {
-	Kind    Kind
-	Enabled bool
-	WhyNot  string
-}
-
 // Available lists the actions of a unit's engine with what keeps each from
 // being possible now: read-only mode, missing permission (asked of the cluster
 // and cached), or the unit's state. The execution checks again on a fresh read.
-func (e *Executor) Available(ctx context.Context, u *model.Unit) []Availability {
+func (e *Executor) Available(ctx context.Context, u *model.Unit) []model.Availability {
 	kinds := KindsFor(u.Key.Engine)
-	out := make([]Availability, 0, len(kinds))
+	out := make([]model.Availability, 0, len(kinds))
 	rbac, owner := "", ""
 	if e.ReadOnly {
 		rbac = "read-only mode"
@@ -46,7 +39,7 @@ func (e *Executor) Available(ctx context.Context, u *model.Unit) []Availability 
 		if why == "" {
 			why = stateWhyNot(u, k)
 		}
-		out = append(out, Availability{Kind: k, Enabled: why == "", WhyNot: why})
+		out = append(out, model.Availability{Kind: k, Enabled: why == "", WhyNot: why})
 	}
 	return out
 }

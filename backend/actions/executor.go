@@ -232,7 +232,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (*Result, error) {
 	gvr, _ := engines.Resource(req.Key.Engine)
 	var res *Result
 	w, err := e.guard().Do(ctx, writeguard.Attempt{
-		Key: req.Key, Action: string(req.Kind), Reason: req.Reason, ReasonRequired: req.Kind.Destructive(), Resource: gvr,
+		Key: req.Key, Action: string(req.Kind), Reason: req.Reason, ReasonRequired: Destructive(req.Kind), Resource: gvr,
 	}, func(w *writeguard.Write) error {
 		var err error
 		res, err = e.write(ctx, w, req, 0)

@@ -15,8 +15,9 @@ import (
 	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
-// Kind names an action as the command line does.
-type Kind string
+// Kind names an action as the command line does (model.ActionKind, which
+// the screens show without importing this package).
+type Kind = model.ActionKind
 
 const (
 	Pause         Kind = "pause"           // Argo CD: auto-sync off; Stack: preview only
@@ -136,7 +137,7 @@ func ParseKind(s string) (Kind, error) {
 
 // Destructive actions need a reason and a confirmation that defaults to No.
 // An unknown kind counts as destructive.
-func (k Kind) Destructive() bool {
+func Destructive(k Kind) bool {
 	s, ok := SpecOf(k)
 	return !ok || s.Destructive
 }

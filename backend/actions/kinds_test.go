@@ -34,7 +34,7 @@ func TestEveryKindInTheTableCanBeDoneOnItsEngines(t *testing.T) {
 	if got := KindsFor(model.EnginePulumi); len(got) != 5 || got[len(got)-1] != Unlock {
 		t.Errorf("Stack actions %v: want retry, approve, pause, resume, unlock", got)
 	}
-	if Refresh.Destructive() || !Pause.Destructive() || !Kind("made-up").Destructive() {
+	if Destructive(Refresh) || !Destructive(Pause) || !Destructive(Kind("made-up")) {
 		t.Error("refresh needs no confirmation; pause and unknown kinds do")
 	}
 }

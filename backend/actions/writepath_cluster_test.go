@@ -260,14 +260,14 @@ func TestClusterUnlockIsOfferedWhenAStackIsStuckOnALock(t *testing.T) {
 				"conditions":[{"type":"Ready","status":"False","reason":"NotReady","message":"","lastTransitionTime":"2026-11-29T09:00:00Z"},
 				{"type":"Reconciling","status":"True","reason":"RetryingAfterFailure","message":"","lastTransitionTime":"2026-11-29T09:00:00Z"}]}}`)
 		fine := e.stack("fine", "", `,"commit":"`+pinned+`"`)
-		unlock := func(o map[string]any) Availability {
+		unlock := func(o map[string]any) model.Availability {
 			for _, a := range e.exec.Available(context.Background(), pulumiop.Convert("test", o)) {
 				if a.Kind == Unlock {
 					return a
 				}
 			}
 			t.Fatal("unlock is not listed for a Stack")
-			return Availability{}
+			return model.Availability{}
 		}
 		if a := unlock(locked.Object); !a.Enabled {
 			t.Errorf("unlock not offered on a Stack stuck on a lock: %s", a.WhyNot)

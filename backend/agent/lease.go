@@ -11,6 +11,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/driftdeck/driftdeck/backend/model"
 )
 
 // The Lease the agents hold, by default. Every agent's Lease, whatever its
@@ -108,30 +110,16 @@ func (e Election) retryEvery() string {
 	return e.retryPeriod().Round(time.Millisecond).String()
 }
 
-// Presence says whether an agent holds the Lease now.
-type Presence struct {
-	// Running: the Lease has a holder and was renewed within its duration.
-	Running bool
-	Holder  string
-	Renewed time.Time
-	// Unknown is set when the Lease could not be read (e.g. forbidden):
-	// then nobody can say whether an agent runs.
-	Unknown string
-	// Blocked: no agent holds a Lease, but one runs and says (its Event
-	// CannotTakeLeaseReason) why it cannot take its own.
-	Blocked string
-}
-
 // Running reads the agents' Lease and says whether one holds it and keeps
 // renewing it: the signal `status` and the TUI use to say who will end a
 // pause ("resumes 14:30 by the agent") or that nothing will.
-func Running(ctx context.Context, c kubernetes.Interface, namespace, name string, now time.Time) Presence {
+func Running(ctx context.Context, c kubernetes.Interface, namespace, name string, now time.Time) model.AgentPresence {
 	l, err := c.CoordinationV1().Leases(namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return Presence{}
+		return model.AgentPresence{}
 	}
 	if err != nil {
-		return Presence{Unknown: fmt.Sprintf("could not read Lease %s/%s: %v", namespace, name, err)}
+		return model.AgentPresence{Unknown: fmt.Sprintf("could not read Lease %s/%s: %v", namespace, name, err)}
 	}
 	return presenceOf(l, now)
 }
@@ -140,7 +128,7 @@ func Running(ctx context.Context, c kubernetes.Interface, namespace, name string
 // labelled LeaseLabel, in any namespace, under any name; the one renewed
 // last when several are. Who may not list Leases everywhere learns it from
 // the default Lease alone, and is told so when that one does not exist.
-func Find(ctx context.Context, c kubernetes.Interface, now time.Time) Presence {
+func Find(ctx context.Context, c kubernetes.Interface, now time.Time) model.AgentPresence {
 	l, err := c.CoordinationV1().Leases(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: LeaseLabel + "=true"})
 	if err != nil {
 		p := Running(ctx, c, DefaultLeaseNamespace, DefaultLeaseName, now)
@@ -149,7 +137,7 @@ func Find(ctx context.Context, c kubernetes.Interface, now time.Time) Presence {
 		}
 		return p
 	}
-	best := Presence{}
+	best := model.AgentPresence{}
 	for i := range l.Items {
 		p := presenceOf(&l.Items[i], now)
 		if (p.Running && !best.Running) || (p.Running == best.Running && p.Renewed.After(best.Renewed)) {
@@ -167,8 +155,8 @@ func Find(ctx context.Context, c kubernetes.Interface, now time.Time) Presence {
 	return best
 }
 
-func presenceOf(l *coordinationv1.Lease, now time.Time) Presence {
-	p := Presence{}
+func presenceOf(l *coordinationv1.Lease, now time.Time) model.AgentPresence {
+	p := model.AgentPresence{}
 	if l.Spec.HolderIdentity != nil {
 		p.Holder = *l.Spec.HolderIdentity
 	}

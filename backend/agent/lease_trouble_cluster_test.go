@@ -96,7 +96,7 @@ func TestClusterAnAgentWithoutItsLeaseNamespaceSaysWhyItCannotWrite(t *testing.T
 	wantEnds := `an agent runs but cannot write: agent blocked-replica cannot take Lease ` + leaseNS + `/driftdeck-agent: namespaces "` + leaseNS + `" not found; nothing will resume it`
 	var ends string
 	testcluster.Eventually(t, 30*time.Second, "who ends the pause saying an agent runs but cannot write", func() bool {
-		ends = WhoEnds(held, Find(ctx, w.kc.Kube, time.Now()), time.Now())
+		ends = Find(ctx, w.kc.Kube, time.Now()).Ends(held, time.Now())
 		return strings.HasPrefix(ends, wantEnds)
 	})
 	if w.get("held").GetAnnotations()["driftdeck.io/paused-by"] == "" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/livetree"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/restree"
 )
@@ -15,7 +16,7 @@ import (
 // a real cluster, its one cluster playing every destination.
 func TestDemoResourceTreesShowTheUnhealthyAndTheRunningHook(t *testing.T) {
 	c, _, _, _ := startDemo(t)
-	r := &restree.Reader{Cluster: func(string) (*kube.Cluster, bool) { return c, true }, Destinations: restree.Destinations{All: true}}
+	r := &livetree.Reader{Cluster: func(string) (*kube.Cluster, bool) { return c, true }, Destinations: livetree.Destinations{All: true}}
 	read := func(ns, name string) *restree.Tree {
 		t.Helper()
 		tr, err := r.Read(context.Background(), model.Key{Context: demo.ContextName, Engine: model.EngineArgoCD, Namespace: ns, Name: name})

@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
-	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/flux"
+	"github.com/driftdeck/driftdeck/backend/livedescribe"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
@@ -148,7 +148,7 @@ func TestClusterHostileSizesKeepEachUnitSmall(t *testing.T) {
 		t.Errorf("the Application reads owner %q and %d resources out of sync, want ApplicationSet/team-a and 10000", a.Owner, a.Argo.Resources.OutOfSync)
 	}
 
-	d := &describe.Describer{Cluster: f.Cluster}
+	d := &livedescribe.Describer{Cluster: f.Cluster}
 	det, err := d.Describe(ctx, units[model.EngineArgoCD].Key)
 	if err != nil {
 		t.Fatal(err)

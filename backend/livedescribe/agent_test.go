@@ -1,4 +1,4 @@
-package describe
+package livedescribe
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/agent"
 	"github.com/driftdeck/driftdeck/backend/demo"
+	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
@@ -26,7 +27,7 @@ func TestDescribeReadsTheAgentOnlyForAnExpiringPause(t *testing.T) {
 	}
 	d := &Describer{Cluster: func(string) (*kube.Cluster, bool) { return c, true }}
 	paused := model.Key{Context: c.Context, Engine: model.EngineArgoCD, Namespace: "argocd", Name: "kyverno"}
-	describe := func(k model.Key) *Detail {
+	describeKey := func(k model.Key) *describe.Detail {
 		t.Helper()
 		det, err := d.Describe(ctx, k)
 		if err != nil {
@@ -35,7 +36,7 @@ func TestDescribeReadsTheAgentOnlyForAnExpiringPause(t *testing.T) {
 		return det
 	}
 
-	if a := describe(paused).Agent; a == nil || a.Running || a.Unknown != "" {
+	if a := describeKey(paused).Agent; a == nil || a.Running || a.Unknown != "" {
 		t.Fatalf("an expiring pause without an agent's Lease: agent %+v; want read, not running", a)
 	}
 	holder, seconds := "driftdeck-agent-7f9c", int32(15)
@@ -47,7 +48,7 @@ func TestDescribeReadsTheAgentOnlyForAnExpiringPause(t *testing.T) {
 	if _, err := c.Kube.CoordinationV1().Leases(lease.Namespace).Create(ctx, lease, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if a := describe(paused).Agent; a == nil || !a.Running || a.Holder != holder {
+	if a := describeKey(paused).Agent; a == nil || !a.Running || a.Holder != holder {
 		t.Errorf("an expiring pause with the Lease held and renewed: agent %+v; want running, held by %s", a, holder)
 	}
 	// An agent with its own --leader-election-namespace and -id is found by
@@ -60,10 +61,10 @@ func TestDescribeReadsTheAgentOnlyForAnExpiringPause(t *testing.T) {
 	if _, err := c.Kube.CoordinationV1().Leases(own.Namespace).Create(ctx, own, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if a := describe(paused).Agent; a == nil || !a.Running || a.Holder != "team-replica-1" {
+	if a := describeKey(paused).Agent; a == nil || !a.Running || a.Holder != "team-replica-1" {
 		t.Errorf("an expiring pause with an agent holding the Lease argocd/team-agent: agent %+v; want running", a)
 	}
-	if a := describe(model.Key{Context: c.Context, Engine: model.EngineArgoCD, Namespace: "argocd", Name: "search-indexer"}).Agent; a != nil {
+	if a := describeKey(model.Key{Context: c.Context, Engine: model.EngineArgoCD, Namespace: "argocd", Name: "search-indexer"}).Agent; a != nil {
 		t.Errorf("a unit without a pause: agent %+v; want the Lease not read", a)
 	}
 }

@@ -1,4 +1,4 @@
-package restree
+package livetree
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/restree"
 	"github.com/driftdeck/driftdeck/backend/restree/restreetest"
 	"github.com/driftdeck/driftdeck/backend/testcluster"
 )
@@ -52,23 +53,23 @@ Ingress/api Healthy
 Job/migrate Progressing
   Pod/migrate-x7k2p Progressing
 `
-	if got := shape(tr); got != want {
+	if got := outline(tr); got != want {
 		t.Fatalf("tree read from the cluster:\n%s\nwant:\n%s\nnotes: %q", got, want, tr.Notes)
 	}
 	if !tr.LiveRead || len(tr.Notes) != 0 || !strings.HasPrefix(tr.Destination, "test (https://kubernetes.default.svc") {
 		t.Errorf("live %v, destination %q, notes %q", tr.LiveRead, tr.Destination, tr.Notes)
 	}
-	crash := tr.Find(Ref{Kind: "Pod", Namespace: ns, Name: "api-7f9c-crash"})
+	crash := tr.Find(restree.Ref{Kind: "Pod", Namespace: ns, Name: "api-7f9c-crash"})
 	if !strings.Contains(crash.Reason, "CrashLoopBackOff") || !strings.Contains(crash.Reason, "back-off 5m0s restarting failed container=api") {
 		t.Errorf("crashing pod's reason: %q", crash.Reason)
 	}
-	d := tr.Find(Ref{Group: "apps", Kind: "Deployment", Namespace: ns, Name: "api"})
+	d := tr.Find(restree.Ref{Group: "apps", Kind: "Deployment", Namespace: ns, Name: "api"})
 	if d.Sync != "OutOfSync" || d.Reason != "Waiting for rollout to finish: 1 of 2 updated replicas are available..." {
 		t.Errorf("deployment: sync %q, reason %q", d.Sync, d.Reason)
 	}
 	// The apiserver defaults a StatefulSet's rollingUpdate.partition to 0,
 	// so Argo CD's rule reports a partitioned roll out, as on any real cluster.
-	for ref, reason := range map[Ref]string{
+	for ref, reason := range map[restree.Ref]string{
 		{Group: "apps", Kind: "StatefulSet", Namespace: ns, Name: "db"}:           "partitioned roll out complete: 1 new pods have been updated...",
 		{Group: "apps", Kind: "DaemonSet", Namespace: ns, Name: "log-agent"}:      `Waiting for daemon set "log-agent" rollout to finish: 1 of 2 updated pods are available...`,
 		{Kind: "Pod", Namespace: ns, Name: "log-agent-w4n7c"}:                     `container "agent": ImagePullBackOff: Back-off pulling image "registry.example/log-agent:2.1"`,
@@ -92,10 +93,10 @@ Job/migrate Progressing
 	if _, err := kc.Dynamic.Resource(argocd.Applications).Namespace(appNS).Patch(ctx, "shop", types.MergePatchType, []byte(finished), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SyncResources([]*Node{d, crash}); err == nil || !strings.Contains(err.Error(), "not a resource of the Application") {
+	if _, err := actions.SyncResources([]*restree.Node{d, crash}); err == nil || !strings.Contains(err.Error(), "not a resource of the Application") {
 		t.Errorf("a Pod cannot be synced on its own: %v", err)
 	}
-	resources, err := SyncResources([]*Node{d, tr.Find(Ref{Kind: "ConfigMap", Namespace: ns, Name: "settings"})})
+	resources, err := actions.SyncResources([]*restree.Node{d, tr.Find(restree.Ref{Kind: "ConfigMap", Namespace: ns, Name: "settings"})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,4 +171,13 @@ func TestClusterForceAndArgoDryRunAreWrittenAsArgoCDReadsThem(t *testing.T) {
 	if want := `{"dryRun":true,"prune":false,"revision":"","syncStrategy":{"hook":{"force":true}}}`; string(b) != want {
 		t.Fatalf("operation.sync\n got %s\nwant %s", b, want)
 	}
+}
+
+// outline is the tree as "Kind/name Health" lines, indented by depth.
+func outline(tr *restree.Tree) string {
+	var lines []string
+	for _, r := range tr.Rows() {
+		lines = append(lines, strings.Repeat("  ", r.Depth)+r.Node.Kind+"/"+r.Node.Name+" "+string(r.Node.Health)+"\n")
+	}
+	return strings.Join(lines, "")
 }

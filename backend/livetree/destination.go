@@ -1,6 +1,7 @@
-package restree
+package livetree
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -37,7 +38,7 @@ func (d Destinations) Resolve(app map[string]any, own *kube.Cluster, clusters fu
 		where = name
 	}
 	if d.All || server == InClusterServer || name == InClusterName || (server == "" && name == "") {
-		return own, own.Context + " (" + orText(where, InClusterServer) + ")", ""
+		return own, own.Context + " (" + cmp.Or(where, InClusterServer) + ")", ""
 	}
 	ctx := d.ByServer[server]
 	if ctx == "" {
@@ -52,5 +53,5 @@ func (d Destinations) Resolve(app map[string]any, own *kube.Cluster, clusters fu
 		}
 	}
 	return nil, where, fmt.Sprintf("the destination %s is not a connected context: live objects are not shown "+
-		"(map it in the config file: destinations: [{server: %s, context: <kubeconfig context>}], and connect that context with --context)", where, orText(server, name))
+		"(map it in the config file: destinations: [{server: %s, context: <kubeconfig context>}], and connect that context with --context)", where, cmp.Or(server, name))
 }

@@ -1,4 +1,4 @@
-package restree
+package livetree
 
 import (
 	"os"

@@ -1,10 +1,11 @@
-package restree
+// Package livetree reads an Application's live resource tree (restree.Tree)
+// from its destination cluster.
+package livetree
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,6 +16,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/objread"
+	"github.com/driftdeck/driftdeck/backend/restree"
 )
 
 // Reader reads Application resource trees.
@@ -30,45 +32,13 @@ type Reader struct {
 	MaxNamespaces int
 }
 
-// liveKind is a kind read from the destination.
-type liveKind struct {
-	gvr  schema.GroupVersionResource
-	kind string
-}
-
-// liveKinds are the kinds read from the destination: the workloads the
-// tree shows and what they own.
-var liveKinds = []liveKind{
-	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, "Deployment"},
-	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, "ReplicaSet"},
-	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}, "StatefulSet"},
-	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, "DaemonSet"},
-	{schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}, "Job"},
-	{schema.GroupVersionResource{Version: "v1", Resource: "pods"}, "Pod"},
-	{schema.GroupVersionResource{Version: "v1", Resource: "services"}, "Service"},
-	{schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}, "Ingress"},
-}
-
-// Kinds is a set of kinds by group and kind.
-type Kinds map[[2]string]bool
-
-// LiveKinds are the kinds Read lists on the destination: of these, a
-// resource not found is Missing; of any other kind, its presence is not known.
-func LiveKinds() Kinds {
-	out := Kinds{}
-	for _, k := range liveKinds {
-		out[[2]string{k.gvr.Group, k.kind}] = true
-	}
-	return out
-}
-
 // Read builds the tree of an Application: the full object by GET (the
 // list's store keeps no status.resources), then the live objects of every
 // namespace its resources are in, from the destination cluster when one is
 // reachable. A destination that cannot be reached or read leaves the tree
 // as status.resources says, with a note; only a failed read of the
 // Application itself is an error.
-func (r *Reader) Read(ctx context.Context, k model.Key) (*Tree, error) {
+func (r *Reader) Read(ctx context.Context, k model.Key) (*restree.Tree, error) {
 	if k.Engine != model.EngineArgoCD {
 		return nil, fmt.Errorf("%s: resource trees are for Argo CD Applications", k.Ref())
 	}
@@ -83,17 +53,17 @@ func (r *Reader) Read(ctx context.Context, k model.Key) (*Tree, error) {
 	app := got.Object
 	dest, where, why := r.Destinations.Resolve(app, c, r.Cluster)
 	if dest == nil {
-		t := Build(app, nil, nil)
+		t := restree.Build(app, nil, nil)
 		t.Destination, t.Notes = where, append([]string{why}, t.Notes...)
 		return t, nil
 	}
 	live, read, notes, err := r.readLive(ctx, dest, namespacesOf(app))
 	if err != nil {
-		t := Build(app, nil, nil)
+		t := restree.Build(app, nil, nil)
 		t.Destination, t.Notes = where, append([]string{fmt.Sprintf("live objects not read from %s: %v", where, err)}, t.Notes...)
 		return t, nil
 	}
-	t := Build(app, live, read)
+	t := restree.Build(app, live, read)
 	t.Destination, t.Context, t.Notes = where, dest.Context, append(notes, t.Notes...)
 	return t, nil
 }
@@ -124,7 +94,7 @@ func namespacesOf(app map[string]any) []string {
 // readLive lists the live kinds in each namespace, bounded, and says which
 // kinds it read. A kind the user may not list is noted and skipped; an
 // unreachable cluster is an error.
-func (r *Reader) readLive(ctx context.Context, c *kube.Cluster, namespaces []string) ([]map[string]any, Kinds, []string, error) {
+func (r *Reader) readLive(ctx context.Context, c *kube.Cluster, namespaces []string) ([]map[string]any, restree.Kinds, []string, error) {
 	limit, maxNS := r.Limit, r.MaxNamespaces
 	if limit <= 0 {
 		limit = 500
@@ -138,15 +108,15 @@ func (r *Reader) readLive(ctx context.Context, c *kube.Cluster, namespaces []str
 		namespaces = namespaces[:maxNS]
 	}
 	var out []map[string]any
-	read := LiveKinds()
+	read := restree.LiveKinds()
 	for _, ns := range namespaces {
-		for _, lk := range liveKinds {
-			gvr := lk.gvr
+		for _, lk := range restree.LiveKindList {
+			gvr := lk.GVR
 			list, err := c.Dynamic.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{Limit: limit})
 			switch {
 			case apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err):
 				notes = append(notes, fmt.Sprintf("%s in %s not readable: %v", gvr.Resource, ns, reasonOf(err)))
-				delete(read, [2]string{gvr.Group, lk.kind})
+				delete(read, [2]string{gvr.Group, lk.Kind})
 				continue
 			case err != nil:
 				return nil, nil, nil, err
@@ -158,7 +128,7 @@ func (r *Reader) readLive(ctx context.Context, c *kube.Cluster, namespaces []str
 				obj := list.Items[i].Object
 				// Lists carry kind and apiVersion on the list only.
 				if _, ok := obj["kind"]; !ok {
-					obj["kind"] = lk.kind
+					obj["kind"] = lk.Kind
 				}
 				if _, ok := obj["apiVersion"]; !ok {
 					obj["apiVersion"] = schema.GroupVersion{Group: gvr.Group, Version: gvr.Version}.String()
@@ -176,14 +146,4 @@ func reasonOf(err error) string {
 		return string(st.Status().Reason)
 	}
 	return err.Error()
-}
-
-// Find returns the node of a ref in the tree, hooks included.
-func (t *Tree) Find(ref Ref) *Node {
-	rows := t.Rows()
-	i := slices.IndexFunc(rows, func(r Row) bool { return r.Node.Ref == ref })
-	if i < 0 {
-		return nil
-	}
-	return rows[i].Node
 }

@@ -75,7 +75,7 @@ type Opener interface {
 type Service struct {
 	Cluster func(context string) (*kube.Cluster, bool)
 	// Destination finds the cluster of an Application's destination, the
-	// resource tree's mapping (restree.Destinations.Resolve): nil and where
+	// resource tree's mapping (livetree.Destinations.Resolve): nil and where
 	// when no connected context reaches it. Nil: only the in-cluster
 	// destination is reached.
 	Destination func(app map[string]any, own *kube.Cluster) (c *kube.Cluster, where string)

@@ -54,7 +54,7 @@ func application(resources, hooks []any) map[string]any {
 	return map[string]any{
 		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
 		"metadata": map[string]any{"namespace": "argocd", "name": "shop", "resourceVersion": "42"},
-		"spec":     map[string]any{"destination": map[string]any{"server": InClusterServer, "namespace": "shop"}},
+		"spec":     map[string]any{"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "shop"}},
 		"status":   st,
 	}
 }

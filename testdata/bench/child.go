@@ -22,9 +22,9 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/config"
-	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/livedescribe"
 	"github.com/driftdeck/driftdeck/backend/store"
 	"github.com/driftdeck/driftdeck/keymap"
 	"github.com/driftdeck/driftdeck/ui"
@@ -374,7 +374,7 @@ func writeHeapProfile(path string) error {
 // level down; none of the keys measured reaches them.
 type benchBackend struct {
 	*actions.Executor
-	*describe.Describer
+	*livedescribe.Describer
 	elsewhere
 }
 
@@ -387,6 +387,6 @@ func newBackend(f *fleet.Fleet, auditDir string) (*benchBackend, error) {
 	}
 	return &benchBackend{
 		Executor:  &actions.Executor{Cluster: f.Cluster, Audit: log, Settle: 3 * time.Second},
-		Describer: &describe.Describer{Cluster: f.Cluster, Updates: f.Updates},
+		Describer: &livedescribe.Describer{Cluster: f.Cluster, Updates: f.Updates},
 	}, nil
 }

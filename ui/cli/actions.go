@@ -206,7 +206,7 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 		return err
 	}
 	req.Single = true
-	ask := kind.Destructive() && mustAsk(g, o.yes)
+	ask := actions.Destructive(kind) && mustAsk(g, o.yes)
 	if ask {
 		if err := confirmable(g, o.yes, string(kind)); err != nil {
 			return err
@@ -280,7 +280,7 @@ func satisfiedBy(err error) string {
 func (o *actionOpts) request(kind actions.Kind) (actions.Request, error) {
 	req := actions.Request{Kind: kind, Reason: strings.TrimSpace(o.reason), Prune: o.prune, Revision: o.revision, WithSource: o.withSource, LockID: o.lockID,
 		SyncChoices: actions.SyncChoices{Force: o.sync.force, SyncDryRun: o.sync.dryRun, ApplyOutOfSyncOnly: o.sync.outOfSyncOnly}}
-	if req.Reason == "" && kind.Destructive() {
+	if req.Reason == "" && actions.Destructive(kind) {
 		return req, usageError(fmt.Errorf("--reason is required for %s: it goes into the Event and the audit log", kind))
 	}
 	if o.autoSync {

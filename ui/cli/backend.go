@@ -8,8 +8,9 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/config"
-	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/fleet"
+	"github.com/driftdeck/driftdeck/backend/livedescribe"
+	"github.com/driftdeck/driftdeck/backend/livetree"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/restree"
 	"github.com/driftdeck/driftdeck/backend/stackops"
@@ -19,10 +20,10 @@ import (
 // for writes, the describer for the detail view.
 type service struct {
 	*actions.Executor
-	*describe.Describer
+	*livedescribe.Describer
 	*unitDiffer
 	*stackops.Ops
-	trees *restree.Reader
+	trees *livetree.Reader
 }
 
 // ResourceTree reads an Application's live resource tree.
@@ -58,7 +59,7 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 			Settle:   3 * time.Second,
 			Origin:   g.origin(),
 		},
-		Describer:  &describe.Describer{Cluster: f.Cluster, Updates: f.Updates},
+		Describer:  &livedescribe.Describer{Cluster: f.Cluster, Updates: f.Updates},
 		unitDiffer: differ,
 		Ops:        &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun},
 		trees:      trees,

@@ -88,7 +88,7 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, 
 	if err != nil {
 		return err
 	}
-	ask := kind.Destructive() && mustAsk(g, o.yes)
+	ask := actions.Destructive(kind) && mustAsk(g, o.yes)
 	if ask {
 		if err := confirmable(g, o.yes, string(kind)); err != nil {
 			return err

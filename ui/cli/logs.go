@@ -13,8 +13,8 @@ import (
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/livetree"
 	"github.com/driftdeck/driftdeck/backend/logs"
-	"github.com/driftdeck/driftdeck/backend/restree"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
@@ -59,7 +59,7 @@ sequences are shown escaped.`,
 
 // newLogService reads logs from the clusters' API servers, or from the
 // demo's scripts.
-func newLogService(g *globals, clusters func(string) (*kube.Cluster, bool), dest restree.Destinations) *logs.Service {
+func newLogService(g *globals, clusters func(string) (*kube.Cluster, bool), dest livetree.Destinations) *logs.Service {
 	s := &logs.Service{Cluster: clusters, Destination: func(app map[string]any, own *kube.Cluster) (*kube.Cluster, string) {
 		c, where, _ := dest.Resolve(app, own, clusters)
 		return c, where

@@ -15,7 +15,7 @@ import (
 // an expiry.
 func pauseEnds(ctx context.Context, cluster func(string) (*kube.Cluster, bool), units []*model.Unit, now time.Time) map[model.Key]string {
 	out := map[model.Key]string{}
-	presence := map[string]agent.Presence{}
+	presence := map[string]model.AgentPresence{}
 	for _, u := range units {
 		if u.Pause == nil || u.Pause.Until.IsZero() {
 			continue
@@ -25,11 +25,11 @@ func pauseEnds(ctx context.Context, cluster func(string) (*kube.Cluster, bool), 
 			if c, connected := cluster(u.Key.Context); connected && c.Kube != nil {
 				p = agent.Find(ctx, c.Kube, now)
 			} else {
-				p = agent.Presence{Unknown: "not connected to context " + u.Key.Context}
+				p = model.AgentPresence{Unknown: "not connected to context " + u.Key.Context}
 			}
 			presence[u.Key.Context] = p
 		}
-		out[u.Key] = agent.WhoEnds(u.Pause, p, now)
+		out[u.Key] = p.Ends(u.Pause, now)
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/livetree"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/restree"
 	"github.com/driftdeck/driftdeck/backend/safetext"
@@ -17,12 +18,12 @@ import (
 
 // newTreeReader reads resource trees with the config file's destinations;
 // in the demo, its one cluster plays every destination.
-func newTreeReader(g *globals, cfg *config.Config, clusters func(string) (*kube.Cluster, bool)) (*restree.Reader, error) {
+func newTreeReader(g *globals, cfg *config.Config, clusters func(string) (*kube.Cluster, bool)) (*livetree.Reader, error) {
 	byServer, byName, err := cfg.DestinationContexts()
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("config %s: %w", config.DefaultPath(), err)}
 	}
-	return &restree.Reader{Cluster: clusters, Destinations: restree.Destinations{ByServer: byServer, ByName: byName, All: g.demo}}, nil
+	return &livetree.Reader{Cluster: clusters, Destinations: livetree.Destinations{ByServer: byServer, ByName: byName, All: g.demo}}, nil
 }
 
 func newResourcesCmd(g *globals) *cobra.Command {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/themes"
 )
@@ -32,7 +31,7 @@ func TestFluxDetailWrapsWholeAt80Columns(t *testing.T) {
 	}
 	m := New(themes.Dark(), u)
 	m.SetSize(80, 80)
-	m.SetAvailability([]actions.Availability{})
+	m.SetAvailability([]model.Availability{})
 	out := m.View(now)
 	if strings.Contains(out, "\x1b]0;") {
 		t.Fatal("an OSC sequence from a condition message reached the terminal")
@@ -98,7 +97,7 @@ func TestFluxDetailShowsTheSourcesOwnState(t *testing.T) {
 	}
 	m := New(themes.Dark(), u)
 	m.SetSize(100, 60)
-	m.SetAvailability([]actions.Availability{})
+	m.SetAvailability([]model.Availability{})
 	out := m.View(now)
 	if strings.Contains(out, "\x1b]52") {
 		t.Fatal("an OSC 52 sequence from the source's message reached the terminal")
@@ -113,7 +112,7 @@ func TestFluxDetailShowsTheSourcesOwnState(t *testing.T) {
 	u.SourceState = &model.SourceState{Ref: src, Ready: "True", Revision: "main@sha1:42d7b0fb"}
 	m = New(themes.Dark(), u)
 	m.SetSize(100, 60)
-	m.SetAvailability([]actions.Availability{})
+	m.SetAvailability([]model.Availability{})
 	if all := words(m.View(now)); !strings.Contains(all, "source GitRepository/team-web/web-config ready") || !strings.Contains(all, "artifact main@sha1:42d7b0fb") {
 		t.Errorf("a ready source is not shown with its artifact:\n%s", all)
 	}

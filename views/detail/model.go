@@ -9,7 +9,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
@@ -35,7 +34,7 @@ type Model struct {
 	unit          *model.Unit
 	detail        *describe.Detail
 	loadErr       string
-	avail         []actions.Availability
+	avail         []model.Availability
 	tab           Tab
 	scroll        [YAML + 1]int
 	historyCursor int
@@ -72,10 +71,10 @@ func (m *Model) SetDetail(d *describe.Detail, err error) {
 }
 
 // SetAvailability takes the actions with their availability.
-func (m *Model) SetAvailability(a []actions.Availability) { m.avail = a }
+func (m *Model) SetAvailability(a []model.Availability) { m.avail = a }
 
 // Availability returns the actions as last checked.
-func (m *Model) Availability() []actions.Availability { return m.avail }
+func (m *Model) Availability() []model.Availability { return m.avail }
 
 // Tabs lists the tabs this unit has.
 func (m *Model) Tabs() []Tab {

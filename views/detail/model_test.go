@@ -7,7 +7,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/themes"
@@ -36,7 +35,7 @@ func TestOverviewWrapsTheReasonRuleAndRemedyWhole(t *testing.T) {
 	u := lockedStack()
 	m := New(themes.Dark(), u)
 	m.SetSize(80, 40)
-	m.SetAvailability([]actions.Availability{{Kind: actions.Retry, WhyNot: "the lock's holder is alive: pid 4242 on ci-runner-7 updated it 10s ago; a retry fails on the lock until that update ends"}})
+	m.SetAvailability([]model.Availability{{Kind: "retry", WhyNot: "the lock's holder is alive: pid 4242 on ci-runner-7 updated it 10s ago; a retry fails on the lock until that update ends"}})
 	out := m.View(now)
 	for i, l := range strings.Split(out, "\n") {
 		if strings.Contains(ansi.Strip(l), "…") {

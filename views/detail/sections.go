@@ -7,7 +7,6 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/driftdeck/driftdeck/backend/agent"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 	"github.com/driftdeck/driftdeck/views/internal/wrapped"
@@ -129,7 +128,7 @@ func (m *Model) pause(now time.Time) []string {
 		out = append(out, m.field("  until", p.Until.Format(time.RFC3339)+" (in "+model.HumanDuration(p.Until.Sub(now))+")"))
 	}
 	if m.detail != nil && m.detail.Agent != nil {
-		if ends := agent.WhoEnds(p, *m.detail.Agent, now); ends != "" {
+		if ends := m.detail.Agent.Ends(p, now); ends != "" {
 			out = append(out, m.text("  ends", ends)...)
 		}
 	}

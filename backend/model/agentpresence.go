@@ -1,14 +1,25 @@
-package agent
+package model
 
-import (
-	"time"
+import "time"
 
-	"github.com/driftdeck/driftdeck/backend/model"
-)
+// AgentPresence says whether an agent holds its Lease in a context now: who
+// ends a pause with an expiry depends on it.
+type AgentPresence struct {
+	// Running: the Lease has a holder and was renewed within its duration.
+	Running bool
+	Holder  string
+	Renewed time.Time
+	// Unknown is set when the Lease could not be read (e.g. forbidden):
+	// then nobody can say whether an agent runs.
+	Unknown string
+	// Blocked: no agent holds a Lease, but one runs and says (its Event
+	// CannotTakeLeaseReason) why it cannot take its own.
+	Blocked string
+}
 
-// WhoEnds says in words who will end a pause: the agent at its expiry, or
+// Ends says in words who will end a pause: the agent at its expiry, or
 // nobody. It is "" for a pause without expiry (a person ends it).
-func WhoEnds(p *model.PauseRecord, agent Presence, now time.Time) string {
+func (agent AgentPresence) Ends(p *PauseRecord, now time.Time) string {
 	if p == nil || p.Until.IsZero() {
 		return ""
 	}

@@ -1,0 +1,170 @@
+// Package livedescribe reads, fresh from the cluster, everything the detail
+// view shows about one unit (describe.Detail).
+package livedescribe
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"sigs.k8s.io/yaml"
+
+	"github.com/driftdeck/driftdeck/backend/agent"
+	"github.com/driftdeck/driftdeck/backend/describe"
+	"github.com/driftdeck/driftdeck/backend/engines"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/objread"
+	"github.com/driftdeck/driftdeck/backend/pause"
+	"github.com/driftdeck/driftdeck/backend/pulumiop"
+)
+
+// Describer reads details from the clusters of a fleet.
+type Describer struct {
+	Cluster func(context string) (*kube.Cluster, bool)
+	Updates *pulumiop.UpdateIndex
+}
+
+// Describe reads a unit's details. It returns what it could read; parts that
+// failed are listed in Problems.
+func (d *Describer) Describe(ctx context.Context, k model.Key) (*describe.Detail, error) {
+	c, ok := d.Cluster(k.Context)
+	if !ok {
+		return nil, fmt.Errorf("unknown context %q", k.Context)
+	}
+	gvr, ok := engines.Resource(k.Engine)
+	if !ok {
+		return nil, fmt.Errorf("no details for %s units", k.Engine)
+	}
+	obj, err := c.Dynamic.Resource(gvr).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("%s does not exist (any more)", k.Ref())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
+	}
+	det := &describe.Detail{Key: k, Fetched: time.Now()}
+	shown := obj.DeepCopy()
+	unstructuredDrop(shown.Object, "metadata", "managedFields")
+	if k.Engine == model.EnginePulumi {
+		maskOutputs(shown.Object, det)
+		maskStackSecrets(shown.Object)
+	}
+	if y, err := yaml.Marshal(shown.Object); err == nil {
+		det.YAML = string(y)
+	} else {
+		det.Problems = append(det.Problems, "YAML: "+err.Error())
+	}
+	r := objread.New(obj.Object)
+	switch k.Engine {
+	case model.EngineArgoCD:
+		det.History = history(r)
+		det.Resources = resources(r.Objects("status", "resources"))
+		det.SyncResult = resources(r.Objects("status", "operationState", "syncResult", "resources"))
+	case model.EnginePulumi:
+		if d.Updates != nil {
+			det.Updates = d.Updates.ForStack(k.Context, k.Namespace, k.Name)
+		}
+	}
+	if p, _ := pause.Read(obj.GetAnnotations()); p != nil && !p.Until.IsZero() {
+		presence := agent.Find(ctx, c.Kube, det.Fetched)
+		det.Agent = &presence
+	}
+	events, err := c.Kube.CoreV1().Events(k.Namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.AndSelectors(
+			fields.OneTermEqualSelector("involvedObject.name", k.Name),
+			fields.OneTermEqualSelector("involvedObject.uid", string(obj.GetUID())),
+		).String(),
+	})
+	if err != nil {
+		det.Problems = append(det.Problems, "events: "+err.Error())
+	} else {
+		for _, e := range events.Items {
+			// Some API servers (and fakes) ignore field selectors: check again.
+			if e.InvolvedObject.Name != k.Name || (e.InvolvedObject.UID != "" && e.InvolvedObject.UID != obj.GetUID()) {
+				continue
+			}
+			last := e.LastTimestamp.Time
+			if last.IsZero() {
+				last = e.EventTime.Time
+			}
+			src := e.Source.Component
+			if src == "" {
+				src = e.ReportingController
+			}
+			det.Events = append(det.Events, describe.Event{Type: e.Type, Reason: e.Reason, Message: e.Message, Source: src, Count: e.Count, Last: last})
+		}
+		sort.Slice(det.Events, func(i, j int) bool { return det.Events[i].Last.After(det.Events[j].Last) })
+	}
+	return det, nil
+}
+
+func history(r *objread.Reader) []describe.HistoryEntry {
+	var out []describe.HistoryEntry
+	for _, h := range r.Objects("status", "history") {
+		rev := h.Str("revision")
+		if rev == "" {
+			var revs []string
+			for _, v := range h.Slice("revisions") {
+				if s, ok := v.(string); ok {
+					revs = append(revs, s)
+				}
+			}
+			rev = strings.Join(revs, ",")
+		}
+		by := h.Str("initiatedBy", "username")
+		if auto, _ := h.Bool("initiatedBy", "automated"); auto {
+			by = "automated"
+		}
+		out = append(out, describe.HistoryEntry{ID: h.Int("id"), Revision: rev, DeployedAt: h.Time("deployedAt"), InitiatedBy: by})
+	}
+	// Newest first: that is what a user rolling back looks for.
+	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })
+	return out
+}
+
+func resources(items []*objread.Reader) []describe.Resource {
+	var out []describe.Resource
+	for _, it := range items {
+		prune, _ := it.Bool("requiresPruning")
+		st := it.Str("status")
+		msg := it.Str("message")
+		out = append(out, describe.Resource{
+			Group: it.Str("group"), Kind: it.Str("kind"), Namespace: it.Str("namespace"), Name: it.Str("name"),
+			Status: st, Health: it.Str("health", "status"), Message: msg, RequiresPruning: prune,
+		})
+	}
+	return out
+}
+
+// maskOutputs replaces Stack output values with a placeholder: outputs may hold
+// secrets, and the operator's own mask is only as good as the program's.
+func maskOutputs(obj map[string]any, det *describe.Detail) {
+	st, _ := obj["status"].(map[string]any)
+	outs, _ := st["outputs"].(map[string]any)
+	for name := range outs {
+		det.Outputs = append(det.Outputs, name)
+		outs[name] = hidden
+	}
+	sort.Strings(det.Outputs)
+}
+
+func unstructuredDrop(obj map[string]any, path ...string) {
+	cur := obj
+	for i, p := range path {
+		if i == len(path)-1 {
+			delete(cur, p)
+			return
+		}
+		next, ok := cur[p].(map[string]any)
+		if !ok {
+			return
+		}
+		cur = next
+	}
+}
