@@ -63,7 +63,7 @@ func ConvertAppSet(context string, obj map[string]any) *model.Unit {
 		switch {
 		case c.Type == "ErrorOccurred" && c.Status == "True":
 			u.Health, u.HealthNative = model.Degraded, c.Reason
-			u.Observed, u.Run, u.RunSince, u.RunReason = model.Failed, model.Failed, c.Since, c.Type+": "+firstLine(c.Message)
+			u.Observed, u.Run, u.RunSince, u.RunReason = model.Failed, model.Failed, c.Since, c.Type+": "+model.FirstLine(c.Message)
 		case c.Type == "ResourcesUpToDate" && c.Status == "True" && u.Health == model.HealthUnknown:
 			u.Health, u.HealthNative = model.Healthy, c.Reason
 		}

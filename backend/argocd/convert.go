@@ -259,10 +259,10 @@ func classifyRun(u *model.Unit, f *model.ArgoFacts) {
 		set(model.Running, time.Time{}, "sync requested, not started by the controller yet")
 		u.Queued = true
 	case f.Phase == "Failed" || f.Phase == "Error":
-		set(model.Failed, f.FinishedAt, "last sync "+strings.ToLower(f.Phase)+": "+firstLine(f.PhaseMessage))
+		set(model.Failed, f.FinishedAt, "last sync "+strings.ToLower(f.Phase)+": "+model.FirstLine(f.PhaseMessage))
 	case errorCondition(f.Conditions) != nil:
 		c := errorCondition(f.Conditions)
-		set(model.Failed, c.Since, c.Type+": "+firstLine(c.Message))
+		set(model.Failed, c.Since, c.Type+": "+model.FirstLine(c.Message))
 	case u.Sync == model.Drifted && !f.AutoSync:
 		// Argo CD does not record since when: the store dates it from first sight.
 		set(model.AwaitingApproval, time.Time{}, "OutOfSync and auto-sync is off: waits for a manual sync")
@@ -294,11 +294,6 @@ func errorCondition(cs []model.Condition) *model.Condition {
 		}
 	}
 	return nil
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }
 
 func latest(ts ...time.Time) time.Time {

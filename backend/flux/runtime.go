@@ -35,7 +35,7 @@ func NewUnit(context string, engine model.Engine, kind string, r *objread.Reader
 		f.DependsOn = append(f.DependsOn, ns+"/"+d.Str("name"))
 		u.Parents = append(u.Parents, model.Key{Context: u.Key.Context, Engine: u.Key.Engine, Namespace: ns, Name: d.Str("name")})
 	}
-	u.LastChange = latestCondition(f.Conditions)
+	u.LastChange = model.LatestCondition(f.Conditions)
 	return u, f
 }
 
@@ -127,23 +127,23 @@ func ClassifyRun(u *model.Unit, f *model.FluxFacts, stalledRule string) {
 	case f.Suspended:
 		set(model.Idle, time.Time{}, "suspended: the controller applies nothing until resumed")
 	case Is(stalled, "True"):
-		set(model.Stuck, stalled.Since, "Stalled: "+stalled.Reason+": "+firstLine(stalled.Message))
+		set(model.Stuck, stalled.Since, "Stalled: "+stalled.Reason+": "+model.FirstLine(stalled.Message))
 		u.StuckRule = ruleStalled
 		if stalledRule != "" {
 			u.StuckRule = stalledRule
 		}
 	case Is(ready, "False") && ready.Reason == ReasonDependencyNotReady:
-		set(model.Running, ready.Since, ready.Reason+": "+firstLine(ready.Message))
+		set(model.Running, ready.Since, ready.Reason+": "+model.FirstLine(ready.Message))
 		u.Persisting = "waiting for a dependency (" + strings.Join(f.DependsOn, ", ") + ")"
 	case Is(ready, "False") && ready.Reason == ReasonArtifactFailed:
-		set(model.Running, ready.Since, ready.Reason+": "+firstLine(ready.Message))
+		set(model.Running, ready.Since, ready.Reason+": "+model.FirstLine(ready.Message))
 		u.Persisting = "waiting for the source " + f.Source.String()
 	case Is(ready, "False"):
 		since := ready.Since
 		if Is(reconciling, "True") && !reconciling.Since.IsZero() {
 			since = reconciling.Since
 		}
-		set(model.Failed, since, ready.Reason+": "+firstLine(ready.Message))
+		set(model.Failed, since, ready.Reason+": "+model.FirstLine(ready.Message))
 		u.Persisting = "failing (" + ready.Reason + ")"
 		if f.LastAttempted != "" {
 			u.Persisting += " on revision " + f.LastAttempted
@@ -153,7 +153,7 @@ func ClassifyRun(u *model.Unit, f *model.FluxFacts, stalledRule string) {
 		if !Is(c, "True") {
 			c = ready
 		}
-		set(model.Running, c.Since, c.Reason+": "+firstLine(c.Message))
+		set(model.Running, c.Since, c.Reason+": "+model.FirstLine(c.Message))
 	case RequestPending(f):
 		// The request carries no time: the store dates it from first sight.
 		set(model.Running, time.Time{}, "reconcile requested ("+f.RequestedAt+"), not handled yet")
@@ -197,20 +197,5 @@ func orUnset(s string) string {
 	if s == "" {
 		return "(no interval)"
 	}
-	return s
-}
-
-func latestCondition(cs []model.Condition) time.Time {
-	var out time.Time
-	for _, c := range cs {
-		if c.Since.After(out) {
-			out = c.Since
-		}
-	}
-	return out
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
 	return s
 }

@@ -167,7 +167,7 @@ func (x *Sources) Classify(u *model.Unit, now time.Time) bool {
 	case state.Missing:
 		stuck("the source "+name+" does not exist", ruleSourceMissing)
 	case state.Ready == "False":
-		stuck("the source "+name+" is not ready: "+state.Reason+": "+firstLine(state.Message), ruleSourceNotReady)
+		stuck("the source "+name+" is not ready: "+state.Reason+": "+model.FirstLine(state.Message), ruleSourceNotReady)
 		if !state.Since.IsZero() {
 			u.RunSince = state.Since
 		}

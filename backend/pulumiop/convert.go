@@ -69,7 +69,7 @@ func Convert(context string, obj map[string]any) *model.Unit {
 		u.Automation, u.AutomationNative = model.Paused, "preview only (paused by driftdeck)"
 	}
 	classifyRun(u, f, ready, reconciling, stalled)
-	u.LastChange = latestCondition(f.Conditions)
+	u.LastChange = model.LatestCondition(f.Conditions)
 	if t := last.Time("lastResyncTime"); t.After(u.LastChange) {
 		u.LastChange = t
 	}
@@ -171,7 +171,7 @@ func classifyRun(u *model.Unit, f *model.StackFacts, ready, reconciling, stalled
 	}
 	switch {
 	case isTrue(stalled):
-		set(model.Stuck, stalled.Since, "Stalled: "+stalled.Reason+": "+firstLine(stalled.Message)+lastMessage(f))
+		set(model.Stuck, stalled.Since, "Stalled: "+stalled.Reason+": "+model.FirstLine(stalled.Message)+lastMessage(f))
 		u.StuckRule = "the Stack's Stalled condition is True: the operator will not retry until the spec, source or reconciliation request changes"
 		if LockConflict(f.LastMessage) {
 			u.StuckRule += "; the last update failed on a state lock: see who holds it and break it if that run is dead, then retry"
@@ -182,9 +182,9 @@ func classifyRun(u *model.Unit, f *model.StackFacts, ready, reconciling, stalled
 		set(model.Stuck, reconciling.Since, "update failed on a state lock"+lastMessage(f))
 		u.StuckRule = "the last update failed because another update holds the stack's lock: retries fail until it is released; if its run is dead, break the lock, then retry"
 	case isTrue(reconciling) && (reconciling.Reason == "RetryingAfterFailure" || reconciling.Reason == "PreviewFailed"):
-		set(model.Failed, reconciling.Since, reconciling.Reason+": "+firstLine(reconciling.Message)+lastMessage(f))
+		set(model.Failed, reconciling.Since, reconciling.Reason+": "+model.FirstLine(reconciling.Message)+lastMessage(f))
 	case isTrue(reconciling):
-		set(model.Running, reconciling.Since, reconciling.Reason+": "+firstLine(reconciling.Message))
+		set(model.Running, reconciling.Since, reconciling.Reason+": "+model.FirstLine(reconciling.Message))
 	case requestPending(f):
 		// Requested but not run yet; the store dates it from when it was first seen.
 		set(model.Running, time.Time{}, fmt.Sprintf("run requested (%s), not handled yet", f.RequestedRequest))
@@ -219,7 +219,7 @@ func lastMessage(f *model.StackFacts) string {
 	if f.LastMessage == "" {
 		return ""
 	}
-	return " — " + firstLine(f.LastMessage)
+	return " — " + model.FirstLine(f.LastMessage)
 }
 
 func sinceOf(c *model.Condition) time.Time {
@@ -227,21 +227,6 @@ func sinceOf(c *model.Condition) time.Time {
 		return time.Time{}
 	}
 	return c.Since
-}
-
-func latestCondition(cs []model.Condition) time.Time {
-	var out time.Time
-	for _, c := range cs {
-		if c.Since.After(out) {
-			out = c.Since
-		}
-	}
-	return out
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }
 
 func short(sha string) string {

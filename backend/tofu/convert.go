@@ -155,7 +155,7 @@ func readyMessage(c *model.Condition) string {
 	if c == nil {
 		return ""
 	}
-	return c.Reason + ": " + firstLine(c.Message)
+	return c.Reason + ": " + model.FirstLine(c.Message)
 }
 
 func sinceOf(c *model.Condition) time.Time {
@@ -163,15 +163,6 @@ func sinceOf(c *model.Condition) time.Time {
 		return time.Time{}
 	}
 	return c.Since
-}
-
-func firstLine(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			return s[:i]
-		}
-	}
-	return s
 }
 
 // keep is what Convert reads: not the variables, outputs or inventory.
