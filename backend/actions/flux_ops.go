@@ -76,30 +76,10 @@ func planFluxPause(env *planEnv, obj map[string]any, req Request) (*Plan, error)
 	case f.Suspended:
 		return nil, nothingToDo("%s is already suspended (spec.suspend: true, not by driftdeck): nothing to pause (a resume by name ends that suspend, as flux resume does)", u.Key.Ref())
 	}
-	prevVal, present := lookup(obj, "spec", "suspend")
-	previous := "null"
-	if present {
-		previous = compactJSON(prevVal)
-	}
-	var ops patch
-	ops.test(lookupString(obj, "metadata", "uid"), "metadata", "uid")
-	ops.test(prevVal, "spec", "suspend")
-	ops.add(true, "spec", "suspend")
-	ann := pauseAnnotations(env, req, pause.ModeSuspend, previous)
-	ops.setAnnotations(annotationsOf(obj), ann)
-	p := &Plan{Patch: ops, Previous: previous, fieldManager: fluxFieldManager, eventReason: "DriftdeckPause", eventVerb: "suspended"}
+	p := flagPause(env, obj, req, "suspend", pause.ModeSuspend)
+	p.fieldManager, p.eventVerb = fluxFieldManager, "suspended"
 	p.Summary = "suspend " + u.Key.Ref() + ": the controller reconciles nothing until resumed"
-	p.Changes = []string{"spec.suspend: " + previous + " → true"}
-	for _, k := range sortedKeys(ann) {
-		p.Changes = append(p.Changes, "metadata.annotations."+k+": "+ann[k])
-	}
 	p.Warnings = parentWarning(u)
-	p.verify = func(after map[string]any) error {
-		if v, _ := lookup(after, "spec", "suspend"); v != true {
-			return fmt.Errorf("spec.suspend is not true after the write")
-		}
-		return nil
-	}
 	return p, nil
 }
 
@@ -123,29 +103,12 @@ func planFluxResume(env *planEnv, obj map[string]any, req Request) (*Plan, error
 	if !f.Suspended {
 		return nil, refusef("%s: spec.suspend was changed since the pause by %s (it is no longer true); not restored — check who changed it", u.Key.Ref(), u.Pause.By)
 	}
-	var ops patch
-	ops.test(lookupString(obj, "metadata", "uid"), "metadata", "uid")
-	ops.test(true, "spec", "suspend")
-	if previous == nil {
-		ops.remove("spec", "suspend")
-	} else {
-		ops.replace(previous, "spec", "suspend")
-	}
-	ops.removeAnnotations(annotationsOf(obj), pause.Annotations)
-	p := &Plan{Patch: ops, Previous: u.Pause.Previous, fieldManager: fluxFieldManager, eventReason: "DriftdeckResume", eventVerb: "resumed"}
-	p.Summary = "resume " + u.Key.Ref() + ": restore spec.suspend as it was before the pause by " + u.Pause.By
-	p.Changes = []string{"spec.suspend: true → " + u.Pause.Previous, "metadata.annotations: driftdeck.io/paused-* removed"}
+	p := flagResume(obj, u, "suspend", previous)
+	p.fieldManager = fluxFieldManager
 	if u.Pause.Expired(env.now) {
 		p.Warnings = append(p.Warnings, "the pause expired at "+u.Pause.Until.Format(time.RFC3339))
 	}
 	p.Warnings = append(p.Warnings, parentWarning(u)...)
-	p.verify = func(after map[string]any) error {
-		got, present := lookup(after, "spec", "suspend")
-		if (previous == nil && present && got != false) || (previous != nil && got != previous) {
-			return fmt.Errorf("spec.suspend is %s after the write, not the recorded %s", compactJSON(got), u.Pause.Previous)
-		}
-		return nil
-	}
 	return p, nil
 }
 

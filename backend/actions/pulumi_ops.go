@@ -103,30 +103,10 @@ func planStackPause(env *planEnv, obj map[string]any, req Request) (*Plan, error
 	if known, ok := env.exec.schema.knows(env.ctx, env.cluster, "stacks.pulumi.com", "v1", "spec", "preview"); ok && !known {
 		return nil, refusef("%s: the installed Pulumi operator CRD has no spec.preview (operator v1), so a Stack cannot be paused; pin spec.commit instead", u.Key.Ref())
 	}
-	prevVal, present := lookup(obj, "spec", "preview")
-	previous := "null"
-	if present {
-		previous = compactJSON(prevVal)
-	}
-	var ops patch
-	ops.test(lookupString(obj, "metadata", "uid"), "metadata", "uid")
-	ops.test(prevVal, "spec", "preview")
-	ops.add(true, "spec", "preview")
-	ann := pauseAnnotations(env, req, pause.ModePreview, previous)
-	ops.setAnnotations(annotationsOf(obj), ann)
-	p := &Plan{gvr: pulumiop.Stacks, Patch: ops, Previous: previous, eventReason: "DriftdeckPause", eventVerb: "paused (preview only)"}
+	p := flagPause(env, obj, req, "preview", pause.ModePreview)
+	p.gvr, p.eventVerb = pulumiop.Stacks, "paused (preview only)"
 	p.Summary = "pause " + u.Key.Ref() + ": the operator will only preview, never apply"
-	p.Changes = []string{"spec.preview: " + previous + " → true"}
-	for _, k := range sortedKeys(ann) {
-		p.Changes = append(p.Changes, "metadata.annotations."+k+": "+ann[k])
-	}
 	p.Warnings = []string{"changing the spec starts one run of the operator: a preview, which changes nothing"}
-	p.verify = func(after map[string]any) error {
-		if v, _ := lookup(after, "spec", "preview"); v != true {
-			return fmt.Errorf("spec.preview is not true after the write: the installed CRD pruned it")
-		}
-		return nil
-	}
 	return p, nil
 }
 
@@ -143,24 +123,8 @@ func planStackResume(env *planEnv, obj map[string]any, _ Request) (*Plan, error)
 	if !u.Stack.Preview {
 		return nil, refusef("%s: spec.preview was changed since the pause (it is no longer true); not restored — check who changed it", u.Key.Ref())
 	}
-	var ops patch
-	ops.test(true, "spec", "preview")
-	if previous == nil {
-		ops.remove("spec", "preview")
-	} else {
-		ops.replace(previous, "spec", "preview")
-	}
-	ops.removeAnnotations(annotationsOf(obj), pause.Annotations)
-	p := &Plan{gvr: pulumiop.Stacks, Patch: ops, Previous: u.Pause.Previous, eventReason: "DriftdeckResume", eventVerb: "resumed"}
-	p.Summary = "resume " + u.Key.Ref() + ": restore spec.preview as it was before the pause by " + u.Pause.By
-	p.Changes = []string{"spec.preview: true → " + u.Pause.Previous, "metadata.annotations: driftdeck.io/paused-* removed"}
+	p := flagResume(obj, u, "preview", previous)
+	p.gvr = pulumiop.Stacks
 	p.Warnings = []string{"changing the spec starts a run of the operator: pending changes will be applied"}
-	p.verify = func(after map[string]any) error {
-		got, present := lookup(after, "spec", "preview")
-		if (previous == nil && present && got != nil) || (previous != nil && got != previous) {
-			return fmt.Errorf("spec.preview is %s after the write, not the recorded %s", compactJSON(got), u.Pause.Previous)
-		}
-		return nil
-	}
 	return p, nil
 }
