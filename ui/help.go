@@ -83,7 +83,7 @@ func (s *helpScreen) lines(a *App) []string {
 			keys = b.Help().Key
 		}
 		var engines []string
-		for _, e := range sp.Engines {
+		for _, e := range sp.Engines() {
 			engines = append(engines, string(e))
 		}
 		tags := strings.Join(engines, ", ")

@@ -92,43 +92,16 @@ func (e *Executor) now() time.Time {
 type planner func(env *planEnv, obj map[string]any, req Request) (*Plan, error)
 
 func plannerFor(engine model.Engine, k Kind) (planner, error) {
-	switch engine {
-	case model.EngineArgoCD:
-		switch k {
-		case Pause, PauseSelfHeal:
-			return planArgoPause, nil
-		case Resume:
-			return planArgoResume, nil
-		case Sync, Approve:
-			return planArgoSync, nil
-		case Terminate:
-			return planArgoTerminate, nil
-		case Refresh, HardRefresh:
-			return planArgoRefresh, nil
-		case Rollback:
-			return planArgoRollback, nil
-		case ConfirmPrune:
-			return planArgoConfirmPrune, nil
-		}
-	case model.EngineKustomization, model.EngineHelmRelease, model.EngineTerraform:
-		if pl := fluxPlanner(engine, k); pl != nil {
-			return pl, nil
-		}
-	case model.EnginePulumi:
-		switch k {
-		case Retry:
-			return planStackRetry, nil
-		case Approve:
-			return planStackApprove, nil
-		case Pause:
-			return planStackPause, nil
-		case Resume:
-			return planStackResume, nil
-		case Unlock:
-			return nil, refusef("unlock writes the Stack's state backend, not the Stack: it is planned and done by stackops (driftdeck unlock)")
-		}
+	if s, ok := SpecOf(k); ok && s.plans[engine] != nil {
+		return s.plans[engine], nil
 	}
 	return nil, refusef("%s cannot be done on a %s unit (it knows: %s)", k, engine, kindList(KindsFor(engine)))
+}
+
+// planStateBackendWrite answers an action that writes a Stack's state
+// backend, not the Stack: stackops plans and does it.
+func planStateBackendWrite(_ *planEnv, _ map[string]any, req Request) (*Plan, error) {
+	return nil, refusef("%s writes the Stack's state backend, not the Stack: it is planned and done by stackops (driftdeck %s)", req.Kind, req.Kind)
 }
 
 func kindList(ks []Kind) string {

@@ -21,32 +21,6 @@ const fluxFieldManager = "flux-client-side-apply"
 // parentLabel names the Kustomization that applies an object.
 const parentLabel = "kustomize.toolkit.fluxcd.io/name"
 
-func fluxPlanner(engine model.Engine, k Kind) planner {
-	switch k {
-	case Pause:
-		return planFluxPause
-	case Resume:
-		return planFluxResume
-	case Refresh:
-		return planFluxRefresh
-	}
-	switch {
-	case engine == model.EngineHelmRelease && (k == Force || k == Reset):
-		return planFluxRefresh
-	case engine != model.EngineTerraform:
-		return nil
-	}
-	switch k {
-	case Approve:
-		return planTofuApprove
-	case Replan:
-		return planTofuReplan
-	case ForceUnlock:
-		return planTofuForceUnlock
-	}
-	return nil
-}
-
 // fluxUnit converts a Flux-runtime object (Kustomization, HelmRelease or
 // Terraform) and returns its shared Flux facts.
 func fluxUnit(env *planEnv, engine model.Engine, obj map[string]any) (*model.Unit, *model.FluxFacts) {

@@ -48,8 +48,7 @@ const (
 // Spec describes one action kind, once, for the backend, the menus, the key
 // help and the command line.
 type Spec struct {
-	Kind    Kind
-	Engines []model.Engine
+	Kind Kind
 	// Destructive actions need a reason and a confirmation that defaults to No.
 	Destructive bool
 	// Bulkable actions may be done on many units at once (Executor.Bulk).
@@ -61,36 +60,78 @@ type Spec struct {
 	Key string
 	// Help is one line for menus, ? and --help.
 	Help string
+	// plans is how the action is planned on each engine's units: the
+	// engines it is listed for are exactly these.
+	plans map[model.Engine]planner
 }
 
-var (
-	argo      = []model.Engine{model.EngineArgoCD}
-	pulumi    = []model.Engine{model.EnginePulumi}
-	helm      = []model.Engine{model.EngineHelmRelease}
-	terraform = []model.Engine{model.EngineTerraform}
-	approvers = []model.Engine{model.EngineArgoCD, model.EnginePulumi, model.EngineTerraform}
-	refresher = []model.Engine{model.EngineArgoCD, model.EngineKustomization, model.EngineHelmRelease, model.EngineTerraform}
-	every     = model.Engines
+// Engines are the engines whose units know the action, in model.Engines
+// order.
+func (s Spec) Engines() []model.Engine {
+	var out []model.Engine
+	for _, e := range model.Engines {
+		if s.plans[e] != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// on sets one planner for each of the engines.
+func on(p planner, engines ...model.Engine) map[model.Engine]planner {
+	m := map[model.Engine]planner{}
+	for _, e := range engines {
+		m[e] = p
+	}
+	return m
+}
+
+// with joins the planners of several engines.
+func with(sets ...map[model.Engine]planner) map[model.Engine]planner {
+	m := map[model.Engine]planner{}
+	for _, set := range sets {
+		for e, p := range set {
+			m[e] = p
+		}
+	}
+	return m
+}
+
+const (
+	argoCD         = model.EngineArgoCD
+	stacks         = model.EnginePulumi
+	kustomizations = model.EngineKustomization
+	helmReleases   = model.EngineHelmRelease
+	terraforms     = model.EngineTerraform
 )
 
-// specs is in menu order.
-var specs = []Spec{
-	{Kind: Sync, Engines: argo, Destructive: true, Bulkable: true, Key: "sync", Help: "sync the app to its target revision now"},
-	{Kind: Retry, Engines: pulumi, Destructive: true, Bulkable: true, Key: "retry", Help: "request a new run of the Stack"},
-	{Kind: Approve, Engines: approvers, Destructive: true, EditsSpec: true, Key: "approve", Help: "approve the pending change (the reviewed revision, commit or full Terraform plan id)"},
-	{Kind: Refresh, Engines: refresher, Bulkable: true, Key: "refresh", Help: "Argo CD: compare the app with its source again; Flux and Terraform: reconcile now (requestedAt)"},
-	{Kind: HardRefresh, Engines: argo, Bulkable: true, Key: "hardrefresh", Help: "refresh, regenerating the manifests (no cache)"},
-	{Kind: Terminate, Engines: argo, Destructive: true, Key: "terminate", Help: "stop the running sync operation"},
-	{Kind: Force, Engines: helm, Destructive: true, Key: "force", Help: "a one-off install or upgrade of the HelmRelease now, even without changes (forceAt)"},
-	{Kind: Reset, Engines: helm, Destructive: true, Bulkable: true, Key: "reset", Help: "reset the HelmRelease's failure counts, so remediation retries again (resetAt)"},
-	{Kind: Replan, Engines: terraform, Destructive: true, EditsSpec: true, Key: "replan", Help: "discard the pending Terraform plan and plan again"},
-	{Kind: Pause, Engines: every, Destructive: true, Bulkable: true, EditsSpec: true, Key: "pause", Help: "pause automation (Argo CD: auto-sync off; Stack: preview only; Flux and Terraform: suspend), recording what it was"},
-	{Kind: PauseSelfHeal, Engines: argo, Destructive: true, EditsSpec: true, Help: "turn self-heal off, keeping auto-sync"},
-	{Kind: Resume, Engines: every, Destructive: true, Bulkable: true, EditsSpec: true, Key: "resume", Help: "restore the automation a driftdeck pause recorded"},
-	{Kind: Rollback, Engines: argo, Destructive: true, Key: "rollback", Help: "sync to an earlier history entry (auto-sync must be paused)"},
-	{Kind: ConfirmPrune, Engines: argo, Destructive: true, Key: "confirmprune", Help: "confirm the prune a Prune=confirm sync waits for"},
-	{Kind: Unlock, Engines: pulumi, Destructive: true, Key: "unlock", Help: "break the lock a dead run left on the Stack's state"},
-	{Kind: ForceUnlock, Engines: terraform, Destructive: true, EditsSpec: true, Key: "forceunlock", Help: "have tofu-controller break the held Terraform state lock it names (its holder must be dead)"},
+// specs is in menu order. It is filled in init: planners read the table
+// (SpecOf), and a variable's initializer may not refer back to itself.
+var specs []Spec
+
+func init() {
+	specs = []Spec{
+		{Kind: Sync, Destructive: true, Bulkable: true, Key: "sync", Help: "sync the app to its target revision now", plans: on(planArgoSync, argoCD)},
+		{Kind: Retry, Destructive: true, Bulkable: true, Key: "retry", Help: "request a new run of the Stack", plans: on(planStackRetry, stacks)},
+		{Kind: Approve, Destructive: true, EditsSpec: true, Key: "approve", Help: "approve the pending change (the reviewed revision, commit or full Terraform plan id)",
+			plans: with(on(planArgoSync, argoCD), on(planStackApprove, stacks), on(planTofuApprove, terraforms))},
+		{Kind: Refresh, Bulkable: true, Key: "refresh", Help: "Argo CD: compare the app with its source again; Flux and Terraform: reconcile now (requestedAt)",
+			plans: with(on(planArgoRefresh, argoCD), on(planFluxRefresh, kustomizations, helmReleases, terraforms))},
+		{Kind: HardRefresh, Bulkable: true, Key: "hardrefresh", Help: "refresh, regenerating the manifests (no cache)", plans: on(planArgoRefresh, argoCD)},
+		{Kind: Terminate, Destructive: true, Key: "terminate", Help: "stop the running sync operation", plans: on(planArgoTerminate, argoCD)},
+		{Kind: Force, Destructive: true, Key: "force", Help: "a one-off install or upgrade of the HelmRelease now, even without changes (forceAt)", plans: on(planFluxRefresh, helmReleases)},
+		{Kind: Reset, Destructive: true, Bulkable: true, Key: "reset", Help: "reset the HelmRelease's failure counts, so remediation retries again (resetAt)", plans: on(planFluxRefresh, helmReleases)},
+		{Kind: Replan, Destructive: true, EditsSpec: true, Key: "replan", Help: "discard the pending Terraform plan and plan again", plans: on(planTofuReplan, terraforms)},
+		{Kind: Pause, Destructive: true, Bulkable: true, EditsSpec: true, Key: "pause", Help: "pause automation (Argo CD: auto-sync off; Stack: preview only; Flux and Terraform: suspend), recording what it was",
+			plans: with(on(planArgoPause, argoCD), on(planStackPause, stacks), on(planFluxPause, kustomizations, helmReleases, terraforms))},
+		{Kind: PauseSelfHeal, Destructive: true, EditsSpec: true, Help: "turn self-heal off, keeping auto-sync", plans: on(planArgoPause, argoCD)},
+		{Kind: Resume, Destructive: true, Bulkable: true, EditsSpec: true, Key: "resume", Help: "restore the automation a driftdeck pause recorded",
+			plans: with(on(planArgoResume, argoCD), on(planStackResume, stacks), on(planFluxResume, kustomizations, helmReleases, terraforms))},
+		{Kind: Rollback, Destructive: true, Key: "rollback", Help: "sync to an earlier history entry (auto-sync must be paused)", plans: on(planArgoRollback, argoCD)},
+		{Kind: ConfirmPrune, Destructive: true, Key: "confirmprune", Help: "confirm the prune a Prune=confirm sync waits for", plans: on(planArgoConfirmPrune, argoCD)},
+		{Kind: Unlock, Destructive: true, Key: "unlock", Help: "break the lock a dead run left on the Stack's state", plans: on(planStateBackendWrite, stacks)},
+		{Kind: ForceUnlock, Destructive: true, EditsSpec: true, Key: "forceunlock", Help: "have tofu-controller break the held Terraform state lock it names (its holder must be dead)", plans: on(planTofuForceUnlock, terraforms)},
+	}
 }
 
 // Specs lists every action kind, in menu order.
@@ -107,14 +148,7 @@ func SpecOf(k Kind) (Spec, bool) {
 }
 
 // Knows tells whether the engine's units know the action.
-func (s Spec) Knows(e model.Engine) bool {
-	for _, x := range s.Engines {
-		if x == e {
-			return true
-		}
-	}
-	return false
-}
+func (s Spec) Knows(e model.Engine) bool { return s.plans[e] != nil }
 
 // KindsFor lists the actions an engine knows, in menu order.
 func KindsFor(e model.Engine) []Kind {

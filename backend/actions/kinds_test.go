@@ -15,13 +15,15 @@ func TestEveryKindInTheTableCanBeDoneOnItsEngines(t *testing.T) {
 		if k, err := ParseKind(string(s.Kind)); err != nil || k != s.Kind {
 			t.Errorf("%s does not parse back: %v", s.Kind, err)
 		}
-		if s.Help == "" || len(s.Engines) == 0 {
+		if s.Help == "" || len(s.Engines()) == 0 {
 			t.Errorf("%s has no help line or no engine", s.Kind)
 		}
-		for _, e := range s.Engines {
-			_, err := plannerFor(e, s.Kind)
-			if s.Kind == Unlock {
-				if err == nil || !strings.Contains(err.Error(), "stackops") {
+		for _, e := range s.Engines() {
+			pl, err := plannerFor(e, s.Kind)
+			if s.Kind == Unlock && err == nil {
+				// Listed for Stacks, it writes their state backend: the
+				// planner refuses, naming who does it.
+				if _, err := pl(nil, nil, Request{Kind: Unlock}); err == nil || !strings.Contains(err.Error(), "stackops") {
 					t.Errorf("unlock is done by stackops; Execute must say so, got %v", err)
 				}
 				continue
