@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -158,9 +159,29 @@ func (term *terminal) exit(timeout time.Duration) int {
 		}
 		return 0
 	case <-time.After(timeout):
-		term.t.Fatalf("driftdeck did not exit within %v; screen:\n%s", timeout, term.screen())
+		term.t.Fatalf("driftdeck did not exit within %v; screen:\n%s\nits goroutines:\n%s", timeout, term.screen(), term.goroutines())
 	}
 	return -1
+}
+
+// goroutines has the program print where each of its goroutines is (Go
+// does so on SIGQUIT, to the terminal) and returns that dump: what a hung
+// program waits for.
+func (term *terminal) goroutines() string {
+	before := len(term.written())
+	if err := term.cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+		return err.Error()
+	}
+	select {
+	case err := <-term.done:
+		term.done <- err
+	case <-time.After(5 * time.Second):
+	}
+	out := term.written()[before:]
+	if i := bytes.Index(out, []byte("goroutine ")); i >= 0 {
+		out = out[i:]
+	}
+	return string(out)
 }
 
 // quitWritingNoneRaw quits with q, expecting exit code 0, and fails for
