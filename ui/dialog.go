@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -257,34 +256,12 @@ func (d *dialog) showPlan(p *actions.Plan, err error, changes []string) {
 		return
 	}
 	if len(changes) == 0 {
-		changes = planDifferences(prev, p)
+		changes = actions.PlanDifferences(prev, p)
 	}
 	if len(changes) > 0 {
 		d.changed = changes
 		d.yes = false
 	}
-}
-
-// planDifferences names, in words, what a new plan writes that the old did
-// not, and the reverse.
-func planDifferences(old, p *actions.Plan) []string {
-	var out []string
-	for _, c := range p.Changes {
-		if !slices.Contains(old.Changes, c) {
-			out = append(out, "now: "+c)
-		}
-	}
-	for _, c := range old.Changes {
-		if !slices.Contains(p.Changes, c) {
-			out = append(out, "no longer: "+c)
-		}
-	}
-	for _, w := range p.Warnings {
-		if !slices.Contains(old.Warnings, w) {
-			out = append(out, "new warning: "+w)
-		}
-	}
-	return out
 }
 
 func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {

@@ -59,7 +59,7 @@ func TestDialogPlansOnOpenWithWhatIsTypedAndWhenItsUnitChanges(t *testing.T) {
 		t.Error("a changed plan must need confirming again: the choice goes back to No")
 	}
 	text := flat(a)
-	for _, want := range []string{"Changed since shown", `now: metadata.annotations.driftdeck.io/paused-previous: {"prune":false`, "resourceVersion 4712"} {
+	for _, want := range []string{"Changed since shown", `writes metadata.annotations.driftdeck.io/paused-previous: {"prune":false,"selfHeal":true}`, "resourceVersion 4712"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the dialog does not say %q:\n%s", want, plain(a))
 		}

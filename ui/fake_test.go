@@ -107,10 +107,19 @@ func (f *fakeBackend) Plan(_ context.Context, req actions.Request) (*actions.Pla
 	return f.planAt(req), nil
 }
 
+// planAt plans at the object's present version.
 func (f *fakeBackend) planAt(req actions.Request) *actions.Plan {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	version := f.version
+	f.mu.Unlock()
+	return f.planAtVersion(req, version)
+}
+
+// planAtVersion plans as the object was at version ("" is 4711, the
+// first): from 4712 on its previous automated state is prune false.
+func (f *fakeBackend) planAtVersion(req actions.Request, version string) *actions.Plan {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if version == "" {
 		version = "4711"
 	}
@@ -143,7 +152,10 @@ func (f *fakeBackend) planAt(req actions.Request) *actions.Plan {
 func (f *fakeBackend) Execute(_ context.Context, req actions.Request) (*actions.Result, error) {
 	now := f.planAt(req)
 	if req.ResourceVersion != "" && req.ResourceVersion != now.ResourceVersion {
-		return nil, &actions.PlanChanged{Plan: now, Changes: []string{"resourceVersion " + req.ResourceVersion + " → " + now.ResourceVersion + ": the previous automated state is now prune false"}}
+		// What changed is said by the backend's own comparison, of the plan
+		// confirmed with the plan now.
+		confirmed := f.planAtVersion(req, req.ResourceVersion)
+		return nil, &actions.PlanChanged{Plan: now, Changes: actions.PlanDifferences(confirmed, now)}
 	}
 	f.mu.Lock()
 	f.executed = append(f.executed, req)

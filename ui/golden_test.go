@@ -5,6 +5,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,7 +87,7 @@ func newTestApp(t *testing.T, w, h int) (*App, *fakeBackend) {
 
 // press sends keys and runs the commands they return, feeding their
 // messages back as the program would; commands that wait (cursor blink,
-// timers) are dropped.
+// timers) are not run.
 func press(a *App, keys ...string) {
 	for _, k := range keys {
 		_, cmd := a.Update(keyMsg(k))
@@ -125,19 +128,16 @@ func typeText(a *App, s string) {
 	}
 }
 
+// run runs cmd as the program would and feeds what it returns back, to a
+// depth of 5. A timer (tea.Tick: the clock, a paced re-read) or a cursor's
+// blink is not run: it waits, and no golden depends on what it brings.
+// Everything else is an answer, waited for however long a busy machine
+// takes: a golden must never depend on how fast the fake answered.
 func run(a *App, cmd tea.Cmd, depth int) {
-	if cmd == nil || depth > 5 {
+	if cmd == nil || depth > 5 || waits(cmd) {
 		return
 	}
-	done := make(chan tea.Msg, 1)
-	go func() { done <- cmd() }()
-	var msg tea.Msg
-	select {
-	case msg = <-done:
-	case <-time.After(200 * time.Millisecond):
-		return
-	}
-	switch m := msg.(type) {
+	switch m := cmd().(type) {
 	case tea.BatchMsg:
 		for _, c := range m {
 			run(a, c, depth+1)
@@ -147,6 +147,13 @@ func run(a *App, cmd tea.Cmd, depth int) {
 		_, next := a.Update(m)
 		run(a, next, depth+1)
 	}
+}
+
+// waits tells a command that only waits for time to pass by the function
+// it is: a closure of tea.Tick or of the cursor's blink.
+func waits(cmd tea.Cmd) bool {
+	name := runtime.FuncForPC(reflect.ValueOf(cmd).Pointer()).Name()
+	return strings.HasPrefix(name, "charm.land/bubbletea/v2.Tick.") || strings.HasPrefix(name, "charm.land/bubbles/v2/cursor.")
 }
 
 // screen renders the view as a terminal with 256 colours would get it.

@@ -36,7 +36,7 @@ func TestObjectChangedBeforeTheWriteShowsTheNewPlanToConfirmAgain(t *testing.T) 
 		t.Fatalf("the dialog must stay, back on No:\n%s", plain(a))
 	}
 	text := flat(a)
-	for _, want := range []string{"nothing was written", "now prune false", "resourceVersion 4712", "Changed since shown"} {
+	for _, want := range []string{"nothing was written", `paused-previous: {"prune":false,"selfHeal":true}`, "resourceVersion 4712", "Changed since shown"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the dialog does not say %q:\n%s", want, plain(a))
 		}

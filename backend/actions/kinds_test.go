@@ -66,13 +66,13 @@ func TestBulkSkipsWhatTheKindCannotDo(t *testing.T) {
 func TestPlanDifferencesSayWhatChanged(t *testing.T) {
 	old := &Plan{Summary: "pause web", Changes: []string{"a.b: 1", "c: x"}, Warnings: []string{"owned"}}
 	now := &Plan{Summary: "pause web", Changes: []string{"a.b: 2", "d: y"}, Warnings: []string{"window"}}
-	got := strings.Join(planDifferences(old, now), "\n")
+	got := strings.Join(PlanDifferences(old, now), "\n")
 	for _, want := range []string{"writes a.b: 2 (was 1)", "also writes d: y", "no longer writes c: x", "new warning: window", "no longer warns: owned"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
 		}
 	}
-	if d := planDifferences(old, old); len(d) != 0 {
+	if d := PlanDifferences(old, old); len(d) != 0 {
 		t.Errorf("the same plan differs: %v", d)
 	}
 	pc := &PlanChanged{Plan: &Plan{Request: Request{Key: model.Key{Engine: model.EngineArgoCD, Namespace: "ns", Name: "web"}}, ResourceVersion: "9"}}

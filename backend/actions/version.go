@@ -37,7 +37,7 @@ func (e *Executor) planChanged(env *planEnv, obj map[string]any, req Request) er
 		pc.Changes = []string{"the confirmed plan is not possible any more: " + err.Error()}
 		return pc
 	}
-	pc.Changes = planDifferences(confirmed, same)
+	pc.Changes = PlanDifferences(confirmed, same)
 	return pc
 }
 
@@ -52,11 +52,13 @@ func (e *Executor) writesTheSame(env *planEnv, obj map[string]any, req Request) 
 	again := *env
 	again.now = confirmed.at
 	same, err := e.plan(&again, obj, confirmed.Request)
-	return err == nil && len(planDifferences(confirmed, same)) == 0 && patchText(confirmed.Patch) == patchText(same.Patch)
+	return err == nil && len(PlanDifferences(confirmed, same)) == 0 && patchText(confirmed.Patch) == patchText(same.Patch)
 }
 
-// planDifferences says what the new plan writes or warns differently.
-func planDifferences(old, now *Plan) []string {
+// PlanDifferences says, in words, what the new plan writes or warns
+// differently from the old: what a user who confirmed the old must read
+// before confirming again. Empty when they write and warn the same.
+func PlanDifferences(old, now *Plan) []string {
 	var out []string
 	if old.Summary != now.Summary {
 		out = append(out, "now: "+now.Summary+" (was: "+old.Summary+")")
