@@ -15,7 +15,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/model"
-	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
 // fluxCase is one Flux-runtime kind as a CRD set serves it, through one of

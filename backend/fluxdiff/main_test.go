@@ -3,7 +3,7 @@ package fluxdiff
 import (
 	"testing"
 
-	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
 func TestMain(m *testing.M) { testcluster.Main(m, testcluster.Options{NoCRDs: true}) }

@@ -19,7 +19,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/restree"
 	"github.com/driftdeck/driftdeck/backend/restree/restreetest"
-	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
 func TestClusterResourceTreeOfRealObjectsAndASyncOfTwoOfThem(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
 // The package's control plane serves the newest upstream Argo CD CRDs when

@@ -19,7 +19,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest"
 	"github.com/driftdeck/driftdeck/backend/pulumistate"
-	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
 // lockWorld is a Stack whose file backend holds the lock of a `pulumi up`

@@ -15,7 +15,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/localrender/localrendertest"
-	"github.com/driftdeck/driftdeck/backend/testargocd"
+	"github.com/driftdeck/driftdeck/backend/testkit/testargocd"
 )
 
 func secretManifest(name, password string) string {

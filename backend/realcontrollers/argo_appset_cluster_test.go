@@ -13,7 +13,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/model"
-	"github.com/driftdeck/driftdeck/backend/testargocd"
+	"github.com/driftdeck/driftdeck/backend/testkit/testargocd"
 )
 
 // TestClusterRealApplicationSetControllerKeepsThePauseOfItsChild runs the

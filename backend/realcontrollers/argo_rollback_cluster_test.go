@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
-	"github.com/driftdeck/driftdeck/backend/testargocd"
+	"github.com/driftdeck/driftdeck/backend/testkit/testargocd"
 	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 

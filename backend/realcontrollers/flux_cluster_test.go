@@ -6,8 +6,8 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/model"
-	"github.com/driftdeck/driftdeck/backend/testargocd"
-	"github.com/driftdeck/driftdeck/backend/testflux"
+	"github.com/driftdeck/driftdeck/backend/testkit/testargocd"
+	"github.com/driftdeck/driftdeck/backend/testkit/testflux"
 )
 
 // The harness itself: the real controllers fetch the served repository and

@@ -13,8 +13,8 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/flux"
-	"github.com/driftdeck/driftdeck/backend/testargocd"
-	"github.com/driftdeck/driftdeck/backend/testflux"
+	"github.com/driftdeck/driftdeck/backend/testkit/testargocd"
+	"github.com/driftdeck/driftdeck/backend/testkit/testflux"
 	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 

@@ -17,9 +17,9 @@ import (
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
-	"github.com/driftdeck/driftdeck/backend/testargocd"
-	"github.com/driftdeck/driftdeck/backend/testcluster"
-	"github.com/driftdeck/driftdeck/backend/testflux"
+	"github.com/driftdeck/driftdeck/backend/testkit/testargocd"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testflux"
 )
 
 var gitRepositories = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "gitrepositories"}

@@ -15,8 +15,8 @@ import (
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
-	"github.com/driftdeck/driftdeck/backend/testargocd"
-	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testargocd"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
 // The controller is started once for the package, on the shared control plane.

@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
 func TestMain(m *testing.M) { testcluster.Main(m, testcluster.Options{}) }

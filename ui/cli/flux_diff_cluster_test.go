@@ -15,7 +15,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/fluxdiff"
 	"github.com/driftdeck/driftdeck/backend/localrender/localrendertest"
-	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
 // upstreamFluxSourcesCluster is a control plane with the upstream Flux and

@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/driftdeck/driftdeck/backend/restree/restreetest"
-	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
 func TestClusterResourcesCommandPrintsTheLiveTreeAndSaysWhatItCouldNotRead(t *testing.T) {

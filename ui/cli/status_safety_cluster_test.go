@@ -7,8 +7,8 @@ import (
 
 	"k8s.io/client-go/dynamic"
 
-	"github.com/driftdeck/driftdeck/backend/testcluster"
-	"github.com/driftdeck/driftdeck/backend/testhostile"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testhostile"
 )
 
 // hostile writes to the clipboard (OSC 52) and retitles the terminal (OSC 0).

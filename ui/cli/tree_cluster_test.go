@@ -14,7 +14,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/flux"
-	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
 // On a real API server: an ApplicationSet owning two Applications (owner

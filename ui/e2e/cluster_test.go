@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
-	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
 // hostileMessage would write "hi" to the user's clipboard (OSC 52) and

@@ -8,7 +8,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
-	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
 // disconnectPromise is how soon the header says a lost apiserver is lost;

@@ -10,8 +10,8 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
-	"github.com/driftdeck/driftdeck/backend/testcluster"
-	"github.com/driftdeck/driftdeck/backend/testhostile"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testhostile"
 )
 
 // filterTo leaves the list's one unit whose name holds name, under the

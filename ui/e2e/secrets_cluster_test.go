@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/driftdeck/driftdeck/backend/logs"
-	"github.com/driftdeck/driftdeck/backend/testcluster"
-	"github.com/driftdeck/driftdeck/backend/testsecrets"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testsecrets"
 	"github.com/driftdeck/driftdeck/backend/tfplan"
 )
 

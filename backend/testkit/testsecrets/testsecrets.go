@@ -26,7 +26,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
-	"github.com/driftdeck/driftdeck/backend/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 	"github.com/driftdeck/driftdeck/backend/tfplan"
 	"github.com/driftdeck/driftdeck/backend/tofu"
 )
