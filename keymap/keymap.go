@@ -28,6 +28,8 @@ type Keymap struct {
 	Logs, Follow, Container, PreviousLog    key.Binding
 	Since                                   key.Binding
 	Confirm, Cancel                         key.Binding
+	// A dialog's fields, options and buttons.
+	NextField, PrevField, Tick, Choose key.Binding
 }
 
 // Default returns the built-in bindings, close to k9s and less.
@@ -90,6 +92,10 @@ func Default() *Keymap {
 		Since:        b("since 1m/5m/15m/1h/all", "m"),
 		Confirm:      b("yes", "y"),
 		Cancel:       b("no", "n", "esc"),
+		NextField:    b("next field", "enter", "tab"),
+		PrevField:    b("previous field", "shift+tab"),
+		Tick:         b("tick / untick", "space", "x"),
+		Choose:       key.NewBinding(key.WithKeys("left", "right", "h", "l"), key.WithHelp("←→", "choose")),
 
 		// flux reconcile --with-source: the source first, then the unit.
 		RefreshWithSource: b("reconcile with source", "W"),
@@ -112,7 +118,7 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"refreshwithsource": &k.RefreshWithSource,
 		"resources":         &k.Resources, "tree": &k.Tree, "fold": &k.Fold, "foldall": &k.FoldAll,
 		"logs": &k.Logs, "follow": &k.Follow, "container": &k.Container, "previouslog": &k.PreviousLog,
-		"since": &k.Since,
+		"since": &k.Since, "nextfield": &k.NextField, "prevfield": &k.PrevField, "tick": &k.Tick, "choose": &k.Choose,
 	}
 }
 

@@ -44,8 +44,8 @@ func TestBindingByTableName(t *testing.T) {
 }
 
 // Every action the table names a key for has one, and no two bindings
-// outside the confirmation dialog (y/n) share a key: a key must not do two
-// things on one screen.
+// outside a dialog (its y/n, fields, options and buttons) share a key: a
+// key must not do two things on one screen.
 func TestEveryActionHasItsOwnKey(t *testing.T) {
 	k := Default()
 	for _, s := range actions.Specs() {
@@ -58,7 +58,8 @@ func TestEveryActionHasItsOwnKey(t *testing.T) {
 	}
 	owner := map[string]string{}
 	for name, b := range k.bindings() {
-		if name == "confirm" || name == "cancel" {
+		switch name {
+		case "confirm", "cancel", "nextfield", "prevfield", "tick", "choose":
 			continue
 		}
 		for _, key := range b.Keys() {

@@ -354,17 +354,17 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if d.refused() {
 		// Nothing can be written: only closing is left.
-		if msg.String() == "esc" || key.Matches(msg, k.Back) {
+		if key.Matches(msg, k.Back) {
 			a.close(d.self())
 		}
 		return nil
 	}
 	if in := d.focused(); in != nil {
-		switch msg.String() {
-		case "esc":
+		switch {
+		case key.Matches(msg, k.Back):
 			a.close(d.self())
 			return nil
-		case "enter", "tab":
+		case key.Matches(msg, k.NextField):
 			last := d.focus == len(d.inputs)-1
 			if last {
 				if _, err := parseUntil(d.until.Value(), a.now()); err != nil {
@@ -377,7 +377,7 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 				return tea.Batch(d.setFocus(d.focus+1), d.planWithInputs(a), d.bulkInputsChanged(a))
 			}
 			return d.setFocus(d.focus + 1)
-		case "shift+tab":
+		case key.Matches(msg, k.PrevField):
 			return d.setFocus(d.focus - 1)
 		}
 		var cmd tea.Cmd
@@ -386,20 +386,20 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if d.focus < d.buttons() { // an option
 		opt := d.options[d.focus-len(d.inputs)]
-		switch msg.String() {
-		case "space", " ", "x":
+		switch {
+		case key.Matches(msg, k.Tick):
 			opt.on = !opt.on
 			d.yes = false
 			if opt.toggled != nil {
 				return opt.toggled(opt.on)
 			}
-		case "enter":
+		case key.Matches(msg, k.Open):
 			return d.setFocus(d.buttons())
-		case "tab", "down", "j":
+		case key.Matches(msg, k.NextField, k.Down):
 			return d.setFocus(d.focus + 1)
-		case "shift+tab", "up", "k":
+		case key.Matches(msg, k.PrevField, k.Up):
 			return d.setFocus(d.focus - 1)
-		case "esc":
+		case key.Matches(msg, k.Back):
 			a.close(d.self())
 		}
 		return nil
@@ -410,11 +410,11 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		return d.confirm(a)
 	case key.Matches(msg, k.Cancel):
 		a.close(d.self())
-	case msg.String() == "left" || msg.String() == "right" || msg.String() == "h" || msg.String() == "l":
+	case key.Matches(msg, k.Choose):
 		d.yes = !d.yes
-	case msg.String() == "shift+tab":
+	case key.Matches(msg, k.PrevField):
 		return d.setFocus(d.focus - 1)
-	case msg.String() == "enter":
+	case key.Matches(msg, k.Open):
 		if !d.yes {
 			a.close(d.self())
 			return nil
@@ -661,9 +661,10 @@ func (d *dialog) keyHelp(a *App) string {
 }
 
 func (d *dialog) hintsFor(a *App) string {
+	k := a.keys
 	switch {
 	case d.refused():
-		return a.hints("esc", "close")
+		return a.hints(a.keys.Back.Help().Key, "close")
 	case d.kind == dlgMenu:
 		return a.keyHints(bindings(a.keys.Up, a.keys.Down, a.keys.Open, a.keys.Back))
 	case d.kind == dlgReport && d.scrollable():
@@ -671,9 +672,9 @@ func (d *dialog) hintsFor(a *App) string {
 	case d.kind == dlgReport:
 		return a.theme.FooterDesc.Render("any key closes")
 	case d.focused() != nil:
-		return a.hints("enter", "next field", "shift+tab", "previous field", "esc", "cancel")
+		return a.hints(k.NextField.Help().Key, "next field", k.PrevField.Help().Key, "previous field", k.Back.Help().Key, "cancel")
 	case d.focus < d.buttons():
-		return a.hints("space", "tick / untick", "↑↓", "move", "enter", "to the buttons", "esc", "cancel")
+		return a.hints(k.Tick.Help().Key, "tick / untick", "↑↓", "move", k.Open.Help().Key, "to the buttons", k.Back.Help().Key, "cancel")
 	}
-	return a.hints("y", "yes", "n/esc", "no", "←→", "choose", "enter", "confirm choice", "shift+tab", "edit reason")
+	return a.hints(k.Confirm.Help().Key, "yes", strings.Join(k.Cancel.Keys(), "/"), "no", k.Choose.Help().Key, "choose", k.Open.Help().Key, "confirm choice", k.PrevField.Help().Key, "edit reason")
 }
