@@ -63,11 +63,11 @@ func (a *App) targets(from screen, s actions.Spec) ([]*model.Unit, bool) {
 	if !s.Bulkable {
 		return a.singleTarget(from, string(s.Kind)+" acts on one unit")
 	}
-	if l, ok := from.(*listScreen); ok {
-		if marked := l.m.Marked(); len(marked) > 0 {
+	if t, ok := from.(targeting); ok {
+		if marked := t.marked(); len(marked) > 0 {
 			return marked, true
 		}
-		if units, ok := a.parentTargets(l); ok {
+		if units, ok := a.parentTargets(t); ok {
 			return units, len(units) > 0
 		}
 	}
@@ -78,8 +78,8 @@ func (a *App) targets(from screen, s actions.Spec) ([]*model.Unit, bool) {
 // parentTargets are the children of the tree's parent row under the
 // cursor, what the keys that work in bulk act on there; ok is false on any
 // other row.
-func (a *App) parentTargets(l *listScreen) ([]*model.Unit, bool) {
-	parent, children, ok := l.m.Targets()
+func (a *App) parentTargets(t targeting) ([]*model.Unit, bool) {
+	parent, children, ok := t.parentTargets()
 	if ok && len(children) == 0 {
 		a.toastError(parent.Key.Ref() + ": no child is shown to act on")
 	}
@@ -87,8 +87,8 @@ func (a *App) parentTargets(l *listScreen) ([]*model.Unit, bool) {
 }
 
 func (a *App) singleTarget(from screen, why string) ([]*model.Unit, bool) {
-	if l, ok := from.(*listScreen); ok {
-		if marked := l.m.Marked(); len(marked) > 0 {
+	if t, ok := from.(targeting); ok {
+		if marked := t.marked(); len(marked) > 0 {
 			a.toastError(fmt.Sprintf("%d marked: %s, and the marks would not be used; esc clears them (keys that act on the marks: %s)",
 				len(marked), why, strings.Join(a.bulkKeys(marked), " ")))
 			return nil, false
@@ -100,11 +100,8 @@ func (a *App) singleTarget(from screen, why string) ([]*model.Unit, bool) {
 
 // cursorUnit is the unit the user is looking at on a screen.
 func (a *App) cursorUnit(from screen) *model.Unit {
-	switch s := from.(type) {
-	case *detailScreen:
-		return s.m.Unit()
-	case *listScreen:
-		return s.m.Selected()
+	if t, ok := from.(targeting); ok {
+		return t.cursorUnit()
 	}
 	return nil
 }
@@ -177,16 +174,16 @@ func withSourceWhyNot(u *model.Unit) string {
 }
 
 func isMarked(from screen) bool {
-	l, ok := from.(*listScreen)
-	return ok && len(l.m.Marked()) > 0
+	t, ok := from.(targeting)
+	return ok && len(t.marked()) > 0
 }
 
 func isParentRow(from screen) bool {
-	l, ok := from.(*listScreen)
+	t, ok := from.(targeting)
 	if !ok {
 		return false
 	}
-	_, _, parent := l.m.Targets()
+	_, _, parent := t.parentTargets()
 	return parent
 }
 
@@ -201,18 +198,18 @@ func (a *App) startChecked(kind actions.Kind, from screen, u *model.Unit) tea.Cm
 	case actions.Unlock:
 		return a.startUnlock(u)
 	case actions.Rollback:
-		d, ok := from.(*detailScreen)
+		p, ok := from.(historyPicker)
 		if !ok {
 			a.toastError("rollback: open the unit (enter), pick an entry on its History tab, then press " + a.keys.Rollback.Help().Key)
 			return nil
 		}
-		h, ok := d.m.SelectedHistory()
+		id, ok := p.pickedHistory()
 		if !ok {
-			d.m.ShowTab(detail.History)
+			p.showHistory()
 			a.toastError("rollback: pick the entry to roll back to, then press " + a.keys.Rollback.Help().Key)
 			return nil
 		}
-		req.HistoryID = h.ID
+		req.HistoryID = id
 	}
 	return a.startRequest(req, from)
 }
