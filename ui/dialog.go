@@ -307,7 +307,6 @@ func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
 			}
 			a.close(d.self())
 			a.push(bulkReport(a, msg))
-			a.list().m.ClearMarks()
 		}
 	default:
 		if in := d.focused(); in != nil {

@@ -24,6 +24,11 @@ func (s *listScreen) setTheme(t *themes.Theme) { s.m.SetTheme(t) }
 func (s *listScreen) view(_ *App, now time.Time) string { return s.m.View(now) }
 
 func (s *listScreen) update(a *App, msg tea.Msg) tea.Cmd {
+	if _, done := msg.(bulkMsg); done {
+		// A bulk action ran on the marked units: the marks are used.
+		s.m.ClearMarks()
+		return nil
+	}
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil
