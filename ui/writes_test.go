@@ -86,6 +86,9 @@ func TestBulkRefreshReportsSkippedUnitsAsSkipped(t *testing.T) {
 	if strings.Contains(text, "✗") {
 		t.Errorf("nothing failed, yet the report shows a failure:\n%s", plain(a))
 	}
+	if marked := a.list().m.Marked(); len(marked) != 0 {
+		t.Errorf("the marks a bulk action used are still on %d units", len(marked))
+	}
 }
 
 func TestUnlockIsOfferedInTheMenuAndSaysWhatADryRunWouldDo(t *testing.T) {
