@@ -20,13 +20,18 @@ import (
 // what it draws in a terminal emulator, so a test reads the screen a user
 // would see.
 type terminal struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	pty  *os.File
-	mu   sync.Mutex
-	emu  *vt.Emulator
-	raw  bytes.Buffer // every byte the program wrote
-	done chan error
+	t   *testing.T
+	cmd *exec.Cmd
+	pty *os.File
+	mu  sync.Mutex // guards emu
+	emu *vt.Emulator
+	// rawMu guards raw and fed; more is signalled when raw grows.
+	rawMu sync.Mutex
+	more  *sync.Cond
+	raw   bytes.Buffer // every byte the program wrote
+	fed   int          // how much of raw the emulator has parsed
+	eof   bool         // the program's end of the terminal is closed
+	done  chan error
 }
 
 // Deadlines of the waits: each wait polls for what the program promises and
@@ -50,7 +55,9 @@ func start(t *testing.T, width, height int, env []string, args ...string) *termi
 		t.Fatal(err)
 	}
 	term := &terminal{t: t, cmd: cmd, pty: f, emu: vt.NewEmulator(width, height), done: make(chan error, 1)}
+	term.more = sync.NewCond(&term.rawMu)
 	go term.pump()
+	go term.feed()
 	// Answer the program's terminal queries (colours, capabilities) the way
 	// a real terminal does.
 	go func() { _, _ = io.Copy(f, term.emu) }()
@@ -62,19 +69,60 @@ func start(t *testing.T, width, height int, env []string, args ...string) *termi
 	return term
 }
 
+// pump reads what the program writes as fast as it comes: a program whose
+// output is not read blocks in its renderer and stops reading its keys, so
+// the parsing (slow in a race-built test) is left to feed.
 func (term *terminal) pump() {
 	buf := make([]byte, 32*1024)
 	for {
 		n, err := term.pty.Read(buf)
-		if n > 0 {
-			term.mu.Lock()
-			_, _ = term.emu.Write(buf[:n])
-			term.raw.Write(buf[:n])
-			term.mu.Unlock()
-		}
+		term.rawMu.Lock()
+		term.raw.Write(buf[:n])
+		term.eof = err != nil
+		term.more.Broadcast()
+		term.rawMu.Unlock()
 		if err != nil {
 			return
 		}
+	}
+}
+
+// feed hands what the program wrote to the emulator, in order, until the
+// terminal is closed and all of it is parsed.
+func (term *terminal) feed() {
+	for {
+		term.rawMu.Lock()
+		for term.fed == term.raw.Len() && !term.eof {
+			term.more.Wait()
+		}
+		if term.fed == term.raw.Len() {
+			term.rawMu.Unlock()
+			return
+		}
+		chunk := bytes.Clone(term.raw.Bytes()[term.fed:])
+		term.rawMu.Unlock()
+		term.mu.Lock()
+		_, _ = term.emu.Write(chunk)
+		term.mu.Unlock()
+		term.rawMu.Lock()
+		term.fed += len(chunk)
+		term.more.Broadcast()
+		term.rawMu.Unlock()
+	}
+}
+
+// parsed waits (at most timeout) until the emulator has parsed all the
+// program wrote up to its end: the screen is then the last one drawn.
+func (term *terminal) parsed(timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		term.rawMu.Lock()
+		done := term.eof && term.fed == term.raw.Len()
+		term.rawMu.Unlock()
+		if done {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -87,8 +135,8 @@ func (term *terminal) screen() string {
 
 // written is every byte the program wrote to the terminal so far.
 func (term *terminal) written() []byte {
-	term.mu.Lock()
-	defer term.mu.Unlock()
+	term.rawMu.Lock()
+	defer term.rawMu.Unlock()
 	return bytes.Clone(term.raw.Bytes())
 }
 
@@ -150,6 +198,7 @@ func (term *terminal) exit(timeout time.Duration) int {
 	term.t.Helper()
 	select {
 	case err := <-term.done:
+		term.parsed(5 * time.Second)
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return ee.ExitCode()
