@@ -24,7 +24,11 @@ import (
 // Backend is everything the UI may ask of the backend.
 type Backend interface {
 	Available(ctx context.Context, u *model.Unit) []model.Availability
+	// Plan says what a request would write; Send writes that plan as shown
+	// (or answers *actions.PlanChanged, writing nothing).
 	Plan(ctx context.Context, req actions.Request) (*actions.Plan, error)
+	Send(ctx context.Context, p *actions.Plan) (*actions.Result, error)
+	// Execute plans and writes a request nobody reviews (a refresh).
 	Execute(ctx context.Context, req actions.Request) (*actions.Result, error)
 	Bulk(ctx context.Context, r actions.BulkRequest) []actions.BulkOutcome
 	// OwnerWrites reads what a bulk pause or resume would write to the
@@ -80,13 +84,6 @@ func (a *App) executeBulk(id int, kind actions.Kind, units []*model.Unit, reason
 	return func() tea.Msg {
 		return bulkMsg{id: id, kind: kind, outcomes: be.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: reason, Until: until})}
 	}
-}
-
-// boundTo binds a request to the plan the user confirmed: the write happens
-// only while the object is at the version that plan was made from.
-func boundTo(req actions.Request, p *actions.Plan) actions.Request {
-	req.ResourceVersion = p.ResourceVersion
-	return req
 }
 
 // samePlannedVersions reports whether two plans were made from the same

@@ -127,7 +127,7 @@ func (a *App) newDialog(kind dialogKind, action actions.Kind, units []*model.Uni
 	d.reason = newInput("why (goes into the Event and the audit log)")
 	d.until = newInput("optional: 2h, 30m, or 2026-12-01T08:00:00Z")
 	d.inputs = []*textinput.Model{&d.reason}
-	if takesUntil(action) {
+	if specOf(action).TakesUntil {
 		d.inputs = append(d.inputs, &d.until)
 	}
 	return d
@@ -549,13 +549,23 @@ func (d *dialog) confirm(a *App) tea.Cmd {
 		d.confirmOnPlan = true // written once the plan with what was typed is in
 		return nil
 	}
-	req := boundTo(d.req, d.plan)
-	req.Reason = reason
-	if strings.TrimSpace(d.until.Value()) != d.untilText {
-		req.Until = until // typed after the plan shown was made
+	if cmd := d.planWithInputs(a); cmd != nil {
+		// What was typed since is written too: it is planned, shown, and
+		// then sent.
+		d.confirmOnPlan = true
+		return cmd
 	}
 	d.running, d.err = true, ""
-	return a.execute(d.id, req)
+	return a.send(d.id, d.plan)
+}
+
+// send writes the plan shown, as it is.
+func (a *App) send(id int, p *actions.Plan) tea.Cmd {
+	be, ctx := a.opts.Backend, a.opts.Context
+	return func() tea.Msg {
+		res, err := be.Send(ctx, p)
+		return resultMsg{id: id, req: p.Request, res: res, err: err}
+	}
 }
 
 func (a *App) execute(id int, req actions.Request) tea.Cmd {

@@ -22,10 +22,11 @@ import (
 // Its fields let a test shape the answers and read what was asked.
 type fakeBackend struct {
 	mu        sync.Mutex
-	executed  []actions.Request
-	plans     int // Plan calls
-	describes int // Describe calls
-	available int // Available calls
+	executed  []actions.Request // every write's request
+	sent      []*actions.Plan   // the plans Send wrote
+	plans     int               // Plan calls
+	describes int               // Describe calls
+	available int               // Available calls
 	// version is the resourceVersion plans are made from; a test moves it
 	// to play a change on the cluster.
 	version string
@@ -147,16 +148,23 @@ func (f *fakeBackend) planAtVersion(req actions.Request, version string) *action
 	return p
 }
 
-// Execute writes only while the object is at the version the request was
+// Send writes the plan only while the object is at the version it was
 // planned from, as the backend does.
+func (f *fakeBackend) Send(_ context.Context, p *actions.Plan) (*actions.Result, error) {
+	if now := f.planAt(p.Request); p.ResourceVersion != now.ResourceVersion {
+		// What changed is said by the backend's own comparison.
+		return nil, &actions.PlanChanged{Plan: now, Changes: actions.PlanDifferences(p, now)}
+	}
+	f.mu.Lock()
+	f.executed = append(f.executed, p.Request)
+	f.sent = append(f.sent, p)
+	f.mu.Unlock()
+	return &actions.Result{Plan: p, Actor: "oncall@example.com", Verified: true, MayRevert: f.mayRevert}, nil
+}
+
+// Execute plans and writes at once.
 func (f *fakeBackend) Execute(_ context.Context, req actions.Request) (*actions.Result, error) {
 	now := f.planAt(req)
-	if req.ResourceVersion != "" && req.ResourceVersion != now.ResourceVersion {
-		// What changed is said by the backend's own comparison, of the plan
-		// confirmed with the plan now.
-		confirmed := f.planAtVersion(req, req.ResourceVersion)
-		return nil, &actions.PlanChanged{Plan: now, Changes: actions.PlanDifferences(confirmed, now)}
-	}
 	f.mu.Lock()
 	f.executed = append(f.executed, req)
 	f.mu.Unlock()

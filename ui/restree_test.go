@@ -157,7 +157,7 @@ func TestSyncOfMarkedResourcesWritesTheOptionsTickedInTheDialog(t *testing.T) {
 	if req.Kind != actions.Sync || !reflect.DeepEqual(req.Resources, want) || !req.Prune || !req.ApplyOutOfSyncOnly || req.Force || req.SyncDryRun {
 		t.Errorf("the write is not what was ticked: %+v", req)
 	}
-	if req.ResourceVersion == "" || req.Reason != "INC-7: roll api and its settings" {
+	if len(be.sent) != 1 || be.sent[0].Request.Reason != "INC-7: roll api and its settings" {
 		t.Errorf("the write must be bound to the plan shown, with the reason: %+v", req)
 	}
 }

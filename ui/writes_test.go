@@ -14,13 +14,14 @@ import (
 
 func TestConfirmedWriteIsBoundToTheShownPlan(t *testing.T) {
 	a, be := newTestApp(t, 100, 30)
-	openPause(t, a)
+	d := openPause(t, a)
+	shown := d.plan
 	press(a, "y")
-	if len(be.executed) != 1 {
-		t.Fatalf("executed %d writes, want 1", len(be.executed))
+	if len(be.sent) != 1 || len(be.executed) != 1 {
+		t.Fatalf("sent %d plans and wrote %d times, want the one shown, once", len(be.sent), len(be.executed))
 	}
-	if got := be.executed[0]; got.ResourceVersion != "4711" || got.Reason != "INC-5150: hotfix in place" {
-		t.Errorf("the write is not bound to the shown plan: version %q, reason %q", got.ResourceVersion, got.Reason)
+	if got := be.sent[0]; got != shown || got.ResourceVersion != "4711" || got.Request.Reason != "INC-5150: hotfix in place" {
+		t.Errorf("the plan sent is not the plan shown: version %q, reason %q", got.ResourceVersion, got.Request.Reason)
 	}
 }
 
@@ -42,7 +43,7 @@ func TestObjectChangedBeforeTheWriteShowsTheNewPlanToConfirmAgain(t *testing.T) 
 		}
 	}
 	press(a, "y")
-	if len(be.executed) != 1 || be.executed[0].ResourceVersion != "4712" {
+	if len(be.sent) != 1 || be.sent[0].ResourceVersion != "4712" {
 		t.Fatalf("confirming the new plan must write it at 4712: %v", be.executed)
 	}
 }

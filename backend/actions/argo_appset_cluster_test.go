@@ -115,17 +115,14 @@ func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
 				setBefore, webBefore := e.get(argocd.ApplicationSets, "team"), e.get(argocd.Applications, "web")
 				key := e.key(model.EngineArgoCD, "web")
 
-				plan, err := e.exec.Plan(context.Background(), Request{Kind: Pause, Key: key, Reason: "INC-7"})
-				if err != nil {
-					t.Fatal(err)
-				}
+				plan := e.planned(Request{Kind: Pause, Key: key, Reason: "INC-7"})
 				if len(plan.Also) != 1 || plan.Also[0].Object != "applicationset/"+e.ns+"/team" || plan.Also[0].When != "before" ||
 					!strings.Contains(plan.Also[0].Changes[0], `"name":"web"`) {
 					t.Fatalf("the plan must show the ApplicationSet write: %+v", plan.Also)
 				}
 				e.exec.Settle = 300 * time.Millisecond
 				defer func() { e.exec.Settle = 0 }()
-				res := e.mustRun(Request{Kind: Pause, Key: key, Reason: "INC-7", ResourceVersion: plan.ResourceVersion})
+				res := e.mustSend(plan)
 				if res.MayRevert != "ApplicationSet/team" {
 					t.Errorf("MayRevert = %q", res.MayRevert)
 				}
@@ -184,16 +181,23 @@ func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
 				a := e.withAppSet(t)
 				a.reconciled(t)
 				key := e.key(model.EngineArgoCD, "web")
-				plan, err := e.exec.Plan(context.Background(), Request{Kind: Pause, Key: key, Reason: "INC-9"})
-				if err != nil {
-					t.Fatal(err)
-				}
+				plan := e.planned(Request{Kind: Pause, Key: key, Reason: "INC-9"})
 				theirs := `[{"op":"add","path":"/spec/ignoreApplicationDifferences/-","value":{"name":"api","jsonPointers":["/spec/project"]}}]`
 				if _, err := e.dyn.Resource(argocd.ApplicationSets).Namespace(e.ns).Patch(context.Background(), "team", types.JSONPatchType, []byte(theirs), metav1.PatchOptions{}); err != nil {
 					t.Fatal(err)
 				}
 				withTheirs := e.get(argocd.ApplicationSets, "team")
-				e.mustRun(Request{Kind: Pause, Key: key, Reason: "INC-9", ResourceVersion: plan.ResourceVersion})
+				// The ApplicationSet is not as the plan read it: nothing is
+				// written, and the plan comes back checking what it holds now.
+				_, err := e.send(plan)
+				var changed *PlanChanged
+				if !errors.As(err, &changed) || !contains(changed.Changes, "applicationset/"+e.ns+"/team changed since the plan was made") {
+					t.Fatalf("want the plan back, saying the ApplicationSet changed: %v", err)
+				}
+				if got := e.get(argocd.ApplicationSets, "team"); got.GetResourceVersion() != withTheirs.GetResourceVersion() {
+					t.Fatalf("the ApplicationSet was written by a plan that read it before: %v", got.Object["spec"])
+				}
+				e.mustSend(changed.Plan)
 				entries, _, _ := unstructured.NestedSlice(e.get(argocd.ApplicationSets, "team").Object, "spec", "ignoreApplicationDifferences")
 				if len(entries) != 3 || !strings.Contains(jsonOf(t, entries[1]), "/spec/project") || !strings.Contains(jsonOf(t, entries[2]), `"name":"web"`) {
 					t.Fatalf("want both earlier entries and driftdeck's: %v", entries)

@@ -350,8 +350,7 @@ func TestClusterAConfirmedPauseWritesTheTimesItShowed(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.exec.Now = nil // the user confirms ten minutes later
-			req.ResourceVersion = plan.ResourceVersion
-			e.mustRun(req)
+			e.mustSend(plan)
 			ann := e.get(argocd.Applications, "web").GetAnnotations()
 			for _, a := range []string{pause.AnnotationAt, pause.AnnotationUntil, pause.AnnotationReason} {
 				if want := "metadata.annotations." + a + ": " + ann[a]; !contains(plan.Changes, want) {

@@ -91,7 +91,7 @@ func (e *Executor) plannedHolds(ctx context.Context, r BulkRequest, reqs []Reque
 		if err != nil {
 			continue
 		}
-		p, err := e.plan(env, obj, req)
+		p, err := e.plan(env, obj, req, false)
 		if err != nil || p.hold == nil {
 			continue
 		}

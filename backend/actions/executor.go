@@ -41,9 +41,6 @@ type Executor struct {
 	Origin cmdline.Origin
 
 	schema schemaCache
-	// shown keeps the plans handed out, so that a confirmed plan whose
-	// object changed can be compared with the new one.
-	shown shownPlans
 }
 
 // planEnv is what a planner may use.
@@ -112,17 +109,15 @@ func kindList(ks []Kind) string {
 	return strings.Join(s, ", ")
 }
 
-// Plan reads the object fresh and computes exactly what the action would write.
+// Plan reads the object fresh and computes exactly what the action would
+// write: a value, bound to the version read (its patch tests
+// metadata.resourceVersion first), that Send writes as it is.
 func (e *Executor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	env, obj, err := e.prepare(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	p, err := e.plan(env, obj, req)
-	if err == nil {
-		e.shown.remember(p)
-	}
-	return p, err
+	return e.plan(env, obj, req, true)
 }
 
 func (e *Executor) prepare(ctx context.Context, req Request) (*planEnv, map[string]any, error) {
@@ -166,7 +161,9 @@ func (e *Executor) get(ctx context.Context, c *kube.Cluster, k model.Key) (map[s
 	return obj.Object, nil
 }
 
-func (e *Executor) plan(env *planEnv, obj map[string]any, req Request) (*Plan, error) {
+// plan runs the request's planner on obj. A bound plan's patch tests the
+// object's resourceVersion first: it is written only to the version read.
+func (e *Executor) plan(env *planEnv, obj map[string]any, req Request, bound bool) (*Plan, error) {
 	pl, err := plannerFor(req.Key.Engine, req.Kind)
 	if err != nil {
 		return nil, err
@@ -190,125 +187,10 @@ func (e *Executor) plan(env *planEnv, obj map[string]any, req Request) (*Plan, e
 	p.Request = req
 	p.ResourceVersion = lookupString(obj, "metadata", "resourceVersion")
 	p.at = env.now
+	if bound {
+		p.Patch = append([]Op{versionTest(p.ResourceVersion)}, p.Patch...)
+	}
 	return p, nil
-}
-
-// Execute does the action through the write guard (read-only, reason, actor,
-// permission, audit, Event): a plan from a fresh read, bound to the version
-// the user confirmed when the request names one, written as one patch with
-// its preconditions, and verified on the object the server returns. A
-// precondition that fails writes nothing: a bound request gets *PlanChanged
-// with the new plan; an unbound one is planned again on a fresh read (it
-// asked for whatever the object's state allows then), a few times, and then
-// refused.
-func (e *Executor) Execute(ctx context.Context, req Request) (*Result, error) {
-	gvr, _ := engines.Resource(req.Key.Engine)
-	var res *Result
-	w, err := e.guard().Do(ctx, writeguard.Attempt{
-		Key: req.Key, Action: string(req.Kind), Reason: req.Reason, ReasonRequired: Destructive(req.Kind), Resource: gvr,
-	}, func(w *writeguard.Write) error {
-		var err error
-		res, err = e.write(ctx, w, req, 0)
-		return err
-	})
-	if res != nil {
-		res.Warnings = append(res.Warnings, w.Warnings...)
-	}
-	return res, err
-}
-
-func (e *Executor) guard() *writeguard.Guard {
-	return &writeguard.Guard{Cluster: e.Cluster, Audit: e.Audit, ReadOnly: e.ReadOnly, DryRun: e.DryRun, Now: e.Now}
-}
-
-// maxRebinds bounds how often a confirmed write is bound again to a newer
-// version of an object whose status keeps moving under it, and how often an
-// unbound write is planned again after another writer came in between.
-const maxRebinds = 3
-
-func (e *Executor) write(ctx context.Context, w *writeguard.Write, req Request, rebinds int) (*Result, error) {
-	confirmed := req
-	c := w.Cluster
-	env := &planEnv{ctx: ctx, cluster: c, actor: w.Actor, now: e.now(), exec: e}
-	if shown, ok := e.shown.lookup(req.Key, req.Kind, req.ResourceVersion); ok && req.ResourceVersion != "" {
-		// The times the confirmed plan showed (paused-at, a request token)
-		// are the ones written, not the moment the confirmation came.
-		env.now = shown.at
-	}
-	obj, err := e.get(ctx, c, req.Key)
-	if err != nil {
-		return nil, err
-	}
-	if rv := lookupString(obj, "metadata", "resourceVersion"); req.ResourceVersion != "" && rv != req.ResourceVersion {
-		if !e.writesTheSame(env, obj, req) {
-			return nil, e.planChanged(env, obj, req)
-		}
-		// Only what the plan neither writes nor checks moved (a controller's
-		// status update): the confirmed write, bound to the version now read.
-		req.ResourceVersion = rv
-	}
-	p, err := e.plan(env, obj, req)
-	if err != nil {
-		return nil, err
-	}
-	if req.ResourceVersion != "" {
-		// The server checks the version in the same atomic write: nothing
-		// can slip in between this check and the patch.
-		p.Patch = append([]Op{{Op: "test", Path: "/metadata/resourceVersion", Value: req.ResourceVersion}}, p.Patch...)
-	}
-	w.Entry.Previous = p.Previous
-	body, err := patch(p.Patch).bytes()
-	if err != nil {
-		return nil, err
-	}
-	w.Entry.Patch = body
-	opts := w.PatchOptions(orWord(p.fieldManager, "driftdeck"))
-	if err := writeBefore(ctx, c, p, opts); err != nil {
-		return nil, err
-	}
-	var held map[string]any
-	if h := p.hold; h != nil && h.first && len(h.patch) > 0 {
-		held, err = e.writeHold(ctx, req, p, h.patch, string(req.Kind))
-		switch {
-		case err != nil && preconditionFailed(err) && rebinds < maxRebinds:
-			return e.write(ctx, w, confirmed, rebinds+1)
-		case err != nil:
-			return nil, holdError(h, err)
-		}
-		if _, kept := undoHold(held, h); !kept {
-			return nil, fmt.Errorf("%s does not keep the ignoreApplicationDifferences entry driftdeck wrote (its CRD pruned it?): the Application was not paused", h.key.Ref())
-		}
-	}
-	out, err := c.Dynamic.Resource(p.gvr).Namespace(req.Key.Namespace).Patch(ctx, req.Key.Name, types.JSONPatchType, body, opts, subresources(p)...)
-	if err != nil && held != nil && !w.DryRun {
-		err = e.undoHold(ctx, req, p, held, err)
-	}
-	switch {
-	case err != nil && preconditionFailed(err) && rebinds < maxRebinds && (req.ResourceVersion != "" || len(p.before) == 0):
-		// Nothing was written. An unbound request with requests to its
-		// sources already sent is not planned again: they would be sent twice.
-		return e.write(ctx, w, confirmed, rebinds+1)
-	case err != nil && preconditionFailed(err) && req.ResourceVersion != "":
-		now, rerr := e.get(ctx, c, req.Key)
-		if rerr != nil {
-			return nil, rerr
-		}
-		return nil, e.planChanged(env, now, confirmed)
-	case err != nil && preconditionFailed(err):
-		return nil, &Refusal{Reason: fmt.Sprintf("%s changed while driftdeck wrote to it (a precondition of the patch failed): nothing written; look again and retry", req.Key.Ref())}
-	case err != nil && answerLost(err):
-		// The write may have landed: read it back rather than guess.
-		after, evidence, lerr := e.readBackLost(ctx, c, req, p, err)
-		if lerr != nil {
-			return nil, lerr
-		}
-		res := e.finish(ctx, w, c, req, p, after)
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the connection dropped before the cluster answered (%v); read back %s, %s: it was applied", err, req.Key.Ref(), evidence))
-		return res, nil
-	case err != nil:
-		return nil, explainWriteError(req, err)
-	}
-	return e.finish(ctx, w, c, req, p, out.Object), nil
 }
 
 // finish builds the result of a write from the object after it, verifies

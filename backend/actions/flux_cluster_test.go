@@ -164,14 +164,11 @@ func approve(t *testing.T, e *env, c fluxCase) {
 	if got := lookupString(e.read(c, "infra").Object, "spec", "approvePlan"); got != "" {
 		t.Fatalf("a refused approval wrote spec.approvePlan %q", got)
 	}
-	plan, err := e.exec.Plan(context.Background(), Request{Kind: Approve, Key: key, Revision: planID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := e.planned(Request{Kind: Approve, Key: key, Reason: "reviewed", Revision: planID})
 	if !strings.Contains(plan.Summary, planID) || !contains(plan.Changes, "spec.approvePlan: (unset) → "+planID) {
 		t.Errorf("the plan must name the full id: %s %v", plan.Summary, plan.Changes)
 	}
-	e.mustRun(Request{Kind: Approve, Key: key, Reason: "reviewed", Revision: planID, ResourceVersion: plan.ResourceVersion})
+	e.mustSend(plan)
 	after := e.read(c, "infra")
 	if got := lookupString(after.Object, "spec", "approvePlan"); got != planID {
 		t.Errorf("spec.approvePlan %q, want the full pending id %s", got, planID)
@@ -196,12 +193,9 @@ func approve(t *testing.T, e *env, c fluxCase) {
 	// Stale: the spec changed after the plan the user reviewed.
 	e.fluxObj(c, "stale", "", "", pendingStatus)
 	skey := e.key(c.engine, "stale")
-	seen, err := e.exec.Plan(context.Background(), Request{Kind: Approve, Key: skey, Revision: planID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	seen := e.planned(Request{Kind: Approve, Key: skey, Reason: "reviewed", Revision: planID})
 	e.mergePatch(c.gvr, "stale", `{"spec":{"interval":"5m"}}`)
-	_, err = e.run(Request{Kind: Approve, Key: skey, Reason: "reviewed", Revision: planID, ResourceVersion: seen.ResourceVersion})
+	_, err = e.send(seen)
 	if !errors.As(err, &r) || !strings.Contains(err.Error(), "stale") {
 		t.Errorf("approving a plan made from an older generation: %v", err)
 	}
@@ -236,14 +230,11 @@ func forceUnlock(t *testing.T, e *env, c fluxCase) {
 	if !errors.As(err, &r) || !strings.Contains(r.Reason, "not the 0000 you saw") {
 		t.Fatalf("a lock other than the one seen: %v", err)
 	}
-	plan, err := e.exec.Plan(context.Background(), Request{Kind: ForceUnlock, Key: key, LockID: lockID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := e.planned(Request{Kind: ForceUnlock, Key: key, Reason: "runner died", LockID: lockID})
 	if !strings.Contains(plan.Summary, lockID) {
 		t.Errorf("the confirm text must name the lock: %s", plan.Summary)
 	}
-	res := e.mustRun(Request{Kind: ForceUnlock, Key: key, Reason: "runner died", LockID: lockID, ResourceVersion: plan.ResourceVersion})
+	res := e.mustSend(plan)
 	o := e.read(c, "infra")
 	if lookupString(o.Object, "spec", "tfstate", "forceUnlock") != "yes" || lookupString(o.Object, "spec", "tfstate", "lockIdentifier") != lockID {
 		t.Errorf("spec.tfstate %v: tofu-controller unlocks when forceUnlock is yes and lockIdentifier equals status.lock.pending", lookupMap(o.Object, "spec", "tfstate"))

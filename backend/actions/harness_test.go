@@ -136,6 +136,36 @@ func (e *env) run(req Request) (*Result, error) {
 	return e.exec.Execute(ctx, req)
 }
 
+// send writes a plan as shown.
+func (e *env) send(p *Plan) (*Result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return e.exec.Send(ctx, p)
+}
+
+// planned plans the request, failing the test when it cannot be.
+func (e *env) planned(req Request) *Plan {
+	e.t.Helper()
+	p, err := e.exec.Plan(context.Background(), req)
+	if err != nil {
+		e.t.Fatalf("planning %s: %v", req.Kind, err)
+	}
+	return p
+}
+
+// mustSend sends the plan as shown, which must be written and verified.
+func (e *env) mustSend(p *Plan) *Result {
+	e.t.Helper()
+	res, err := e.send(p)
+	if err != nil {
+		e.t.Fatalf("%s: %v", p.Request.Kind, err)
+	}
+	if !res.Verified {
+		e.t.Fatalf("%s not verified: %v", p.Request.Kind, res.Warnings)
+	}
+	return res
+}
+
 func (e *env) mustRun(req Request) *Result {
 	e.t.Helper()
 	res, err := e.run(req)

@@ -60,6 +60,14 @@ type Spec struct {
 	Key string
 	// Help is one line for menus, ? and --help.
 	Help string
+	// TakesUntil: the action takes an optional expiry (a pause's).
+	TakesUntil bool
+	// FlagOf is the kind whose command does this one with a flag
+	// (pause --self-heal-only, refresh --hard); "" when it has its own.
+	FlagOf Kind
+	// StateWrite: the action writes the Stack's state backend, not the
+	// Stack; stackops plans and does it, under a command of its own.
+	StateWrite bool
 	// plans is how the action is planned on each engine's units: the
 	// engines it is listed for are exactly these.
 	plans map[model.Engine]planner
@@ -117,19 +125,19 @@ func init() {
 			plans: with(on(planArgoSync, argoCD), on(planStackApprove, stacks), on(planTofuApprove, terraforms))},
 		{Kind: Refresh, Bulkable: true, Key: "refresh", Help: "Argo CD: compare the app with its source again; Flux and Terraform: reconcile now (requestedAt)",
 			plans: with(on(planArgoRefresh, argoCD), on(planFluxRefresh, kustomizations, helmReleases, terraforms))},
-		{Kind: HardRefresh, Bulkable: true, Key: "hardrefresh", Help: "refresh, regenerating the manifests (no cache)", plans: on(planArgoRefresh, argoCD)},
+		{Kind: HardRefresh, Bulkable: true, FlagOf: Refresh, Key: "hardrefresh", Help: "refresh, regenerating the manifests (no cache)", plans: on(planArgoRefresh, argoCD)},
 		{Kind: Terminate, Destructive: true, Key: "terminate", Help: "stop the running sync operation", plans: on(planArgoTerminate, argoCD)},
 		{Kind: Force, Destructive: true, Key: "force", Help: "a one-off install or upgrade of the HelmRelease now, even without changes (forceAt)", plans: on(planFluxRefresh, helmReleases)},
 		{Kind: Reset, Destructive: true, Bulkable: true, Key: "reset", Help: "reset the HelmRelease's failure counts, so remediation retries again (resetAt)", plans: on(planFluxRefresh, helmReleases)},
 		{Kind: Replan, Destructive: true, EditsSpec: true, Key: "replan", Help: "discard the pending Terraform plan and plan again", plans: on(planTofuReplan, terraforms)},
-		{Kind: Pause, Destructive: true, Bulkable: true, EditsSpec: true, Key: "pause", Help: "pause automation (Argo CD: auto-sync off; Stack: preview only; Flux and Terraform: suspend), recording what it was",
+		{Kind: Pause, Destructive: true, Bulkable: true, EditsSpec: true, TakesUntil: true, Key: "pause", Help: "pause automation (Argo CD: auto-sync off; Stack: preview only; Flux and Terraform: suspend), recording what it was",
 			plans: with(on(planArgoPause, argoCD), on(planStackPause, stacks), on(planFluxPause, kustomizations, helmReleases, terraforms))},
-		{Kind: PauseSelfHeal, Destructive: true, EditsSpec: true, Help: "turn self-heal off, keeping auto-sync", plans: on(planArgoPause, argoCD)},
+		{Kind: PauseSelfHeal, Destructive: true, EditsSpec: true, TakesUntil: true, FlagOf: Pause, Help: "turn self-heal off, keeping auto-sync", plans: on(planArgoPause, argoCD)},
 		{Kind: Resume, Destructive: true, Bulkable: true, EditsSpec: true, Key: "resume", Help: "restore the automation a driftdeck pause recorded",
 			plans: with(on(planArgoResume, argoCD), on(planStackResume, stacks), on(planFluxResume, kustomizations, helmReleases, terraforms))},
 		{Kind: Rollback, Destructive: true, Key: "rollback", Help: "sync to an earlier history entry (auto-sync must be paused)", plans: on(planArgoRollback, argoCD)},
 		{Kind: ConfirmPrune, Destructive: true, Key: "confirmprune", Help: "confirm the prune a Prune=confirm sync waits for", plans: on(planArgoConfirmPrune, argoCD)},
-		{Kind: Unlock, Destructive: true, Key: "unlock", Help: "break the lock a dead run left on the Stack's state", plans: on(planStateBackendWrite, stacks)},
+		{Kind: Unlock, Destructive: true, StateWrite: true, Key: "unlock", Help: "break the lock a dead run left on the Stack's state", plans: on(planStateBackendWrite, stacks)},
 		{Kind: ForceUnlock, Destructive: true, EditsSpec: true, Key: "forceunlock", Help: "have tofu-controller break the held Terraform state lock it names (its holder must be dead)", plans: on(planTofuForceUnlock, terraforms)},
 	}
 }
@@ -201,11 +209,6 @@ type Request struct {
 	LockID string
 	// HistoryID picks the Argo CD history entry to roll back to.
 	HistoryID int64
-	// ResourceVersion is the version of the object the confirmed plan was
-	// made from (Plan.ResourceVersion). When set, Execute writes only while
-	// the object still is at that version, and otherwise returns
-	// *PlanChanged with nothing written. Empty: plan fresh and write once.
-	ResourceVersion string
 	// Annotate sets annotations in the same patch as the action, each only
 	// while the object still holds its Was: a policy's attempt count.
 	Annotate map[string]AnnotationUpdate

@@ -1,58 +1,47 @@
 package actions
 
 import (
-	"fmt"
 	"strings"
-	"sync"
-
-	"github.com/driftdeck/driftdeck/backend/model"
 )
 
 // Unwrap makes a changed plan a refusal too (nothing was written; the
 // command line exits 6), while errors.As still finds the new plan.
 func (p *PlanChanged) Unwrap() error { return &Refusal{Reason: p.Error()} }
 
-// planChanged is the answer to a request bound to a version the object is
-// no longer at: the new plan, and in words what differs from the plan the
-// user confirmed. When the action is not possible any more, the refusal.
-func (e *Executor) planChanged(env *planEnv, obj map[string]any, req Request) error {
-	now, err := e.plan(env, obj, req)
-	if err != nil {
-		return err
-	}
-	e.shown.remember(now)
-	pc := &PlanChanged{Plan: now}
-	confirmed, ok := e.shown.lookup(req.Key, req.Kind, req.ResourceVersion)
-	if !ok {
-		pc.Changes = []string{fmt.Sprintf("the object changed since the plan was made (resourceVersion %s → %s): review the new plan", req.ResourceVersion, now.ResourceVersion)}
-		return pc
-	}
-	// Plan the confirmed request again, at the confirmed plan's time, so that
-	// only what the object's change did shows (not the reason typed since,
-	// nor the clock).
-	again := *env
-	again.now = confirmed.at
-	same, err := e.plan(&again, obj, confirmed.Request)
-	if err != nil {
-		pc.Changes = []string{"the confirmed plan is not possible any more: " + err.Error()}
-		return pc
-	}
-	pc.Changes = PlanDifferences(confirmed, same)
-	return pc
+// versionTest is the precondition that binds a plan to the version of the
+// object it was made from: the server checks it in the same atomic write,
+// so nothing can slip in between.
+func versionTest(version string) Op {
+	return Op{Op: "test", Path: "/metadata/resourceVersion", Value: version}
 }
 
-// writesTheSame tells whether the plan the user confirmed, made again on the
-// object as it is now, writes and checks exactly what was confirmed: then
-// only fields the write does not touch changed, and writing keeps the promise.
-func (e *Executor) writesTheSame(env *planEnv, obj map[string]any, req Request) bool {
-	confirmed, ok := e.shown.lookup(req.Key, req.Kind, req.ResourceVersion)
-	if !ok {
+// writes is the plan's patch without the version it is bound to: what it
+// writes and checks of the object.
+func (p *Plan) writes() []Op {
+	if p.bound() {
+		return p.Patch[1:]
+	}
+	return p.Patch
+}
+
+// bound tells whether the plan's patch tests the version it was made from
+// first, as Plan makes it.
+func (p *Plan) bound() bool {
+	if len(p.Patch) == 0 {
 		return false
 	}
-	again := *env
-	again.now = confirmed.at
-	same, err := e.plan(&again, obj, confirmed.Request)
-	return err == nil && len(PlanDifferences(confirmed, same)) == 0 && patchText(confirmed.Patch) == patchText(same.Patch)
+	first := p.Patch[0]
+	version, ok := first.Value.(string)
+	return first.Op == "test" && first.Path == "/metadata/resourceVersion" && ok && version == p.ResourceVersion
+}
+
+// rebound is the plan bound to a newer version of its object, whose change
+// it neither writes nor reads: the same bytes but for the version tested.
+func (p *Plan) rebound(version string) *Plan {
+	q := *p
+	q.ResourceVersion = version
+	q.Patch = append([]Op{versionTest(version)}, p.writes()...)
+	return &q
 }
 
 // PlanDifferences says, in words, what the new plan writes or warns
@@ -89,8 +78,8 @@ func PlanDifferences(old, now *Plan) []string {
 			out = append(out, "no longer warns: "+w)
 		}
 	}
-	if len(out) == 0 && patchText(old.Patch) != patchText(now.Patch) {
-		out = append(out, "the preconditions of the write changed (the values it checks before writing)")
+	if len(out) == 0 {
+		out = differentPreconditions(old, now)
 	}
 	return out
 }
@@ -137,35 +126,21 @@ func patchText(ops []Op) string {
 	return string(b)
 }
 
-// shownPlans remembers the latest plans handed out, per unit, action and
-// version: the few a user may be confirming at one time.
-type shownPlans struct {
-	mu    sync.Mutex
-	plans map[shownKey]*Plan
-}
-
-type shownKey struct {
-	key     model.Key
-	kind    Kind
-	version string
-}
-
-// maxShown bounds the memory of plans; a plan forgotten only makes a
-// PlanChanged less specific.
-const maxShown = 256
-
-func (s *shownPlans) remember(p *Plan) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.plans == nil || len(s.plans) >= maxShown {
-		s.plans = map[shownKey]*Plan{}
+// differentPreconditions names the objects whose write checks other values
+// in the new plan, the versions the plans are bound to aside.
+func differentPreconditions(old, now *Plan) []string {
+	var out []string
+	if patchText(old.writes()) != patchText(now.writes()) {
+		out = append(out, "the preconditions of the write changed (the values it checks before writing)")
 	}
-	s.plans[shownKey{p.Request.Key, p.Request.Kind, p.ResourceVersion}] = p
-}
-
-func (s *shownPlans) lookup(k model.Key, kind Kind, version string) (*Plan, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, ok := s.plans[shownKey{k, kind, version}]
-	return p, ok
+	nowBy := make(map[string]OtherWrite, len(now.Also))
+	for _, o := range now.Also {
+		nowBy[o.Object] = o
+	}
+	for _, o := range old.Also {
+		if n, ok := nowBy[o.Object]; ok && patchText(n.Patch) != patchText(o.Patch) {
+			out = append(out, o.Object+" changed since the plan was made: its write now checks what it holds now")
+		}
+	}
+	return out
 }

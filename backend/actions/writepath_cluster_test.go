@@ -14,6 +14,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pause"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
@@ -43,15 +44,12 @@ func TestClusterTheConfirmedPlanIsTheWrittenPlan(t *testing.T) {
 	e.sub("an object changed after the plan is not written; the new plan comes back", func(t *testing.T, e *env) {
 		e.app("web", `"automated":{"prune":true,"selfHeal":true}`, drifted)
 		key := e.key(model.EngineArgoCD, "web")
-		confirmed, err := e.exec.Plan(ctx, Request{Kind: Pause, Key: key})
-		if err != nil {
-			t.Fatal(err)
-		}
+		confirmed := e.planned(Request{Kind: Pause, Key: key, Reason: "INC-7"})
 		// Somebody turns self-heal off while the dialog is open.
 		e.mergePatch(argocd.Applications, "web", `{"spec":{"syncPolicy":{"automated":{"selfHeal":false}}}}`)
 		before := e.get(argocd.Applications, "web")
 
-		_, err = e.run(Request{Kind: Pause, Key: key, Reason: "INC-7", ResourceVersion: confirmed.ResourceVersion})
+		_, err := e.send(confirmed)
 		var changed *PlanChanged
 		if !errors.As(err, &changed) {
 			t.Fatalf("want *PlanChanged, got %v", err)
@@ -78,7 +76,7 @@ func TestClusterTheConfirmedPlanIsTheWrittenPlan(t *testing.T) {
 		}
 
 		// Confirming the new plan writes it, bound to its version.
-		res := e.mustRun(Request{Kind: Pause, Key: key, Reason: "INC-7", ResourceVersion: changed.Plan.ResourceVersion})
+		res := e.mustSend(changed.Plan)
 		if res.Plan.Patch[0] != (Op{Op: "test", Path: "/metadata/resourceVersion", Value: changed.Plan.ResourceVersion}) {
 			t.Errorf("a bound write must carry the version as its first precondition: %+v", res.Plan.Patch[0])
 		}
@@ -95,45 +93,46 @@ func TestClusterTheConfirmedPlanIsTheWrittenPlan(t *testing.T) {
 	e.sub("a status write alone changes no plan: the confirmed write goes through, bound to the new version", func(t *testing.T, e *env) {
 		e.app("web", `"automated":{"prune":true}`, drifted)
 		key := e.key(model.EngineArgoCD, "web")
-		confirmed, err := e.exec.Plan(ctx, Request{Kind: Refresh, Key: key})
-		if err != nil {
-			t.Fatal(err)
-		}
+		confirmed := e.planned(Request{Kind: Refresh, Key: key})
 		// A controller's status update lands while the user reads the plan.
 		e.mergePatch(argocd.Applications, "web", `{"status":{"reconciledAt":"2026-11-29T10:00:00Z"}}`)
 		moved := e.get(argocd.Applications, "web").GetResourceVersion()
-		res, err := e.run(Request{Kind: Refresh, Key: key, ResourceVersion: confirmed.ResourceVersion})
+		res, err := e.send(confirmed)
 		if err != nil {
 			t.Fatalf("a plan that writes and checks the same must be written: %v", err)
 		}
 		if res.Plan.Patch[0] != (Op{Op: "test", Path: "/metadata/resourceVersion", Value: moved}) {
 			t.Errorf("the write must be bound to the version it was checked against (%s): %+v", moved, res.Plan.Patch[0])
 		}
-		if patchText(res.Plan.Patch[1:]) != patchText(confirmed.Patch) {
-			t.Errorf("the write is not the confirmed plan:\nsent      %s\nconfirmed %s", patchText(res.Plan.Patch[1:]), patchText(confirmed.Patch))
+		if patchText(res.Plan.Patch[1:]) != patchText(confirmed.Patch[1:]) {
+			t.Errorf("the write is not the confirmed plan:\nsent      %s\nconfirmed %s", patchText(res.Plan.Patch[1:]), patchText(confirmed.Patch[1:]))
 		}
 		if got := e.get(argocd.Applications, "web").GetAnnotations()[argocd.AnnotationRefresh]; got != "normal" {
 			t.Fatalf("refresh annotation %q after the write", got)
 		}
 	})
-	e.sub("a plan made elsewhere still binds the write", func(t *testing.T, e *env) {
-		o := e.app("web", `"automated":{"prune":true}`, drifted)
-		e.mergePatch(argocd.Applications, "web", `{"spec":{"syncPolicy":{"automated":{"prune":false}}}}`)
-		_, err := e.run(Request{Kind: Pause, Key: e.key(model.EngineArgoCD, "web"), Reason: "x", ResourceVersion: o.GetResourceVersion()})
-		var changed *PlanChanged
-		if !errors.As(err, &changed) || !contains(changed.Changes, "resourceVersion "+o.GetResourceVersion()+" →") {
-			t.Fatalf("want a PlanChanged naming the versions, got %v", err)
+	e.sub("however many plans are shown meanwhile, each writes what it showed", func(t *testing.T, e *env) {
+		e.app("web", `"automated":{"prune":true}`, drifted)
+		key := e.key(model.EngineArgoCD, "web")
+		shownAt := time.Now().Add(-time.Hour).Truncate(time.Second)
+		e.exec.Now = func() time.Time { return shownAt }
+		first := e.planned(Request{Kind: Pause, Key: key, Reason: "INC-7"})
+		// Other dialogs and commands plan the unit many times over.
+		e.exec.Now = nil
+		for range 300 {
+			e.planned(Request{Kind: Pause, Key: key, Reason: "INC-7"})
+		}
+		e.mustSend(first)
+		if got := e.get(argocd.Applications, "web").GetAnnotations()[pause.AnnotationAt]; got != shownAt.UTC().Format(time.RFC3339) {
+			t.Errorf("paused-at %q, want %s: the time the first plan showed", got, shownAt.UTC().Format(time.RFC3339))
 		}
 	})
 	e.sub("a changed object whose action is no longer possible is refused as such", func(t *testing.T, e *env) {
 		e.app("web", `"automated":{"prune":true}`, drifted)
 		key := e.key(model.EngineArgoCD, "web")
-		confirmed, err := e.exec.Plan(ctx, Request{Kind: Pause, Key: key})
-		if err != nil {
-			t.Fatal(err)
-		}
+		confirmed := e.planned(Request{Kind: Pause, Key: key, Reason: "me"})
 		e.mustRun(Request{Kind: Pause, Key: key, Reason: "somebody else, first"})
-		_, err = e.run(Request{Kind: Pause, Key: key, Reason: "me", ResourceVersion: confirmed.ResourceVersion})
+		_, err := e.send(confirmed)
 		var r *Refusal
 		if !errors.As(err, &r) || !r.NothingToDo || !strings.Contains(r.Reason, "already paused") {
 			t.Fatalf("want nothing to do (already paused), got %v", err)

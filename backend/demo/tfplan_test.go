@@ -64,8 +64,7 @@ func TestDemoTerraformPlanIsReadableAndApprovingItApplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.ResourceVersion = plan.ResourceVersion
-	if _, err := ex.Execute(ctx, req); err != nil {
+	if _, err := ex.Send(ctx, plan); err != nil {
 		t.Fatal(err)
 	}
 	var tf *model.Unit

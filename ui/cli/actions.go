@@ -38,16 +38,15 @@ type actionOpts struct {
 // syncFlags are the choices of an Argo CD sync beyond prune.
 type syncFlags struct{ force, dryRun, outOfSyncOnly bool }
 
-// commandKinds are the action kinds with a command of their own: pause's
-// self-heal-only form and hard refresh are flags, unlock has its own command.
+// commandKinds are the action kinds with an action command: the others are
+// a flag of another's (pause --self-heal-only, refresh --hard) or write a
+// state backend (unlock, a command of its own).
 func commandKinds() []actions.Spec {
 	var out []actions.Spec
 	for _, s := range actions.Specs() {
-		switch s.Kind {
-		case actions.PauseSelfHeal, actions.HardRefresh, actions.Unlock:
-			continue
+		if s.FlagOf == "" && !s.StateWrite {
+			out = append(out, s)
 		}
-		out = append(out, s)
 	}
 	return out
 }
@@ -164,17 +163,8 @@ func newActionCmd(g *globals, spec actions.Spec) *cobra.Command {
 	return cmd
 }
 
-func exampleUnit(s actions.Spec) string {
-	switch {
-	case s.Knows(model.EngineArgoCD):
-		return "argocd/argocd/guestbook"
-	case s.Knows(model.EnginePulumi):
-		return "pulumi/infra/network-prod"
-	case s.Knows(model.EngineHelmRelease):
-		return "helmrelease/team-payments/api"
-	}
-	return "terraform/flux-system/eks-cluster"
-}
+// exampleUnit names a unit of the first engine that knows the action.
+func exampleUnit(s actions.Spec) string { return model.InfoOf(s.Engines()[0]).Example }
 
 func exampleReason(s actions.Spec) string {
 	if !s.Destructive {
@@ -191,7 +181,7 @@ func capitalize(s string) string {
 }
 
 // runAction does one action on one unit. A destructive one asked on the
-// terminal is written only as confirmed (Request.ResourceVersion); with --yes,
+// terminal is the plan printed, sent as it is (Executor.Send); with --yes,
 // or for a refresh, it is planned fresh and written once, and what was
 // written is printed.
 func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, argv []string) error {
@@ -231,18 +221,7 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 	if err != nil {
 		return err
 	}
-	if ask {
-		plan, err := exec.Plan(ctx, req)
-		if err != nil {
-			return err
-		}
-		printPlan(g.errOut, plan, "Will write")
-		if err := confirm(g, "Proceed?"); err != nil {
-			return err
-		}
-		req.ResourceVersion = plan.ResourceVersion
-	}
-	res, err := exec.Execute(ctx, req)
+	res, err := writeAsked(ctx, g, exec, req, ask)
 	if why := satisfiedBy(err); why != "" {
 		fmt.Fprintf(g.out, "unchanged: %s\n", safetext.Visible(why))
 		return nil
@@ -263,6 +242,23 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 		printPlan(g.errOut, res.Plan, verb)
 	}
 	return printResult(g, res, exec.Settled(ctx, res))
+}
+
+// writeAsked writes the request: when asked, the plan printed and
+// confirmed, as it is; else planned and written at once.
+func writeAsked(ctx context.Context, g *globals, exec *actions.Executor, req actions.Request, ask bool) (*actions.Result, error) {
+	if !ask {
+		return exec.Execute(ctx, req)
+	}
+	plan, err := exec.Plan(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	printPlan(g.errOut, plan, "Will write")
+	if err := confirm(g, "Proceed?"); err != nil {
+		return nil, err
+	}
+	return exec.Send(ctx, plan)
 }
 
 // satisfiedBy is the reason of a refusal because what was asked is already

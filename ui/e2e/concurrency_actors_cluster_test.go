@@ -43,20 +43,19 @@ func executorLoad(t *testing.T, c *testcluster.Cluster, ns string, id, n int, un
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		var res *actions.Result
 		var err error
+		var shown *actions.Plan
 		if rng.IntN(2) == 0 {
-			var p *actions.Plan
-			if p, err = exec.Plan(ctx, req); err == nil {
-				req.ResourceVersion = p.ResourceVersion
+			if shown, err = exec.Plan(ctx, req); err == nil {
+				res, err = exec.Send(ctx, shown)
 			}
-		}
-		if err == nil {
+		} else {
 			res, err = exec.Execute(ctx, req)
 		}
 		cancel()
 		a.outcome, a.why = outcomeOf(res, err)
 		if res != nil {
 			a.token = res.Token
-			a.rebound = req.ResourceVersion != "" && res.Plan.Patch[0].Value != req.ResourceVersion
+			a.rebound = shown != nil && res.Plan.ResourceVersion != shown.ResourceVersion
 		}
 		log.add(a)
 	}
