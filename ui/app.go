@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driftdeck/driftdeck/backend/logs"
@@ -34,14 +33,6 @@ type Options struct {
 	Logs logs.Source
 }
 
-type inputMode int
-
-const (
-	modeNormal inputMode = iota
-	modeFilter
-	modeCommand
-)
-
 // App is the root model: it routes messages to the screen stack and draws
 // the header, the status line and the footer around the top screen.
 type App struct {
@@ -69,13 +60,8 @@ type App struct {
 	body       fittedLines
 	hintsDrawn hintMemo
 
-	mode       inputMode
-	input      textinput.Model
-	history    []string
-	historyPos int
-	completion completion
-	// filterWas is the filter in force when "/" opened, edited in place.
-	filterWas string
+	// bar is the ":" and "/" prompt.
+	bar inputBar
 
 	toasts []toast
 	status []store.ContextStatus
@@ -100,7 +86,7 @@ func New(opts Options) *App {
 	a := &App{opts: opts, keys: opts.Keys, theme: theme, themeName: opts.Theme, dark: true, width: 80, height: 24,
 		avail: availCache{}}
 	a.stack = []screen{newListScreen(theme)}
-	a.input = textinput.New()
+	a.bar = newInputBar()
 	a.applyBatch(opts.Initial)
 	a.layout()
 	return a
@@ -164,8 +150,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, nil
 	}
 	var blink tea.Cmd
-	if a.mode != modeNormal {
-		a.input, blink = a.input.Update(msg)
+	if a.bar.open() {
+		a.bar.input, blink = a.bar.input.Update(msg)
 	}
 	return a, tea.Batch(blink, a.broadcast(msg))
 }
@@ -204,7 +190,7 @@ func (a *App) layout() {
 	for _, s := range a.stack {
 		s.setSize(a.width, body)
 	}
-	a.input.SetWidth(max(a.width-4, 10))
+	a.bar.input.SetWidth(max(a.width-4, 10))
 }
 
 // View draws the screen.

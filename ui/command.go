@@ -24,65 +24,54 @@ type command struct {
 var commands []command
 
 func init() {
+	scope := func(edit func(s *list.Scope)) func(*App, []string) (tea.Cmd, error) {
+		return func(a *App, _ []string) (tea.Cmd, error) { return a.narrow(edit), nil }
+	}
 	engine := func(e model.Engine) func(*App, []string) (tea.Cmd, error) {
-		return func(a *App, _ []string) (tea.Cmd, error) {
-			s := a.list().m.Scope()
-			s.Engine, s.Family = e, ""
-			a.list().m.SetScope(s)
-			return nil, nil
-		}
+		return scope(func(s *list.Scope) { s.Engine, s.Family = e, "" })
 	}
 	family := func(name string) func(*App, []string) (tea.Cmd, error) {
-		return func(a *App, _ []string) (tea.Cmd, error) {
-			s := a.list().m.Scope()
-			s.Engine, s.Family = "", name
-			a.list().m.SetScope(s)
-			return nil, nil
+		return scope(func(s *list.Scope) { s.Engine, s.Family = "", name })
+	}
+	// A scope command per engine, from the engines' own descriptions; the
+	// Flux family after the Stacks.
+	for _, info := range model.EngineInfos() {
+		usage := info.Scope
+		if short := info.Aliases[0]; len(short) <= 2 {
+			usage += " (or " + short + ")"
+		}
+		commands = append(commands, command{info.Scope, usage, "only " + info.Units, engine(info.Engine)})
+		if info.Engine == model.EnginePulumi {
+			commands = append(commands, command{"flux", "flux", "only Flux Kustomizations and HelmReleases", family("flux")})
 		}
 	}
-	commands = []command{
-		{"apps", "apps", "only Argo CD Applications", engine(model.EngineArgoCD)},
-		{"stacks", "stacks", "only Pulumi Stacks", engine(model.EnginePulumi)},
-		{"flux", "flux", "only Flux Kustomizations and HelmReleases", family("flux")},
-		{"kustomizations", "kustomizations (or ks)", "only Flux Kustomizations", engine(model.EngineKustomization)},
-		{"helmreleases", "helmreleases (or hr)", "only Flux HelmReleases", engine(model.EngineHelmRelease)},
-		{"terraform", "terraform (or tf)", "only tofu-controller Terraforms", engine(model.EngineTerraform)},
-		{"appsets", "appsets", "only Argo CD ApplicationSets", engine(model.EngineApplicationSet)},
+	commands = append(commands, []command{
 		{"tree", "tree", "each unit under its parent (the t key)", func(a *App, _ []string) (tea.Cmd, error) {
-			a.list().m.SetTree(true)
-			return nil, nil
+			return a.broadcast(listTreeMsg{on: true}), nil
 		}},
 		{"flat", "flat", "the flat list (the t key again)", func(a *App, _ []string) (tea.Cmd, error) {
-			a.list().m.SetTree(false)
-			return nil, nil
+			return a.broadcast(listTreeMsg{on: false}), nil
 		}},
-		{"all", "all", "every unit: clears the engine, state, namespace and context scope", func(a *App, _ []string) (tea.Cmd, error) {
-			a.list().m.SetScope(list.Scope{})
-			return nil, nil
-		}},
+		{"all", "all", "every unit: clears the engine, state, namespace and context scope", scope(func(s *list.Scope) { *s = list.Scope{} })},
 		{"ns", "ns <namespace>", "only one namespace (:ns alone for all)", func(a *App, args []string) (tea.Cmd, error) {
-			s := a.list().m.Scope()
-			s.Namespace = ""
+			ns := ""
 			if len(args) > 0 && args[0] != "all" {
 				if have := a.namespaceNames(); !slices.Contains(have, args[0]) {
 					return nil, fmt.Errorf("no unit is in namespace %q (have: %s)", args[0], strings.Join(have, ", "))
 				}
-				s.Namespace = args[0]
+				ns = args[0]
 			}
-			a.list().m.SetScope(s)
-			return nil, nil
+			return a.narrow(func(s *list.Scope) { s.Namespace = ns }), nil
 		}},
 		{"ctx", "ctx <context>", "only one kubeconfig context (:ctx alone for all)", func(a *App, args []string) (tea.Cmd, error) {
-			s := a.list().m.Scope()
-			s.Context = ""
+			ctx := ""
 			if len(args) > 0 && args[0] != "all" {
-				if !a.hasContext(args[0]) {
-					return nil, fmt.Errorf("no context %q is connected (have: %s)", args[0], strings.Join(a.contextNames(), ", "))
+				if have := a.contextNames(); !slices.Contains(have, args[0]) {
+					return nil, fmt.Errorf("no context %q is connected (have: %s)", args[0], strings.Join(have, ", "))
 				}
-				s.Context = args[0]
+				ctx = args[0]
 			}
-			a.list().m.SetScope(s)
-			return nil, nil
+			return a.narrow(func(s *list.Scope) { s.Context = ctx }), nil
 		}},
 		{"sort", "sort name|state|age", "order the list", func(a *App, args []string) (tea.Cmd, error) {
 			if len(args) != 1 {
@@ -92,8 +81,7 @@ func init() {
 			if !ok {
 				return nil, fmt.Errorf("sort %q: want name, state or age", args[0])
 			}
-			a.list().m.SetSort(m)
-			return nil, nil
+			return a.broadcast(listSortMsg{by: m}), nil
 		}},
 		{"freeze", "freeze", "pause the marked units (or every shown one), with one reason and expiry", func(a *App, _ []string) (tea.Cmd, error) {
 			return a.startBulk(actions.Pause), nil
@@ -112,32 +100,20 @@ func init() {
 			return nil, nil
 		}},
 		{"quit", "quit (or q)", "leave driftdeck", func(*App, []string) (tea.Cmd, error) { return tea.Quit, nil }},
-	}
+	}...)
 	for _, st := range list.ScopeStates {
 		state := st
-		commands = append(commands, command{state, state, "only " + state + " units", func(a *App, _ []string) (tea.Cmd, error) {
-			s := a.list().m.Scope()
-			s.State = state
-			a.list().m.SetScope(s)
-			return nil, nil
-		}})
+		commands = append(commands, command{state, state, "only " + state + " units", scope(func(s *list.Scope) { s.State = state })})
 	}
 }
 
 func findCommand(name string) (command, bool) {
+	if e, err := model.ParseEngine(name); err == nil {
+		name = model.InfoOf(e).Scope
+	}
 	switch name {
 	case "q", "q!", "exit":
 		name = "quit"
-	case "app", "applications", "argocd":
-		name = "apps"
-	case "stack", "pulumi":
-		name = "stacks"
-	case "ks", "kustomization":
-		name = "kustomizations"
-	case "hr", "helmrelease":
-		name = "helmreleases"
-	case "tf", "terraforms", "tofu":
-		name = "terraform"
 	case "namespace":
 		name = "ns"
 	case "context":
@@ -149,6 +125,11 @@ func findCommand(name string) (command, bool) {
 		}
 	}
 	return command{}, false
+}
+
+// narrow changes the list's scope, as a message the list takes.
+func (a *App) narrow(edit func(s *list.Scope)) tea.Cmd {
+	return a.broadcast(listScopeMsg{edit: edit})
 }
 
 func (a *App) runCommand(line string) tea.Cmd {
@@ -227,107 +208,14 @@ func (a *App) contextNames() []string {
 	return out
 }
 
-func (a *App) hasContext(name string) bool {
-	for _, c := range a.contextNames() {
-		if c == name {
-			return true
-		}
-	}
-	return false
-}
-
+// startInput opens the prompt; ":" offers the commands and what the
+// units hold as completions.
 func (a *App) startInput(mode inputMode, value string) tea.Cmd {
-	a.mode = mode
-	a.input.Reset()
-	a.input.Prompt = ""
-	a.input.SetValue(value)
-	a.input.CursorEnd()
-	a.input.ShowSuggestions = mode == modeCommand
+	var suggestions []string
 	if mode == modeCommand {
-		a.input.SetSuggestions(a.suggestions())
-		a.input.Placeholder = "apps, stacks, flux, terraform, ns <name>, stuck, paused, freeze … (tab cycles through the completions)"
-	} else {
-		a.input.SetSuggestions(nil)
-		a.input.Placeholder = "text or regex over " + list.FilterFields + "; ! inverts; ^ and $ anchor to a field"
+		suggestions = a.suggestions()
 	}
-	a.filterWas = ""
-	if mode == modeFilter {
-		a.filterWas = value
-	}
-	a.historyPos = len(a.history)
-	a.completion = completion{}
-	return a.input.Focus()
-}
-
-// filterNote tells, while "/" edits the filter in force rather than a new
-// one, that it does and how to start over.
-func (a *App) filterNote() string {
-	if a.filterWas == "" || a.input.Value() == "" {
-		return "" // a new filter: the placeholder says what it matches
-	}
-	return "  editing the filter in force: enter keeps the edit, ctrl+u starts over, esc clears it"
-}
-
-func (a *App) inputKey(msg tea.KeyPressMsg) tea.Cmd {
-	if k := msg.String(); a.mode == modeCommand && (k == "tab" || k == "shift+tab") {
-		step := 1
-		if k == "shift+tab" {
-			step = -1
-		}
-		a.cycleCompletion(step)
-		return nil
-	}
-	a.completion = completion{}
-	switch msg.String() {
-	case "esc":
-		if a.mode == modeFilter {
-			a.list().m.SetFilter("")
-		}
-		a.endInput()
-		return nil
-	case "enter":
-		value := strings.TrimSpace(a.input.Value())
-		mode := a.mode
-		a.endInput()
-		if mode == modeFilter {
-			a.list().m.SetFilter(value)
-			return nil
-		}
-		if value != "" && (len(a.history) == 0 || a.history[len(a.history)-1] != value) {
-			a.history = append(a.history, value)
-		}
-		return a.runCommand(value)
-	case "up":
-		if a.mode == modeCommand && a.historyPos > 0 {
-			a.historyPos--
-			a.input.SetValue(a.history[a.historyPos])
-			a.input.CursorEnd()
-		}
-		return nil
-	case "down":
-		if a.mode == modeCommand && a.historyPos < len(a.history) {
-			a.historyPos++
-			value := ""
-			if a.historyPos < len(a.history) {
-				value = a.history[a.historyPos]
-			}
-			a.input.SetValue(value)
-			a.input.CursorEnd()
-		}
-		return nil
-	}
-	var cmd tea.Cmd
-	a.input, cmd = a.input.Update(msg)
-	if a.mode == modeFilter {
-		// Filter as you type: the list answers every keystroke.
-		a.list().m.SetFilter(a.input.Value())
-	}
-	return cmd
-}
-
-func (a *App) endInput() {
-	a.mode = modeNormal
-	a.input.Blur()
+	return a.bar.start(mode, value, suggestions)
 }
 
 func wrapANSI(s string, w int) string { return ansi.Wrap(s, max(w, 10), "") }

@@ -34,12 +34,12 @@ func TestTabCyclesThroughTheCompletions(t *testing.T) {
 	typeText(a, "ns ")
 	for i, want := range []string{"ns argocd", "ns infra", "ns team-payments", "ns argocd"} {
 		press(a, "tab")
-		if got := a.input.Value(); got != want {
+		if got := a.bar.input.Value(); got != want {
 			t.Fatalf("tab %d: the prompt holds %q, want %q", i+1, got, want)
 		}
 	}
 	press(a, "shift+tab")
-	if got := a.input.Value(); got != "ns team-payments" {
+	if got := a.bar.input.Value(); got != "ns team-payments" {
 		t.Fatalf("shift+tab goes back: the prompt holds %q", got)
 	}
 	if got := plain(a); !strings.Contains(got, ":ns team-payments") || !strings.Contains(got, "3 of 3: tab next, shift+tab back") {

@@ -6,7 +6,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/driftdeck/driftdeck/backend/logs"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/themes"
 	"github.com/driftdeck/driftdeck/views/detail"
@@ -100,7 +99,7 @@ func (s *detailScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Wrap):
 		d.ToggleWrap()
 	case key.Matches(msg, k.Logs):
-		if !logs.HasOwnPods(d.Key().Engine) {
+		if !model.InfoOf(d.Key().Engine).OwnPods {
 			a.toastError("logs are of Stacks' workspace pods and Argo CD hook Jobs; " + string(d.Key().Engine) + " units have no pod of their own")
 			return nil
 		}
@@ -129,7 +128,7 @@ func (s *detailScreen) keyHelp(a *App) string {
 	if logsWorthShowing(s.m.Unit()) {
 		hs = append(hs, hintOf(k.Logs, keepHigh))
 	}
-	if s.m.Key().Engine == model.EngineArgoCD {
+	if model.InfoOf(s.m.Key().Engine).ResourceTree {
 		hs = append(hs, hintOf(k.Resources, keepHigh))
 	}
 	hs = append(hs, a.actionHintsOf(s.m.Unit())...)
@@ -140,7 +139,7 @@ func (s *detailScreen) keyHelp(a *App) string {
 // workspace pod) and for an Application while an operation runs (its hook
 // Jobs); the key works on both engines always, and the help lists it.
 func logsWorthShowing(u *model.Unit) bool {
-	if u == nil || !logs.HasOwnPods(u.Key.Engine) {
+	if u == nil || !model.InfoOf(u.Key.Engine).OwnPods {
 		return false
 	}
 	return u.Key.Engine == model.EnginePulumi || u.Run == model.Running || u.Run == model.Stuck

@@ -151,7 +151,7 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) (title, body, co
 		return "  " + name
 	}
 	lines = append(lines, label(0, "Reason: ")+fieldView(&d.reason))
-	if takesUntil(d.action) {
+	if specOf(d.action).TakesUntil {
 		lines = append(lines, label(1, "Until:  ")+fieldView(&d.until))
 	}
 	for i, opt := range d.options {

@@ -69,7 +69,7 @@ func TestTabCompletesFluxAndTerraformScopes(t *testing.T) {
 		press(a, ":")
 		typeText(a, typed)
 		press(a, "tab")
-		if got := a.input.Value(); got != want {
+		if got := a.bar.input.Value(); got != want {
 			t.Errorf("%q + tab = %q, want %q", typed, got, want)
 		}
 		press(a, "enter")

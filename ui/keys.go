@@ -19,9 +19,16 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.holdKey(msg)
 		return nil
 	}
-	if a.mode != modeNormal {
+	if a.bar.open() {
+		cmd, asked := a.bar.key(msg)
+		switch asked := asked.(type) {
+		case listFilterMsg:
+			cmd = tea.Batch(cmd, a.broadcast(asked))
+		case commandLineMsg:
+			cmd = tea.Batch(cmd, a.runCommand(string(asked)))
+		}
 		// Filtering moves the cursor to another row.
-		return tea.Batch(a.inputKey(msg), a.prefetch(a.list().m.Selected()))
+		return tea.Batch(cmd, a.prefetch(a.list().m.Selected()))
 	}
 	return a.top().update(a, msg)
 }

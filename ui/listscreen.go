@@ -24,13 +24,29 @@ func (s *listScreen) setTheme(t *themes.Theme) { s.m.SetTheme(t) }
 func (s *listScreen) view(_ *App, now time.Time) string { return s.m.View(now) }
 
 func (s *listScreen) update(a *App, msg tea.Msg) tea.Cmd {
-	if _, done := msg.(bulkMsg); done {
+	var km tea.KeyPressMsg
+	switch msg := msg.(type) {
+	case bulkMsg:
 		// A bulk action ran on the marked units: the marks are used.
 		s.m.ClearMarks()
 		return nil
-	}
-	km, ok := msg.(tea.KeyPressMsg)
-	if !ok {
+	case listFilterMsg:
+		s.m.SetFilter(msg.text)
+		return nil
+	case listScopeMsg:
+		scope := s.m.Scope()
+		msg.edit(&scope)
+		s.m.SetScope(scope)
+		return nil
+	case listTreeMsg:
+		s.m.SetTree(msg.on)
+		return nil
+	case listSortMsg:
+		s.m.SetSort(msg.by)
+		return nil
+	case tea.KeyPressMsg:
+		km = msg
+	default:
 		return nil
 	}
 	k, l := a.keys, s.m

@@ -7,6 +7,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/views/list"
 )
 
 type tickMsg time.Time
@@ -51,3 +52,15 @@ type settledMsg struct{ warnings []string }
 
 // wroteMsg tells the screens a write to a unit went through.
 type wroteMsg struct{ key model.Key }
+
+// listFilterMsg sets the list's filter ("" clears it).
+type listFilterMsg struct{ text string }
+
+// listScopeMsg narrows the list: edit changes the scope in force.
+type listScopeMsg struct{ edit func(s *list.Scope) }
+
+// listTreeMsg shows the list as a tree (on) or flat.
+type listTreeMsg struct{ on bool }
+
+// listSortMsg orders the list.
+type listSortMsg struct{ by list.SortMode }

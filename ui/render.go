@@ -154,15 +154,6 @@ func (a *App) contextBadge(st store.ContextStatus, now time.Time) string {
 	return s
 }
 
-// engineNames name the engines the way the notice of missing ones does.
-var engineNames = map[model.Engine]string{
-	model.EngineArgoCD:        "Argo CD",
-	model.EnginePulumi:        "the Pulumi operator",
-	model.EngineKustomization: "Flux's kustomize-controller",
-	model.EngineHelmRelease:   "Flux's helm-controller",
-	model.EngineTerraform:     "tofu-controller",
-}
-
 // missingNotice says which engines a context lacks: one by its reason
 // (which names the resource looked for), several by name, Flux's two
 // controllers as "Flux" when both are missing. none reports that no engine
@@ -183,7 +174,7 @@ func missingNotice(missing map[string]string) (notice string, none bool) {
 			names = append(names, "Flux")
 		case flux && e == model.EngineHelmRelease:
 		default:
-			names = append(names, engineNames[e])
+			names = append(names, model.InfoOf(e).Controller)
 		}
 	}
 	switch {
@@ -207,11 +198,11 @@ func orList(names []string) string {
 // wrapped whole.
 func (a *App) statusLine(now time.Time) string {
 	t := a.theme
-	switch a.mode {
+	switch a.bar.mode {
 	case modeFilter:
-		return a.promptLine("/", a.filterNote())
+		return a.promptLine("/", a.bar.note())
 	case modeCommand:
-		return a.promptLine(":", a.completionNote())
+		return a.promptLine(":", a.bar.note())
 	}
 	if a.pending != nil {
 		return t.Dim.Render(ansi.Truncate(a.pending.what, max(a.width-2, 1), "…"))
@@ -231,10 +222,10 @@ func (a *App) statusLine(now time.Time) string {
 func (a *App) promptLine(prompt, note string) string {
 	t := a.theme
 	if note == "" {
-		return t.Accent.Render(prompt) + a.input.View()
+		return t.Accent.Render(prompt) + a.bar.input.View()
 	}
 	// The input pads itself to its width: the note needs room after it.
-	in := a.input
+	in := a.bar.input
 	in.SetWidth(max(a.width-2-ansi.StringWidth(note), 10))
 	return ansi.Truncate(t.Accent.Render(prompt)+in.View()+t.Dim.Render(note), a.width, "…")
 }

@@ -38,7 +38,7 @@ func (a *App) openResourceTree(u *model.Unit) tea.Cmd {
 	if u == nil {
 		return nil
 	}
-	if u.Key.Engine != model.EngineArgoCD {
+	if !model.InfoOf(u.Key.Engine).ResourceTree {
 		a.toastError("live resource trees are for Argo CD Applications (" + u.Key.Ref() + " is a " + string(u.Key.Engine) + ")")
 		return nil
 	}

@@ -16,7 +16,3 @@ func specOf(k actions.Kind) actions.Spec {
 	}
 	return actions.Spec{Kind: k, Destructive: true}
 }
-
-// takesUntil: pauses take an optional expiry (the table has no field for
-// it; they are the only kinds that do).
-func takesUntil(k actions.Kind) bool { return k == actions.Pause || k == actions.PauseSelfHeal }

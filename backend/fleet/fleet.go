@@ -13,12 +13,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/store"
-	"github.com/driftdeck/driftdeck/backend/tofu"
 )
 
 // Fleet is the live model of every selected cluster.
@@ -84,25 +84,15 @@ func (f *Fleet) Contexts() []string {
 func Watched() []schema.GroupVersionResource { return slices.Clone(watched) }
 
 // watched lists every resource driftdeck looks for.
-var watched = slices.Concat([]schema.GroupVersionResource{
-	argocd.Applications, argocd.AppProjects, argocd.ApplicationSets, pulumiop.Stacks, pulumiop.Updates,
-}, flux.Kustomizations, flux.HelmReleases, tofu.Terraforms, sourceResources())
+var watched = slices.Concat(unitResources(), []schema.GroupVersionResource{argocd.AppProjects, pulumiop.Updates}, sourceResources())
 
-// fluxEngines are the engines served in several versions: each is watched
-// through the newest version the cluster serves.
-var fluxEngines = []struct {
-	engine   model.Engine
-	versions []schema.GroupVersionResource
-	decode   func([]byte) (map[string]any, error)
-	convert  func(string, map[string]any) *model.Unit
-	missing  string // the context's status when no version is served
-}{
-	{model.EngineKustomization, flux.Kustomizations, flux.DecodeKustomization, flux.ConvertKustomization,
-		"Flux's kustomize-controller is not installed (no kustomizations.kustomize.toolkit.fluxcd.io)"},
-	{model.EngineHelmRelease, flux.HelmReleases, flux.DecodeHelmRelease, flux.ConvertHelmRelease,
-		"Flux's helm-controller is not installed (no helmreleases.helm.toolkit.fluxcd.io)"},
-	{model.EngineTerraform, tofu.Terraforms, tofu.DecodeSlim, tofu.Convert,
-		"tofu-controller is not installed (no terraforms.infra.contrib.fluxcd.io)"},
+// unitResources are every version of every engine's units.
+func unitResources() []schema.GroupVersionResource {
+	var out []schema.GroupVersionResource
+	for _, d := range engines.All() {
+		out = append(out, d.Versions...)
+	}
+	return out
 }
 
 // served is the newest of the versions the cluster serves.
@@ -149,15 +139,9 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 	f.order = append(f.order, c.Context)
 	f.mu.Unlock()
 	missing := map[string]string{}
-	if !c.Has(argocd.Applications) {
-		missing[string(model.EngineArgoCD)] = "Argo CD is not installed (no applications.argoproj.io)"
-	}
-	if !c.Has(pulumiop.Stacks) {
-		missing[string(model.EnginePulumi)] = "the Pulumi operator is not installed (no stacks.pulumi.com)"
-	}
-	for _, e := range fluxEngines {
-		if _, ok := served(c, e.versions); !ok {
-			missing[string(e.engine)] = e.missing
+	for _, d := range engines.All() {
+		if _, ok := served(c, d.Versions); !ok && !d.Optional {
+			missing[string(d.Engine)] = d.Missing()
 		}
 	}
 	f.Store.UpdateStatus(c.Context, func(s *store.ContextStatus) {
@@ -190,15 +174,13 @@ func (f *Fleet) watchSpecs(c *kube.Cluster, namespace string, h *health) []watch
 		{versions: []schema.GroupVersionResource{pulumiop.Updates}, run: func(ctx context.Context, _ schema.GroupVersionResource, absent func(error) bool, done func()) {
 			f.watchUpdates(ctx, c, namespace, h, absent, done)
 		}},
-		{versions: []schema.GroupVersionResource{argocd.Applications}, run: units(model.EngineArgoCD, argocd.DecodeSlim, argocd.Convert)},
-		// Parents of the Applications they generate; without the CRD, or
-		// the right to read them, there is simply no such row: the
-		// Applications are shown as roots and nothing else changes.
-		{versions: []schema.GroupVersionResource{argocd.ApplicationSets}, optional: true, run: units(model.EngineApplicationSet, argocd.DecodeAppSet, argocd.ConvertAppSet)},
-		{versions: []schema.GroupVersionResource{pulumiop.Stacks}, run: units(model.EnginePulumi, nil, pulumiop.Convert)},
 	}
-	for _, e := range fluxEngines {
-		specs = append(specs, watchSpec{versions: e.versions, run: units(e.engine, e.decode, e.convert)})
+	// Each engine's units through the newest version served. An optional
+	// one (the ApplicationSets, parents of the Applications they generate)
+	// without the CRD, or the right to read it, simply has no rows: the
+	// Applications are shown as roots and nothing else changes.
+	for _, d := range engines.All() {
+		specs = append(specs, watchSpec{versions: d.Versions, optional: d.Optional, run: units(d.Engine, d.Decode, d.Convert)})
 	}
 	return append(specs, f.sourceSpecs(c, namespace, h)...)
 }

@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/model"
-	"github.com/driftdeck/driftdeck/backend/pulumiop"
 )
 
 // hugeBody is an object, without apiVersion and kind, with a 10 MB condition
@@ -88,13 +87,16 @@ func TestHugeObjectsThroughEveryAdapter(t *testing.T) {
 		var m map[string]any
 		return m, json.Unmarshal(b, &m)
 	}
-	adapters := []adapter{
-		{model.EngineArgoCD, "argoproj.io/v1alpha1", "Application", argocd.DecodeSlim, argocd.Convert},
-		{model.EnginePulumi, "pulumi.com/v1", "Stack", whole, pulumiop.Convert},
-	}
-	for _, f := range fluxEngines {
-		kind := map[model.Engine]string{model.EngineKustomization: "Kustomization", model.EngineHelmRelease: "HelmRelease", model.EngineTerraform: "Terraform"}[f.engine]
-		adapters = append(adapters, adapter{f.engine, f.versions[0].GroupVersion().String(), kind, f.decode, f.convert})
+	var adapters []adapter
+	for _, d := range engines.All() {
+		if d.Engine == model.EngineApplicationSet {
+			continue
+		}
+		decode := d.Decode
+		if decode == nil {
+			decode = whole
+		}
+		adapters = append(adapters, adapter{d.Engine, d.Versions[0].GroupVersion().String(), d.Kind, decode, d.Convert})
 	}
 	body := hugeBody()
 	for _, a := range adapters {

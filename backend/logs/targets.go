@@ -36,9 +36,6 @@ const (
 // Kubernetes 1.27).
 var jobNameLabels = []string{"batch.kubernetes.io/job-name", "job-name"}
 
-// HasOwnPods tells the engines whose units have pods of their own to show.
-func HasOwnPods(e model.Engine) bool { return e == model.EnginePulumi || e == model.EngineArgoCD }
-
 // Targets are the pods a unit's log comes from: a Stack's workspace pod,
 // the pods of an Argo CD operation's hook Jobs, the current ones first.
 func (s *Service) Targets(ctx context.Context, k model.Key) ([]Target, error) {

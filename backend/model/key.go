@@ -23,25 +23,6 @@ const (
 // Engines lists every engine in display order.
 var Engines = []Engine{EngineArgoCD, EnginePulumi, EngineKustomization, EngineHelmRelease, EngineTerraform}
 
-// ParseEngine accepts the engine names of the command line and a few common aliases.
-func ParseEngine(s string) (Engine, error) {
-	switch strings.ToLower(s) {
-	case "argocd", "argo", "app", "apps", "application", "applications":
-		return EngineArgoCD, nil
-	case "pulumi", "stack", "stacks":
-		return EnginePulumi, nil
-	case "kustomization", "kustomizations", "ks":
-		return EngineKustomization, nil
-	case "helmrelease", "helmreleases", "hr":
-		return EngineHelmRelease, nil
-	case "terraform", "terraforms", "tf", "tofu":
-		return EngineTerraform, nil
-	case "applicationset", "applicationsets", "appset", "appsets":
-		return EngineApplicationSet, nil
-	}
-	return "", fmt.Errorf("unknown engine %q (want one of argocd, pulumi, kustomization, helmrelease, terraform, applicationset)", s)
-}
-
 // Key identifies a unit. Names are unique only per cluster, namespace and kind,
 // so all four take part.
 type Key struct {

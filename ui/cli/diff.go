@@ -106,9 +106,7 @@ func runDiff(ctx context.Context, g *globals, ref string) error {
 	if err != nil {
 		return err
 	}
-	switch k.Engine {
-	case model.EngineArgoCD, model.EngineKustomization, model.EngineTerraform:
-	default:
+	if model.InfoOf(k.Engine).Review != model.ReviewDiff {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: diff is for Argo CD Applications, Flux Kustomizations and Terraforms; for a Pulumi Stack use `%s`", ref, g.origin().Driftdeck(k.Context, "preview", k.Ref()))}
 	}
 	d, err := newDiffer(ctx, g, set.get)

@@ -63,7 +63,7 @@ func runResources(ctx context.Context, g *globals, ref, output string) error {
 	if err != nil {
 		return err
 	}
-	if k.Engine != model.EngineArgoCD {
+	if !model.InfoOf(k.Engine).ResourceTree {
 		return usageError(fmt.Errorf("%s: resource trees are for Argo CD Applications", ref))
 	}
 	if err := lookUnit(ctx, set, k); err != nil {

@@ -52,21 +52,8 @@ var columns = [numColumns]column{
 // per unit.
 func timeDependent(c int) bool { return c == colAge || c == colAutomation }
 
-// EngineLabel names an engine in at most 7 cells: the controller family and
-// the kind's short name, as the flux CLI and tfctl abbreviate them.
-func EngineLabel(e model.Engine) string {
-	switch e {
-	case model.EngineKustomization:
-		return "flux ks"
-	case model.EngineHelmRelease:
-		return "flux hr"
-	case model.EngineTerraform:
-		return "tofu tf"
-	case model.EngineApplicationSet:
-		return "appset"
-	}
-	return string(e)
-}
+// EngineLabel names an engine in at most 7 cells (model.EngineInfo.Label).
+func EngineLabel(e model.Engine) string { return model.InfoOf(e).Label }
 
 func nameCell(u *model.Unit, _ time.Time) string {
 	s := u.Key.Namespace + "/" + u.Key.Name
