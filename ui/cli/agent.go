@@ -11,14 +11,11 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 
-	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/agent"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/config"
-	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/policy"
-	"github.com/driftdeck/driftdeck/backend/stackops"
 )
 
 type agentOpts struct {
@@ -80,12 +77,6 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 	if err != nil {
 		return err
 	}
-	f := fleet.New(fleet.Options{Thresholds: cfg.StuckThresholds()})
-	var names []string
-	for _, c := range clusters {
-		names = append(names, c.Context)
-		f.AddRetrying(ctx, c, g.namespace())
-	}
 	path, err := audit.DefaultPath()
 	if err != nil {
 		return err
@@ -94,28 +85,19 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 	if err != nil {
 		return fmt.Errorf("%w (set XDG_STATE_HOME to a writable directory)", err)
 	}
-	exec := newAgentExecutor(g, f, log)
-	ops := &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun}
-	a := &agent.Agent{
-		Store: f.Store, Exec: exec, Contexts: names, Interval: o.interval,
-		MetricsAddr: o.metricsAddr, ProbeAddr: o.probeAddr, UnitNames: o.unitNames, Log: g.errOut,
-	}
-	if len(rules) > 0 {
-		a.Policies = &policy.Engine{Rules: rules, Exec: exec, Ops: ops, Log: g.errOut,
-			DryExec: &actions.Executor{Cluster: f.Cluster, Audit: log, ReadOnly: g.readOnly, DryRun: true},
-			DryOps:  &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: true}}
-	}
+	h := agent.Headless{Clusters: clusters, Namespace: g.namespace(), Config: cfg, Rules: rules, Audit: log,
+		ReadOnly: g.readOnly, DryRun: g.dryRun, Interval: o.interval,
+		MetricsAddr: o.metricsAddr, ProbeAddr: o.probeAddr, UnitNames: o.unitNames, Log: g.errOut}
 	if o.leaderElect {
-		// A Lease per context, in that context's cluster: the replica that
-		// holds it is the one that writes there.
-		for _, c := range clusters {
-			a.Elections = append(a.Elections, &agent.Election{Context: c.Context, Client: c.Kube, Namespace: o.leaseNamespace,
-				Name: o.leaseName, Identity: replicaIdentity(), LeaseDuration: o.leaseDuration})
-		}
+		h.Lease = &agent.LeaseSpec{Namespace: o.leaseNamespace, Name: o.leaseName, Identity: replicaIdentity(), Duration: o.leaseDuration}
 	}
-	done, err := a.Run(ctx)
+	a, done, err := h.Start(ctx)
 	if err != nil {
 		return usageError(err)
+	}
+	var names []string
+	for _, c := range clusters {
+		names = append(names, c.Context)
 	}
 	fmt.Fprintf(g.errOut, "driftdeck agent: metrics on %s, probes on %s, %d polic(ies), contexts %s\n",
 		addrOr(a, "metrics"), addrOr(a, "probes"), len(rules), strings.Join(names, ", "))
@@ -128,11 +110,6 @@ func addrOr(a *agent.Agent, which string) string {
 		return ad.String()
 	}
 	return "(off)"
-}
-
-// newAgentExecutor is the one write path, as every command has it.
-func newAgentExecutor(g *globals, f *fleet.Fleet, log *audit.Log) *actions.Executor {
-	return &actions.Executor{Cluster: f.Cluster, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun}
 }
 
 // agentClusters are the selected kubeconfig contexts (or the demo); in a

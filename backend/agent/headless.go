@@ -1,0 +1,78 @@
+package agent
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/fleet"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/policy"
+	"github.com/driftdeck/driftdeck/backend/stackops"
+)
+
+// Headless is an agent over clusters as `driftdeck agent` runs it: the live
+// model of every context, one write path for the pauses that end and the
+// policies, and a Lease per context when Lease is set. The command line
+// only reads its flags and config file into it.
+type Headless struct {
+	Clusters []*kube.Cluster
+	// Namespace limits the watches ("" is every namespace).
+	Namespace string
+	Config    *config.Config
+	// Rules are the config file's remediation policies, read.
+	Rules            []policy.Rule
+	Audit            *audit.Log
+	ReadOnly, DryRun bool
+	Interval         time.Duration
+	// MetricsAddr and ProbeAddr are where /metrics and /healthz, /readyz
+	// are served; "" or "0" serves none.
+	MetricsAddr, ProbeAddr string
+	UnitNames              bool
+	// Lease elects the writer of each context; nil writes without one.
+	Lease *LeaseSpec
+	Log   io.Writer
+}
+
+// LeaseSpec is the Lease each context's writer holds, in that context's
+// cluster.
+type LeaseSpec struct {
+	Namespace, Name string
+	// Identity names this replica in the Lease.
+	Identity string
+	Duration time.Duration
+}
+
+// Start connects every context (retrying the unreachable ones in the
+// background) and runs the agent until ctx ends; done closes when it has
+// stopped.
+func (h Headless) Start(ctx context.Context) (a *Agent, done <-chan struct{}, err error) {
+	f := fleet.New(fleet.Options{Thresholds: h.Config.StuckThresholds()})
+	var names []string
+	for _, c := range h.Clusters {
+		names = append(names, c.Context)
+		f.AddRetrying(ctx, c, h.Namespace)
+	}
+	exec := &actions.Executor{Cluster: f.Cluster, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: h.DryRun}
+	a = &Agent{
+		Store: f.Store, Exec: exec, Contexts: names, Interval: h.Interval,
+		MetricsAddr: h.MetricsAddr, ProbeAddr: h.ProbeAddr, UnitNames: h.UnitNames, Log: h.Log,
+	}
+	if len(h.Rules) > 0 {
+		a.Policies = &policy.Engine{Rules: h.Rules, Exec: exec, Log: h.Log,
+			Ops:     &stackops.Ops{Cluster: f.Cluster, Programs: h.Config.Stacks, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: h.DryRun},
+			DryExec: &actions.Executor{Cluster: f.Cluster, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: true},
+			DryOps:  &stackops.Ops{Cluster: f.Cluster, Programs: h.Config.Stacks, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: true}}
+	}
+	if l := h.Lease; l != nil {
+		for _, c := range h.Clusters {
+			a.Elections = append(a.Elections, &Election{Context: c.Context, Client: c.Kube, Namespace: l.Namespace,
+				Name: l.Name, Identity: l.Identity, LeaseDuration: l.Duration})
+		}
+	}
+	done, err = a.Run(ctx)
+	return a, done, err
+}
