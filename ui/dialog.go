@@ -52,8 +52,8 @@ type dialog struct {
 	// typed (planWithInputs), untilText the expiry text it was planned with.
 	inputsPlanID int
 	untilText    string
-	// confirmOnPlan is a yes given while that plan was on its way: the
-	// write goes when it comes, unless the object moved on meanwhile.
+	// confirmOnPlan is a yes given while a plan was on its way: the write
+	// goes when it comes, unless it differs from the plan shown.
 	confirmOnPlan bool
 	// changed says what differs from the plan shown before, when the unit
 	// changed under the dialog or the write found it changed.
@@ -280,7 +280,12 @@ func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
 				}
 				break
 			}
+			shown := d.plan
 			d.showPlan(msg.plan, msg.err, nil)
+			if confirm && msg.err == nil && shown != nil && len(actions.PlanDifferences(shown, msg.plan)) == 0 {
+				// Only the version moved: it writes what was confirmed.
+				return d.confirm(a)
+			}
 		}
 	case unitsChangedMsg:
 		return d.onUnitsChanged(a, msg.changed)
@@ -545,8 +550,10 @@ func (d *dialog) confirm(a *App) tea.Cmd {
 	case d.plan == nil:
 		d.err, d.yes = "wait for the plan: what is confirmed is what is shown", false
 		return nil
-	case d.planning && d.planID == d.inputsPlanID:
-		d.confirmOnPlan = true // written once the plan with what was typed is in
+	case d.planning:
+		// Written once the plan on its way is in (with what was typed, or
+		// of the unit as it changed), unless it differs from the one shown.
+		d.confirmOnPlan = true
 		return nil
 	}
 	if cmd := d.planWithInputs(a); cmd != nil {

@@ -281,3 +281,37 @@ func TestBulkFreezeShowsTheExactEntriesWrittenToTheApplicationSet(t *testing.T) 
 		}
 	}
 }
+
+// A yes given while the plan of the unit as it changed is on its way waits
+// for it: the plan sent is the one that came, when it writes what the one
+// shown did; when it differs, nothing is written and the dialog shows it.
+func TestAYesWhileTheUnitsNewPlanIsOnItsWaySendsOnlyWhatWasShown(t *testing.T) {
+	t.Run("the same writes", func(t *testing.T) {
+		a, be := newTestApp(t, 100, 30)
+		d := openPause(t, a)
+		old := d.plan
+		_, replan := a.Update(changedUnit("checkout", func(u *model.Unit) { u.RunReason = "status moved" }))
+		press(a, "y")
+		if len(be.sent) != 0 {
+			t.Fatalf("sent %d plans while the new plan was on its way", len(be.sent))
+		}
+		run(a, replan, 0)
+		if len(be.sent) != 1 || be.sent[0] == old || be.sent[0] != d.plan {
+			t.Fatalf("sent %d plans; want the one that came, not the one it replaced", len(be.sent))
+		}
+	})
+	t.Run("other writes", func(t *testing.T) {
+		a, be := newTestApp(t, 100, 30)
+		d := openPause(t, a)
+		be.version = "4712"
+		_, replan := a.Update(changedUnit("checkout", func(u *model.Unit) { u.Argo.Prune = false }))
+		press(a, "y")
+		run(a, replan, 0)
+		if len(be.sent) != 0 || d.yes {
+			t.Fatalf("a plan that writes otherwise was sent without a new yes (%d sent)", len(be.sent))
+		}
+		if !strings.Contains(flat(a), "Changed since shown") {
+			t.Errorf("the dialog does not show what changed:\n%s", plain(a))
+		}
+	})
+}
