@@ -75,14 +75,16 @@ func (a *App) readOwnerWrites(id int, kind actions.Kind, units []*model.Unit) te
 	}
 }
 
-func (a *App) executeBulk(id int, kind actions.Kind, units []*model.Unit, reason string, until time.Time) tea.Cmd {
+// executeBulk runs a bulk action; each unit whose plan was shown for what
+// is confirmed is written as shown.
+func (a *App) executeBulk(id int, kind actions.Kind, units []*model.Unit, reason string, until time.Time, shown map[model.Key]*actions.Plan) tea.Cmd {
 	keys := make([]model.Key, len(units))
 	for i, u := range units {
 		keys[i] = u.Key
 	}
 	be, ctx := a.opts.Backend, a.opts.Context
 	return func() tea.Msg {
-		return bulkMsg{id: id, kind: kind, outcomes: be.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: reason, Until: until})}
+		return bulkMsg{id: id, kind: kind, outcomes: be.Bulk(ctx, actions.BulkRequest{Kind: kind, Keys: keys, Reason: reason, Until: until, Shown: shown})}
 	}
 }
 

@@ -541,7 +541,7 @@ func (d *dialog) confirm(a *App) tea.Cmd {
 	}
 	if d.kind == dlgBulk {
 		d.running = true
-		return a.executeBulk(d.id, d.action, d.units, reason, until)
+		return a.executeBulk(d.id, d.action, d.units, reason, until, d.shownPlans())
 	}
 	switch {
 	case d.planErr != nil:

@@ -96,6 +96,17 @@ func (d *dialog) requestBulkPlans(a *App) tea.Cmd {
 	}
 }
 
+// shownPlans are the plans a bulk dialog shows, by unit.
+func (d *dialog) shownPlans() map[model.Key]*actions.Plan {
+	out := map[model.Key]*actions.Plan{}
+	for k, p := range d.unitPlans {
+		if p.plan != nil {
+			out[k] = p.plan
+		}
+	}
+	return out
+}
+
 // bulkInputsChanged plans a bulk dialog's units again once the reason and
 // expiry are typed: both are written.
 func (d *dialog) bulkInputsChanged(a *App) tea.Cmd {

@@ -315,3 +315,28 @@ func TestAYesWhileTheUnitsNewPlanIsOnItsWaySendsOnlyWhatWasShown(t *testing.T) {
 		}
 	})
 }
+
+// A bulk action hands the backend the plans its dialog showed, with the
+// reason typed, to be written as shown.
+func TestABulkActionSendsThePlansItShowed(t *testing.T) {
+	a, be := newTestApp(t, 120, 36)
+	for _, name := range []string{"billing", "checkout"} {
+		selectUnit(t, a, name)
+		press(a, "space")
+	}
+	press(a, "r")
+	d, ok := a.top().(*dialog)
+	if !ok || d.kind != dlgBulk {
+		t.Fatalf("no bulk dialog:\n%s", plain(a))
+	}
+	typeText(a, "INC-9: compare again")
+	press(a, "enter", "y")
+	if len(be.bulks) != 1 || len(be.bulks[0].Shown) != 2 {
+		t.Fatalf("bulk requests: %+v", be.bulks)
+	}
+	for k, p := range be.bulks[0].Shown {
+		if p != d.unitPlans[k].plan || p.Request.Reason != "INC-9: compare again" {
+			t.Errorf("%s: the plan handed over is not the one shown with the reason typed: %+v", k, p.Request)
+		}
+	}
+}

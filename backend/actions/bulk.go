@@ -21,6 +21,20 @@ type BulkRequest struct {
 	SyncChoices
 	// WithSource: a Flux or Terraform refresh requests each unit's source first.
 	WithSource bool
+	// Shown are the plans shown of some units, as Plan made them for this
+	// request: each is sent as it is (Send), and a unit that changed since
+	// is not written. A unit without one, or whose ApplicationSet entry is
+	// written together with its siblings' first (which changes its plan),
+	// is planned when it is written.
+	Shown map[model.Key]*Plan
+}
+
+// sent tells whether a shown plan was made for the request a bulk makes of
+// its unit (not one with an older reason or expiry).
+func (p *Plan) sent(r Request) bool {
+	q := p.Request
+	return q.Kind == r.Kind && q.Key == r.Key && q.Reason == r.Reason && q.Until.Equal(r.Until) &&
+		q.Prune == r.Prune && q.SyncChoices == r.SyncChoices && q.WithSource == r.WithSource
 }
 
 // Outcome is what became of one unit of a bulk action.
@@ -47,8 +61,8 @@ type BulkOutcome struct {
 	Err    error
 }
 
-// Bulk does one action on many units, each through Execute (so each is
-// guarded, audited and announced on its own), and says per unit whether it
+// Bulk does one action on many units, each through Send or Execute (so
+// each is guarded, audited and announced on its own), and says per unit whether it
 // was applied, skipped (with why) or failed. A pause first writes the
 // ignore entries of all children of one ApplicationSet in one patch
 // (bulk_hold.go), then pauses the units, then waits the settle time once
@@ -88,9 +102,16 @@ func (e *Executor) Bulk(ctx context.Context, r BulkRequest) []BulkOutcome {
 		if o.Outcome == OutcomeFailed {
 			continue
 		}
-		o.Result, o.Err = e.Execute(ctx, reqs[i])
+		if p := r.Shown[reqs[i].Key]; p != nil && p.sent(reqs[i]) && reqs[i].preHeld == nil {
+			o.Result, o.Err = e.Send(ctx, p)
+		} else {
+			o.Result, o.Err = e.Execute(ctx, reqs[i])
+		}
 		var ref *Refusal
+		var changed *PlanChanged
 		switch {
+		case errors.As(o.Err, &changed):
+			o.Outcome, o.Why = OutcomeFailed, changed.Error()+": "+strings.Join(changed.Changes, "; ")
 		case o.Err == nil:
 			o.Outcome = OutcomeApplied
 			mayRevert = mayRevert || o.Result != nil && o.Result.MayRevert != ""

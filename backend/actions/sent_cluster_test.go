@@ -2,6 +2,7 @@ package actions
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
@@ -214,5 +216,59 @@ func TestClusterThePlanShownIsTheBytesSentForEveryKind(t *testing.T) {
 		if !tested[s.Kind] && s.Kind != Unlock {
 			t.Errorf("%s is not tested here", s.Kind)
 		}
+	}
+}
+
+// A bulk action confirmed on the plans it showed writes each of them as
+// shown; a unit that changed since is not written, and says so.
+func TestClusterABulkSendsThePlansItShowed(t *testing.T) {
+	own, err := testcluster.OwnCRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{own}})
+	rec := &patchRecorder{}
+	cfg := rest.CopyConfig(c.Config())
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec })
+	e := newEnv(t, c, cfg)
+	e.ns = c.Namespace(t)
+	var keys []model.Key
+	for _, name := range []string{"shown", "moved", "unshown"} {
+		e.app(name, `"automated":{"prune":true,"selfHeal":true}`, drifted)
+		keys = append(keys, e.key(model.EngineArgoCD, name))
+	}
+	shown := map[model.Key]*Plan{}
+	for _, k := range keys[:2] {
+		shown[k] = e.planned(Request{Kind: Pause, Key: k, Reason: "INC-12"})
+	}
+	e.mergePatch(argocd.Applications, "moved", `{"spec":{"syncPolicy":{"automated":{"selfHeal":false}}}}`)
+	movedBefore := e.get(argocd.Applications, "moved")
+	rec.take()
+	out := e.exec.Bulk(context.Background(), BulkRequest{Kind: Pause, Keys: keys, Reason: "INC-12", Shown: shown})
+	byName := map[string]BulkOutcome{}
+	for _, o := range out {
+		byName[o.Key.Name] = o
+	}
+	if o := byName["shown"]; o.Outcome != OutcomeApplied {
+		t.Errorf("shown: %s %s", o.Outcome, o.Why)
+	}
+	if o := byName["unshown"]; o.Outcome != OutcomeApplied {
+		t.Errorf("unshown: %s %s", o.Outcome, o.Why)
+	}
+	if o := byName["moved"]; o.Outcome != OutcomeFailed || !strings.Contains(o.Why, "changed since the plan was confirmed") || !strings.Contains(o.Why, `"selfHeal":false`) {
+		t.Errorf("moved: %s %q, want failed, saying what changed", o.Outcome, o.Why)
+	}
+	if after := e.get(argocd.Applications, "moved"); after.GetResourceVersion() != movedBefore.GetResourceVersion() {
+		t.Errorf("a unit that changed since its plan was shown was written")
+	}
+	want, _ := patch(shown[keys[0]].Patch).bytes()
+	var sent [][]byte
+	for _, s := range rec.take() {
+		if strings.HasSuffix(s.path, "/applications/shown") {
+			sent = append(sent, s.body)
+		}
+	}
+	if len(sent) != 1 || !bytes.Equal(sent[0], want) {
+		t.Errorf("the shown unit's write is not its plan:\nsent  %q\nshown %s", sent, want)
 	}
 }

@@ -119,7 +119,11 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, 
 	}
 	br := actions.BulkRequest{Kind: kind, Keys: keys, Reason: req.Reason, Until: req.Until, Prune: req.Prune, SyncChoices: req.SyncChoices, WithSource: req.WithSource}
 	if ask || g.dryRun {
-		printBulkPlans(ctx, g.errOut, exec, br)
+		shown := printBulkPlans(ctx, g.errOut, exec, br)
+		if ask {
+			// What is confirmed is what is written: each plan printed.
+			br.Shown = shown
+		}
 	}
 	if ask {
 		if err := confirm(g, "Proceed?"); err != nil {
@@ -131,16 +135,19 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, 
 }
 
 // printBulkPlans shows what a bulk action writes to each unit, as a single
-// action does before it is confirmed; the ApplicationSet entries of a pause
-// or resume are shown once, as the bulk write makes them.
-func printBulkPlans(ctx context.Context, w io.Writer, exec *actions.Executor, r actions.BulkRequest) {
+// action does before it is confirmed, and returns the plans shown; the
+// ApplicationSet entries of a pause or resume are shown once, as the bulk
+// write makes them.
+func printBulkPlans(ctx context.Context, w io.Writer, exec *actions.Executor, r actions.BulkRequest) map[model.Key]*actions.Plan {
 	owners := r.Kind == actions.Pause || r.Kind == actions.Resume
+	plans := map[model.Key]*actions.Plan{}
 	for _, k := range r.Keys {
 		p, err := exec.Plan(ctx, actions.Request{Kind: r.Kind, Key: k, Reason: r.Reason, Until: r.Until, Prune: r.Prune, SyncChoices: r.SyncChoices, WithSource: r.WithSource})
 		if err != nil {
 			fmt.Fprintf(w, "%s: %s\n", safetext.Visible(k.String()), safetext.Visible(err.Error()))
 			continue
 		}
+		plans[k] = p
 		shown := *p
 		if owners {
 			shown.Also = nil
@@ -148,7 +155,7 @@ func printBulkPlans(ctx context.Context, w io.Writer, exec *actions.Executor, r 
 		printPlan(w, &shown, "Will write")
 	}
 	if !owners {
-		return
+		return plans
 	}
 	for _, o := range exec.OwnerWrites(ctx, r) {
 		verb, sign, when := "Also adds to", "+", "before the child's pause"
@@ -164,6 +171,7 @@ func printBulkPlans(ctx context.Context, w io.Writer, exec *actions.Executor, r 
 			fmt.Fprintf(w, "  %s %s\n", sign, safetext.Visible(string(b)))
 		}
 	}
+	return plans
 }
 
 func dryRunLabel(g *globals) string {
