@@ -56,6 +56,20 @@ func (r *patchRecorder) take() []sentPatch {
 	return out
 }
 
+// recordedEnv is a control plane with our CRDs whose client records every
+// PATCH it sends.
+func recordedEnv(t *testing.T) (*env, *patchRecorder) {
+	own, err := testcluster.OwnCRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{own}})
+	rec := &patchRecorder{}
+	cfg := rest.CopyConfig(c.Config())
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec })
+	return newEnv(t, c, cfg), rec
+}
+
 // countPlanners wraps every planner of the action table in a counter, for
 // the test's duration.
 func countPlanners(t *testing.T) *atomic.Int64 {
@@ -90,15 +104,7 @@ type sentCase struct {
 // not here: it writes a Stack's state backend, not the Stack (stackops saves
 // and applies its own plan).
 func TestClusterThePlanShownIsTheBytesSentForEveryKind(t *testing.T) {
-	own, err := testcluster.OwnCRDs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{own}})
-	rec := &patchRecorder{}
-	cfg := rest.CopyConfig(c.Config())
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec })
-	base := newEnv(t, c, cfg)
+	base, rec := recordedEnv(t)
 	planned := countPlanners(t)
 
 	flux := func(engine model.Engine) fluxCase { return fluxCase{engine, engines.Versions(engine)[0]} }
@@ -222,16 +228,8 @@ func TestClusterThePlanShownIsTheBytesSentForEveryKind(t *testing.T) {
 // A bulk action confirmed on the plans it showed writes each of them as
 // shown; a unit that changed since is not written, and says so.
 func TestClusterABulkSendsThePlansItShowed(t *testing.T) {
-	own, err := testcluster.OwnCRDs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{own}})
-	rec := &patchRecorder{}
-	cfg := rest.CopyConfig(c.Config())
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec })
-	e := newEnv(t, c, cfg)
-	e.ns = c.Namespace(t)
+	e, rec := recordedEnv(t)
+	e.ns = e.c.Namespace(t)
 	var keys []model.Key
 	for _, name := range []string{"shown", "moved", "unshown"} {
 		e.app(name, `"automated":{"prune":true,"selfHeal":true}`, drifted)
