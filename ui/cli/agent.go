@@ -14,6 +14,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/agent"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/headless"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/policy"
 )
@@ -85,13 +86,13 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 	if err != nil {
 		return fmt.Errorf("%w (set XDG_STATE_HOME to a writable directory)", err)
 	}
-	h := agent.Headless{Clusters: clusters, Namespace: g.namespace(), Config: cfg, Rules: rules, Audit: log,
+	h := headless.Options{Clusters: clusters, Namespace: g.namespace(), Config: cfg, Rules: rules, Audit: log,
 		ReadOnly: g.readOnly, DryRun: g.dryRun, Interval: o.interval,
 		MetricsAddr: o.metricsAddr, ProbeAddr: o.probeAddr, UnitNames: o.unitNames, Log: g.errOut}
 	if o.leaderElect {
-		h.Lease = &agent.LeaseSpec{Namespace: o.leaseNamespace, Name: o.leaseName, Identity: replicaIdentity(), Duration: o.leaseDuration}
+		h.Lease = &headless.LeaseSpec{Namespace: o.leaseNamespace, Name: o.leaseName, Identity: replicaIdentity(), Duration: o.leaseDuration}
 	}
-	a, done, err := h.Start(ctx)
+	a, done, err := headless.Start(ctx, h)
 	if err != nil {
 		return usageError(err)
 	}

@@ -1,4 +1,8 @@
-package agent
+// Package headless wires the agent as `driftdeck agent` runs it: the live
+// model of every context, one write path for the pauses that end and the
+// policies, and a Lease per context. The command line only reads its flags
+// and config file into Options.
+package headless
 
 import (
 	"context"
@@ -6,6 +10,7 @@ import (
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/agent"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/fleet"
@@ -14,11 +19,9 @@ import (
 	"github.com/driftdeck/driftdeck/backend/stackops"
 )
 
-// Headless is an agent over clusters as `driftdeck agent` runs it: the live
-// model of every context, one write path for the pauses that end and the
-// policies, and a Lease per context when Lease is set. The command line
-// only reads its flags and config file into it.
-type Headless struct {
+// Options are an agent over clusters: a Lease per context when Lease is
+// set.
+type Options struct {
 	Clusters []*kube.Cluster
 	// Namespace limits the watches ("" is every namespace).
 	Namespace string
@@ -49,7 +52,7 @@ type LeaseSpec struct {
 // Start connects every context (retrying the unreachable ones in the
 // background) and runs the agent until ctx ends; done closes when it has
 // stopped.
-func (h Headless) Start(ctx context.Context) (a *Agent, done <-chan struct{}, err error) {
+func Start(ctx context.Context, h Options) (a *agent.Agent, done <-chan struct{}, err error) {
 	f := fleet.New(fleet.Options{Thresholds: h.Config.StuckThresholds()})
 	var names []string
 	for _, c := range h.Clusters {
@@ -57,7 +60,7 @@ func (h Headless) Start(ctx context.Context) (a *Agent, done <-chan struct{}, er
 		f.AddRetrying(ctx, c, h.Namespace)
 	}
 	exec := &actions.Executor{Cluster: f.Cluster, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: h.DryRun}
-	a = &Agent{
+	a = &agent.Agent{
 		Store: f.Store, Exec: exec, Contexts: names, Interval: h.Interval,
 		MetricsAddr: h.MetricsAddr, ProbeAddr: h.ProbeAddr, UnitNames: h.UnitNames, Log: h.Log,
 	}
@@ -69,7 +72,7 @@ func (h Headless) Start(ctx context.Context) (a *Agent, done <-chan struct{}, er
 	}
 	if l := h.Lease; l != nil {
 		for _, c := range h.Clusters {
-			a.Elections = append(a.Elections, &Election{Context: c.Context, Client: c.Kube, Namespace: l.Namespace,
+			a.Elections = append(a.Elections, &agent.Election{Context: c.Context, Client: c.Kube, Namespace: l.Namespace,
 				Name: l.Name, Identity: l.Identity, LeaseDuration: l.Duration})
 		}
 	}
