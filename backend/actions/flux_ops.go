@@ -128,7 +128,9 @@ func planFluxRefresh(env *planEnv, obj map[string]any, req Request) (*Plan, erro
 		// The unit's own lines name it too, or they read as the source's.
 		var first []string
 		for _, s := range sources {
-			p.before = append(p.before, s.write)
+			w := s.write
+			w.change = s.change
+			p.before = append(p.before, w)
 			first = append(first, s.change)
 		}
 		for i, c := range p.Changes {

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/engines"
@@ -98,6 +100,25 @@ func TestClusterRefreshWithSourceRequestsTheSourceFirst(t *testing.T) {
 		}
 		if got := e.get(chart, e.ns+"-web").GetAnnotations()[flux.AnnotationRequestedAt]; got != res.Token {
 			t.Errorf("the HelmChart helm-controller made: requestedAt %q, want %q", got, res.Token)
+		}
+	})
+	e.sub("a shown plan whose unit's status moved requests the source once", func(t *testing.T, e *env) {
+		e.create(git, `{"apiVersion":"source.toolkit.fluxcd.io/v1","kind":"GitRepository","metadata":{"name":"infra"},"spec":{"url":"https://git.example.com/infra.git"}}`)
+		e.fluxObj(ks, "web", "", "", `"lastHandledReconcileAt":"2026-11-01T00:00:00Z"`)
+		shown := e.planned(Request{Kind: Refresh, Key: e.key(ks.engine, "web"), Reason: "fix pushed", WithSource: true})
+		// kustomize-controller writes its status while the user reads.
+		if _, err := e.dyn.Resource(ks.gvr).Namespace(e.ns).Patch(context.Background(), "web", types.MergePatchType,
+			[]byte(`{"status":{"lastHandledReconcileAt":"2026-11-02T00:00:00Z"}}`), metav1.PatchOptions{}, "status"); err != nil {
+			t.Fatal(err)
+		}
+		// Sent again on the moved unit, the source's request would find the
+		// token it wrote and fail: the source is requested once.
+		res := e.mustSend(shown)
+		if got := e.read(ks, "web").GetAnnotations()[flux.AnnotationRequestedAt]; got != res.Token {
+			t.Errorf("the unit's requestedAt %q, want %q", got, res.Token)
+		}
+		if got := e.get(git, "infra").GetAnnotations()[flux.AnnotationRequestedAt]; got != res.Token {
+			t.Errorf("GitRepository requestedAt %q, want %q", got, res.Token)
 		}
 	})
 	e.sub("a missing source writes nothing", func(t *testing.T, e *env) {

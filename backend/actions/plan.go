@@ -56,6 +56,8 @@ type sideWrite struct {
 	gvr             schema.GroupVersionResource
 	namespace, name string
 	patch           []Op
+	// change is its line among the plan's Changes.
+	change string
 }
 
 // Result is what an executed action did.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -68,7 +69,8 @@ const maxRebinds = 3
 
 func (e *Executor) sendShown(ctx context.Context, w *writeguard.Write, p *Plan, rebinds int) (*Result, error) {
 	res, err := e.send(ctx, w, p)
-	if !errors.As(err, new(*moved)) {
+	var m *moved
+	if !errors.As(err, &m) {
 		return res, err
 	}
 	obj, err := e.get(ctx, w.Cluster, p.Request.Key)
@@ -82,13 +84,24 @@ func (e *Executor) sendShown(ctx context.Context, w *writeguard.Write, p *Plan, 
 	if err != nil {
 		return nil, err
 	}
-	if changes := PlanDifferences(p, now); len(changes) > 0 {
+	shown, again := p, now
+	if m.sourcesRequested {
+		// The sources hold the requests just written: only the unit's own
+		// write is judged.
+		shown, again = p.withoutSources(), now.withoutSources()
+	}
+	if changes := PlanDifferences(shown, again); len(changes) > 0 {
 		return nil, &PlanChanged{Plan: now, Changes: changes}
 	}
 	if rebinds == maxRebinds {
 		return nil, &PlanChanged{Plan: now, Changes: []string{fmt.Sprintf("%s kept changing while driftdeck wrote to it (resourceVersion %s → %s): review the plan again", p.Request.Key.Ref(), p.ResourceVersion, now.ResourceVersion)}}
 	}
-	return e.sendShown(ctx, w, p.rebound(now.ResourceVersion), rebinds+1)
+	next := p.rebound(now.ResourceVersion)
+	if m.sourcesRequested {
+		// The sources were requested as shown: they are not asked twice.
+		next.before = nil
+	}
+	return e.sendShown(ctx, w, next, rebinds+1)
 }
 
 func (e *Executor) planAndSend(ctx context.Context, w *writeguard.Write, req Request, replans int) (*Result, error) {
@@ -112,6 +125,18 @@ func (e *Executor) planAndSend(ctx context.Context, w *writeguard.Write, req Req
 	// An unreviewed request with requests to its sources already sent is not
 	// planned again: they would be sent twice.
 	return nil, &Refusal{Reason: fmt.Sprintf("%s changed while driftdeck wrote to it (a precondition of the patch failed): nothing written; look again and retry", req.Key.Ref())}
+}
+
+// withoutSources is the plan without its requests to the unit's sources.
+func (p *Plan) withoutSources() *Plan {
+	q := *p
+	q.before, q.Changes = nil, nil
+	for _, c := range p.Changes {
+		if !slices.ContainsFunc(p.before, func(w sideWrite) bool { return w.change == c }) {
+			q.Changes = append(q.Changes, c)
+		}
+	}
+	return &q
 }
 
 // moved is a write refused because a precondition failed: the unit (or the
