@@ -21,17 +21,17 @@ func (a *App) actionKey(msg tea.KeyPressMsg, from screen) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Diff):
 		u := a.cursorUnit(from)
 		if u != nil && u.Key.Engine == model.EnginePulumi {
-			return a.openPreview(u), true
+			return navigate(previewOf{u}), true
 		}
-		return a.openDiff(u), true
+		return navigate(diffOf{u}), true
 	case key.Matches(msg, k.Resources):
-		return a.openResourceTree(a.cursorUnit(from)), true
+		return navigate(resourcesOf{a.cursorUnit(from)}), true
 	case key.Matches(msg, k.Actions):
 		units, ok := a.singleTarget(from, "the actions menu is for one unit")
 		if !ok {
 			return nil, true
 		}
-		return a.openActionMenu(units[0]), true
+		return navigate(actionMenuOf{units[0]}), true
 	case key.Matches(msg, k.RefreshWithSource):
 		units, ok := a.singleTarget(from, "reconcile with source acts on one unit")
 		if !ok {
@@ -278,7 +278,11 @@ func (a *App) openBulk(kind actions.Kind, units []*model.Unit) tea.Cmd {
 	return tea.Batch(d.setFocus(0), a.readOwnerWrites(d.id, kind, units), d.requestBulkPlans(a))
 }
 
-func (a *App) openActionMenu(u *model.Unit) tea.Cmd {
+// actionMenuOf opens the menu of a unit's actions.
+type actionMenuOf struct{ unit *model.Unit }
+
+func (o actionMenuOf) open(a *App) tea.Cmd {
+	u := o.unit
 	if len(actions.KindsFor(u.Key.Engine)) == 0 {
 		// An empty menu would say nothing: say why there is none.
 		why := u.Key.Ref() + ": " + detail.NoActions(u.Key.Engine)

@@ -140,8 +140,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case unstickDoneMsg:
 		a.onUnstickDone(msg)
 		return a, nil
-	case openPodLogsMsg:
-		return a, a.openPodLogScreen(msg.pod)
+	case openMsg:
+		return a, msg.target.open(a)
 	case tea.KeyPressMsg:
 		return a, a.onKey(msg)
 	}

@@ -21,8 +21,14 @@ type detailScreen struct {
 	reads  rereader
 }
 
-// openDetail shows the detail view of u on a tab.
-func (a *App) openDetail(u *model.Unit, tab detail.Tab) tea.Cmd {
+// detailOf opens the detail view of a unit on a tab.
+type detailOf struct {
+	unit *model.Unit
+	tab  detail.Tab
+}
+
+func (o detailOf) open(a *App) tea.Cmd {
+	u, tab := o.unit, o.tab
 	if u == nil {
 		return nil
 	}
@@ -103,7 +109,7 @@ func (s *detailScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			a.toastError("logs are of Stacks' workspace pods and Argo CD hook Jobs; " + string(d.Key().Engine) + " units have no pod of their own")
 			return nil
 		}
-		return a.openUnitLogs(d.Key())
+		return navigate(logsOf{d.Key()})
 	}
 	return nil
 }

@@ -31,8 +31,11 @@ type diffScreen struct {
 	only *engine.ObjectKey
 }
 
-// openDiff shows the diff of u.
-func (a *App) openDiff(u *model.Unit) tea.Cmd {
+// diffOf opens the diff of a unit.
+type diffOf struct{ unit *model.Unit }
+
+func (o diffOf) open(a *App) tea.Cmd {
+	u := o.unit
 	if u == nil {
 		return nil
 	}
@@ -46,9 +49,15 @@ func (a *App) openDiff(u *model.Unit) tea.Cmd {
 	return s.diffCmd(a)
 }
 
-// openResourceDiff shows the part of an Application's diff about one of its
+// resourceDiffOf opens the part of an Application's diff about one of its
 // resources; approving it syncs that resource only.
-func (a *App) openResourceDiff(u *model.Unit, k engine.ObjectKey) tea.Cmd {
+type resourceDiffOf struct {
+	unit   *model.Unit
+	object engine.ObjectKey
+}
+
+func (o resourceDiffOf) open(a *App) tea.Cmd {
+	u, k := o.unit, o.object
 	if u == nil {
 		return nil
 	}

@@ -58,9 +58,9 @@ func (s *listScreen) update(a *App, msg tea.Msg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(km, k.Open):
-		return a.openDetail(l.Selected(), detail.Overview)
+		return navigate(detailOf{l.Selected(), detail.Overview})
 	case key.Matches(km, k.Yaml):
-		return a.openDetail(l.Selected(), detail.YAML)
+		return navigate(detailOf{l.Selected(), detail.YAML})
 	case key.Matches(km, k.Help):
 		a.push(newHelpScreen())
 	case key.Matches(km, k.Command):

@@ -56,15 +56,6 @@ type logScreen struct {
 	theme         *themes.Theme
 }
 
-// openPodLogsMsg opens the log screen of one pod (the resource tree's
-// entry): send it with openPodLogs.
-type openPodLogsMsg struct{ pod logs.PodRef }
-
-// openPodLogs is the command that opens a pod's log screen.
-func openPodLogs(p logs.PodRef) tea.Cmd {
-	return func() tea.Msg { return openPodLogsMsg{pod: p} }
-}
-
 type logTargetsMsg struct {
 	id      int
 	targets []logs.Target
@@ -85,9 +76,12 @@ func newLogScreen(unit *model.Key) *logScreen {
 	return &logScreen{unit: unit, follow: true, buf: logs.NewBuffer(0), match: -1, input: in}
 }
 
-// openUnitLogs opens the log of the pod a unit runs in (a Stack's
-// workspace pod, an operation's hook Job).
-func (a *App) openUnitLogs(k model.Key) tea.Cmd {
+// logsOf opens the log of the pod a unit runs in (a Stack's workspace
+// pod, an operation's hook Job).
+type logsOf struct{ key model.Key }
+
+func (o logsOf) open(a *App) tea.Cmd {
+	k := o.key
 	src := a.opts.Logs
 	if src == nil {
 		a.toastError("logs are not available here")
@@ -108,8 +102,11 @@ func (s *logScreen) resolve(a *App) tea.Cmd {
 	}
 }
 
-// openPodLogScreen opens one pod's log.
-func (a *App) openPodLogScreen(p logs.PodRef) tea.Cmd {
+// podLogsOf opens one pod's log (the resource tree's l on a pod).
+type podLogsOf struct{ pod logs.PodRef }
+
+func (o podLogsOf) open(a *App) tea.Cmd {
+	p := o.pod
 	src := a.opts.Logs
 	if src == nil {
 		a.toastError("logs are not available here")

@@ -70,7 +70,7 @@ func TestLogScreenOpensFromTheDetailOnTheStacksWorkspacePod(t *testing.T) {
 
 func TestLogScreenFollowsARunningUpdateAndSearches(t *testing.T) {
 	a, ch := logApp(t)
-	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "platform-infra", Name: "k8s-staging-workspace-0"}})
+	_, cmd := a.Update(openMsg{podLogsOf{logs.PodRef{Context: demo.ContextName, Namespace: "platform-infra", Name: "k8s-staging-workspace-0"}}})
 	async(cmd, ch)
 	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "Duration: 19s") })
 	if got := plain(a); !strings.Contains(got, "following") || !strings.Contains(got, "created (1s)") {
@@ -103,7 +103,7 @@ func TestLogScreenFollowsARunningUpdateAndSearches(t *testing.T) {
 // c on a pod with one container says so instead of doing nothing.
 func TestLogScreenSaysWhenThePodHasOneContainer(t *testing.T) {
 	a, ch := logApp(t)
-	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-8kq2d"}})
+	_, cmd := a.Update(openMsg{podLogsOf{logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-8kq2d"}}})
 	async(cmd, ch)
 	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "container reindex") })
 	sendKey(a, ch, "c")
@@ -114,7 +114,7 @@ func TestLogScreenSaysWhenThePodHasOneContainer(t *testing.T) {
 
 func TestLogScreenSaysWhenItsBufferDroppedLines(t *testing.T) {
 	a, ch := logApp(t)
-	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-8kq2d"}})
+	_, cmd := a.Update(openMsg{podLogsOf{logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-8kq2d"}}})
 	s := logScreenOf(a)
 	s.buf = logs.NewBuffer(2 << 10)
 	async(cmd, ch)
@@ -161,7 +161,7 @@ func TestLogScreenFindsAPodThatAppearsLater(t *testing.T) {
 func TestGoldenLogScreen(t *testing.T) {
 	a, ch, _ := logAppOn(t, time.Hour)
 	a.Update(teaSize(100, 30))
-	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-8kq2d"}})
+	_, cmd := a.Update(openMsg{podLogsOf{logs.PodRef{Context: demo.ContextName, Namespace: "search-indexer", Name: "search-indexer-reindex-8kq2d"}}})
 	async(cmd, ch)
 	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "(attempt 40)") })
 	golden(t, "logs-following-100x30", a)
@@ -225,7 +225,7 @@ func TestLogScreenSinceKeyCyclesTheWindowShownInTheHeader(t *testing.T) {
 	a, ch, c := logAppOn(t, 2*time.Millisecond)
 	rec := &sinceOpener{Opener: demo.LogOpener(c)}
 	a.opts.Logs = &logs.Service{Cluster: func(string) (*kube.Cluster, bool) { return c, true }, Open: rec}
-	_, cmd := a.Update(openPodLogsMsg{pod: logs.PodRef{Context: demo.ContextName, Namespace: "platform-infra", Name: "k8s-staging-workspace-0"}})
+	_, cmd := a.Update(openMsg{podLogsOf{logs.PodRef{Context: demo.ContextName, Namespace: "platform-infra", Name: "k8s-staging-workspace-0"}}})
 	async(cmd, ch)
 	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "Duration: 19s") })
 	if got := plain(a); strings.Contains(got, "· since") || !strings.Contains(got, "m since") || rec.last() != 0 {

@@ -61,8 +61,11 @@ type applyDoneMsg struct {
 	err  error
 }
 
-// openPreview starts a preview of the Stack u.
-func (a *App) openPreview(u *model.Unit) tea.Cmd {
+// previewOf starts a preview of a Stack.
+type previewOf struct{ unit *model.Unit }
+
+func (o previewOf) open(a *App) tea.Cmd {
+	u := o.unit
 	if u == nil {
 		return nil
 	}

@@ -34,7 +34,10 @@ type resTreeMsg struct {
 }
 
 // openResourceTree shows the live resource tree of an Application.
-func (a *App) openResourceTree(u *model.Unit) tea.Cmd {
+type resourcesOf struct{ unit *model.Unit }
+
+func (o resourcesOf) open(a *App) tea.Cmd {
+	u := o.unit
 	if u == nil {
 		return nil
 	}
@@ -127,7 +130,7 @@ func (s *resTreeScreen) podLogs(a *App) tea.Cmd {
 		a.toastError("the live objects were not read, so the Pod's log cannot be either")
 		return nil
 	}
-	return openPodLogs(logs.PodRef{Context: tr.Context, Namespace: ref.Namespace, Name: ref.Name})
+	return navigate(podLogsOf{logs.PodRef{Context: tr.Context, Namespace: ref.Namespace, Name: ref.Name}})
 }
 
 // diff opens the diff of the resource under the cursor: the app's diff,
@@ -141,7 +144,7 @@ func (s *resTreeScreen) diff(a *App) tea.Cmd {
 		a.toastError(n.Kind + " " + n.Name + " is not in the Application's source: its owner's diff is what a sync changes")
 		return nil
 	}
-	return a.openResourceDiff(a.unit(s.unitKey), diff.ObjectKey{Group: n.Group, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name})
+	return navigate(resourceDiffOf{a.unit(s.unitKey), diff.ObjectKey{Group: n.Group, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name}})
 }
 
 // sync asks to sync the marked resources (or the one under the cursor),
