@@ -21,17 +21,17 @@ func (a *App) actionKey(msg tea.KeyPressMsg, from screen) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Diff):
 		u := a.cursorUnit(from)
 		if u != nil && u.Key.Engine == model.EnginePulumi {
-			return navigate(previewOf{u}), true
+			return a.open(previewOf{u}), true
 		}
-		return navigate(diffOf{u}), true
+		return a.open(diffOf{u}), true
 	case key.Matches(msg, k.Resources):
-		return navigate(resourcesOf{a.cursorUnit(from)}), true
+		return a.open(resourcesOf{a.cursorUnit(from)}), true
 	case key.Matches(msg, k.Actions):
 		units, ok := a.singleTarget(from, "the actions menu is for one unit")
 		if !ok {
 			return nil, true
 		}
-		return navigate(actionMenuOf{units[0]}), true
+		return a.open(actionMenuOf{units[0]}), true
 	case key.Matches(msg, k.RefreshWithSource):
 		units, ok := a.singleTarget(from, "reconcile with source acts on one unit")
 		if !ok {

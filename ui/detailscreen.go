@@ -109,7 +109,7 @@ func (s *detailScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			a.toastError("logs are of Stacks' workspace pods and Argo CD hook Jobs; " + string(d.Key().Engine) + " units have no pod of their own")
 			return nil
 		}
-		return navigate(logsOf{d.Key()})
+		return a.open(logsOf{d.Key()})
 	}
 	return nil
 }

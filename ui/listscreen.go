@@ -58,9 +58,9 @@ func (s *listScreen) update(a *App, msg tea.Msg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(km, k.Open):
-		return navigate(detailOf{l.Selected(), detail.Overview})
+		return a.open(detailOf{l.Selected(), detail.Overview})
 	case key.Matches(km, k.Yaml):
-		return navigate(detailOf{l.Selected(), detail.YAML})
+		return a.open(detailOf{l.Selected(), detail.YAML})
 	case key.Matches(km, k.Help):
 		a.push(newHelpScreen())
 	case key.Matches(km, k.Command):

@@ -144,7 +144,7 @@ func (s *resTreeScreen) diff(a *App) tea.Cmd {
 		a.toastError(n.Kind + " " + n.Name + " is not in the Application's source: its owner's diff is what a sync changes")
 		return nil
 	}
-	return navigate(resourceDiffOf{a.unit(s.unitKey), diff.ObjectKey{Group: n.Group, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name}})
+	return a.open(resourceDiffOf{a.unit(s.unitKey), diff.ObjectKey{Group: n.Group, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name}})
 }
 
 // sync asks to sync the marked resources (or the one under the cursor),

@@ -251,3 +251,18 @@ func TestApplyStreamsIntoItsScreenAndIsNotLeftHalfWay(t *testing.T) {
 		t.Fatalf("the apply's end is not shown:\n%s", plain(a))
 	}
 }
+
+// Keys typed ahead (pasted, or over a slow link) go to the screen the key
+// before them opened, before any answer from the backend comes.
+func TestAKeyTypedAheadGoesToTheScreenTheKeyBeforeOpened(t *testing.T) {
+	a, _ := newTestApp(t, 120, 30)
+	selectUnit(t, a, "checkout")
+	a.Update(keyMsg("enter"))
+	if _, open := a.top().(*detailScreen); !open {
+		t.Fatalf("enter did not open the detail at once:\n%s", plain(a))
+	}
+	a.Update(keyMsg("a"))
+	if d, open := a.top().(*dialog); !open || d.kind != dlgMenu || d.units[0].Key.Name != "checkout" {
+		t.Fatalf("a, typed right after enter, must open the actions of the detail's unit:\n%s", plain(a))
+	}
+}

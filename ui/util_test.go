@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"reflect"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,21 +53,10 @@ func deliver(t *testing.T, a *App, ch chan tea.Msg, done func() bool) {
 	}
 }
 
-// sendKey presses one key and runs what it returns asynchronously; a
-// screen it opens is open when it returns, as the program opens it before
-// any answer from the backend can come.
+// sendKey presses one key and runs what it returns asynchronously.
 func sendKey(a *App, ch chan tea.Msg, k string) {
 	_, cmd := a.Update(keyMsg(k))
-	if navigates(cmd) {
-		_, cmd = a.Update(cmd())
-	}
 	async(cmd, ch)
-}
-
-// navigates tells a command that opens a screen by the function it is:
-// navigate's closure, wherever the compiler inlined it.
-func navigates(cmd tea.Cmd) bool {
-	return cmd != nil && strings.Contains(runtime.FuncForPC(reflect.ValueOf(cmd).Pointer()).Name(), ".navigate.func")
 }
 
 // plain is the screen as text.

@@ -65,15 +65,17 @@ func TestClusterASlowAndDroppingLinkNeverFreezesTheScreen(t *testing.T) {
 	cursorOn := func(name string) func(string) bool {
 		return func(s string) bool { return strings.Contains(below(s, "────"), "argocd/"+ns+"/"+name+" ") }
 	}
+	// Which unit the cursor is on, read off a whole frame (one screen
+	// grabbed as the link is cut may be drawn half).
 	first := ""
-	for _, n := range []string{"api", "web", "worker"} {
-		if cursorOn(n)(term.screen()) {
-			first = n
+	term.waitUntil(promptly, "a unit under the cursor", func(s string) bool {
+		for _, n := range []string{"api", "web", "worker"} {
+			if cursorOn(n)(s) {
+				first = n
+			}
 		}
-	}
-	if first == "" {
-		t.Fatalf("no unit under the cursor:\n%s", term.screen())
-	}
+		return first != ""
+	})
 	for round := range 5 {
 		answered("j", "the cursor to move down", func(s string) bool {
 			return !cursorOn(first)(s) && strings.Contains(below(s, "────"), "argocd/"+ns+"/")
