@@ -248,12 +248,13 @@ func (d *dialog) planWithInputs(a *App) tea.Cmd {
 }
 
 // showPlan takes a new plan; when it differs from the one shown the
-// dialog says what changed and needs confirming again.
-func (d *dialog) showPlan(p *actions.Plan, err error, changes []string) {
+// dialog says what changed and needs confirming again. same: it writes
+// what the plan shown did.
+func (d *dialog) showPlan(p *actions.Plan, err error, changes []string) (same bool) {
 	prev := d.plan
 	d.plan, d.planErr, d.planning = p, err, false
 	if prev == nil || p == nil {
-		return
+		return false
 	}
 	if len(changes) == 0 {
 		changes = actions.PlanDifferences(prev, p)
@@ -262,6 +263,7 @@ func (d *dialog) showPlan(p *actions.Plan, err error, changes []string) {
 		d.changed = changes
 		d.yes = false
 	}
+	return len(changes) == 0
 }
 
 func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
@@ -280,9 +282,7 @@ func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
 				}
 				break
 			}
-			shown := d.plan
-			d.showPlan(msg.plan, msg.err, nil)
-			if confirm && msg.err == nil && shown != nil && len(actions.PlanDifferences(shown, msg.plan)) == 0 {
+			if same := d.showPlan(msg.plan, msg.err, nil); same && confirm {
 				// Only the version moved: it writes what was confirmed.
 				return d.confirm(a)
 			}

@@ -29,9 +29,9 @@ type BulkRequest struct {
 	Shown map[model.Key]*Plan
 }
 
-// sent tells whether a shown plan was made for the request a bulk makes of
-// its unit (not one with an older reason or expiry).
-func (p *Plan) sent(r Request) bool {
+// madeFor tells whether a shown plan was made for the request a bulk makes
+// of its unit (not one with an older reason or expiry).
+func (p *Plan) madeFor(r Request) bool {
 	q := p.Request
 	return q.Kind == r.Kind && q.Key == r.Key && q.Reason == r.Reason && q.Until.Equal(r.Until) &&
 		q.Prune == r.Prune && q.SyncChoices == r.SyncChoices && q.WithSource == r.WithSource
@@ -102,7 +102,7 @@ func (e *Executor) Bulk(ctx context.Context, r BulkRequest) []BulkOutcome {
 		if o.Outcome == OutcomeFailed {
 			continue
 		}
-		if p := r.Shown[reqs[i].Key]; p != nil && p.sent(reqs[i]) && reqs[i].preHeld == nil {
+		if p := r.Shown[reqs[i].Key]; p != nil && p.madeFor(reqs[i]) && reqs[i].preHeld == nil {
 			o.Result, o.Err = e.Send(ctx, p)
 		} else {
 			o.Result, o.Err = e.Execute(ctx, reqs[i])

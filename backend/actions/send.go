@@ -84,22 +84,18 @@ func (e *Executor) sendShown(ctx context.Context, w *writeguard.Write, p *Plan, 
 	if err != nil {
 		return nil, err
 	}
-	shown, again := p, now
+	shown, again, next := p, now, p.rebound(now.ResourceVersion)
 	if m.sourcesRequested {
-		// The sources hold the requests just written: only the unit's own
-		// write is judged.
+		// The sources hold the requests just written: they are not asked
+		// twice, and only the unit's own write is judged.
 		shown, again = p.withoutSources(), now.withoutSources()
+		next.before = nil
 	}
 	if changes := PlanDifferences(shown, again); len(changes) > 0 {
 		return nil, &PlanChanged{Plan: now, Changes: changes}
 	}
 	if rebinds == maxRebinds {
 		return nil, &PlanChanged{Plan: now, Changes: []string{fmt.Sprintf("%s kept changing while driftdeck wrote to it (resourceVersion %s → %s): review the plan again", p.Request.Key.Ref(), p.ResourceVersion, now.ResourceVersion)}}
-	}
-	next := p.rebound(now.ResourceVersion)
-	if m.sourcesRequested {
-		// The sources were requested as shown: they are not asked twice.
-		next.before = nil
 	}
 	return e.sendShown(ctx, w, next, rebinds+1)
 }

@@ -96,12 +96,8 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 	if err != nil {
 		return usageError(err)
 	}
-	var names []string
-	for _, c := range clusters {
-		names = append(names, c.Context)
-	}
 	fmt.Fprintf(g.errOut, "driftdeck agent: metrics on %s, probes on %s, %d polic(ies), contexts %s\n",
-		addrOr(a, "metrics"), addrOr(a, "probes"), len(rules), strings.Join(names, ", "))
+		addrOr(a, "metrics"), addrOr(a, "probes"), len(rules), strings.Join(a.Contexts, ", "))
 	<-done
 	return nil
 }
