@@ -309,7 +309,23 @@ func quitFromAnywhere(term *terminal) (interrupted bool) {
 		}
 	}
 	term.t.Logf("esc and q did not end it in %s, ctrl+c does; the screen:\n%s", quitWithin, term.screen())
-	term.send("\x03")
+	// A ctrl+c right after the last esc reads as alt+ctrl+c (an esc waits
+	// for what follows it), which quits nothing: it goes alone, once the
+	// esc was read and its wait is over, and again until the program
+	// leaves the alternate screen (once it has, a ctrl+c would kill it).
+	for deadline := time.Now().Add(quitWithin); time.Now().Before(deadline) && term.altScreen(); {
+		term.caughtUp(0, quitWithin)
+		time.Sleep(time.Second)
+		if !term.altScreen() {
+			break
+		}
+		if _, err := term.pty.Write([]byte("\x03")); err != nil {
+			break
+		}
+		for wait := time.Now().Add(2 * time.Second); time.Now().Before(wait) && term.altScreen(); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	return true
 }
 
