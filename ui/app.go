@@ -151,7 +151,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	var blink tea.Cmd
 	if a.bar.open() {
-		a.bar.input, blink = a.bar.input.Update(msg)
+		a.bar.input, blink = updateField(a.bar.input, msg)
 	}
 	return a, tea.Batch(blink, a.broadcast(msg))
 }

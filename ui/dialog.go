@@ -316,7 +316,7 @@ func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
 	default:
 		if in := d.focused(); in != nil {
 			var cmd tea.Cmd
-			*in, cmd = in.Update(msg) // the cursor's blink
+			*in, cmd = updateField(*in, msg) // the cursor's blink
 			return cmd
 		}
 	}
@@ -385,7 +385,7 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			return d.setFocus(d.focus - 1)
 		}
 		var cmd tea.Cmd
-		*in, cmd = in.Update(msg)
+		*in, cmd = updateField(*in, msg)
 		return cmd
 	}
 	if d.focus < d.buttons() { // an option

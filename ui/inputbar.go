@@ -127,7 +127,7 @@ func (b *inputBar) key(msg tea.KeyPressMsg) (tea.Cmd, tea.Msg) {
 		return nil, nil
 	}
 	var cmd tea.Cmd
-	b.input, cmd = b.input.Update(msg)
+	b.input, cmd = updateField(b.input, msg)
 	if b.mode == modeFilter {
 		// Filter as you type: the list answers every keystroke.
 		return cmd, listFilterMsg{text: b.input.Value()}

@@ -310,7 +310,7 @@ func (s *logScreen) searchKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	var cmd tea.Cmd
-	s.input, cmd = s.input.Update(msg)
+	s.input, cmd = updateField(s.input, msg)
 	return cmd
 }
 

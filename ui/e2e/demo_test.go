@@ -38,6 +38,12 @@ func TestDemoFilterDetailQuit(t *testing.T) {
 	if code := term.exit(promptly); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
+	// On a terminal that draws frames whole (mode 2026, as most do), each
+	// frame is sent as one update: the screen never shows half of one.
+	out := string(term.written())
+	if begun, ended := strings.Count(out, "\x1b[?2026h"), strings.Count(out, "\x1b[?2026l"); begun == 0 || begun != ended {
+		t.Errorf("%d frames begun and %d ended in synchronized updates; want every frame in one", begun, ended)
+	}
 	if term.altScreen() {
 		t.Fatal("the terminal is left on the alternate screen")
 	}

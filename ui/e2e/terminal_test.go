@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 )
@@ -23,8 +24,13 @@ type terminal struct {
 	t   *testing.T
 	cmd *exec.Cmd
 	pty *os.File
-	mu  sync.Mutex // guards emu
+	mu  sync.Mutex // guards emu, inFrame and before
 	emu *vt.Emulator
+	// inFrame: the emulator is inside a synchronized update (mode 2026),
+	// a frame the program is drawing; before is the screen as it was when
+	// the frame began. A real terminal shows a frame only once whole.
+	inFrame bool
+	before  string
 	// rawMu guards raw and fed; more is signalled when raw grows.
 	rawMu sync.Mutex
 	more  *sync.Cond
@@ -48,13 +54,21 @@ const (
 func start(t *testing.T, width, height int, env []string, args ...string) *terminal {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "TERM=xterm-256color")
+	// Bubble Tea asks an SSH session's terminal for nothing, not even
+	// whether it draws frames whole; this terminal is no SSH session.
+	for _, v := range os.Environ() {
+		if !strings.HasPrefix(v, "SSH_TTY=") {
+			cmd.Env = append(cmd.Env, v)
+		}
+	}
+	cmd.Env = append(cmd.Env, "XDG_STATE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "TERM=xterm-256color")
 	cmd.Env = append(cmd.Env, env...)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(height), Cols: uint16(width)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	term := &terminal{t: t, cmd: cmd, pty: f, emu: vt.NewEmulator(width, height), done: make(chan error, 1)}
+	term.drawsFramesWhole()
 	term.more = sync.NewCond(&term.rawMu)
 	go term.pump()
 	go term.feed()
@@ -67,6 +81,26 @@ func start(t *testing.T, width, height int, env []string, args ...string) *termi
 		_ = f.Close()
 	})
 	return term
+}
+
+// drawsFramesWhole makes the emulator a terminal that knows synchronized
+// output: it answers Bubble Tea's query for mode 2026 with "supported, off",
+// so the program wraps each frame in it, and a screen read mid-frame is the
+// one before it, never half of each.
+func (term *terminal) drawsFramesWhole() {
+	term.emu.SetCallbacks(vt.Callbacks{
+		EnableMode: func(m ansi.Mode) {
+			if m == ansi.ModeSynchronizedOutput {
+				term.inFrame, term.before = true, term.emu.String()
+			}
+		},
+		DisableMode: func(m ansi.Mode) {
+			if m == ansi.ModeSynchronizedOutput {
+				term.inFrame = false
+			}
+		},
+	})
+	_, _ = term.emu.Write([]byte(ansi.ResetModeSynchronizedOutput))
 }
 
 // pump reads what the program writes as fast as it comes: a program whose
@@ -126,10 +160,13 @@ func (term *terminal) parsed(timeout time.Duration) {
 	}
 }
 
-// screen is the text on the terminal now.
+// screen is the text on the terminal now: the last whole frame.
 func (term *terminal) screen() string {
 	term.mu.Lock()
 	defer term.mu.Unlock()
+	if term.inFrame {
+		return term.before
+	}
 	return term.emu.String()
 }
 
