@@ -146,6 +146,10 @@ func (a *App) contextBadge(st store.ContextStatus, now time.Time) string {
 	default:
 		s += t.Good.Render("● live")
 	}
+	if notice := st.NotShown(); notice != "" {
+		// Partial rights are normal: said, in the colour of a notice.
+		s += t.Warn.Render(" · " + notice)
+	}
 	if notice, none := missingNotice(st.Missing); none {
 		s += t.Warn.Render(" · " + notice)
 	} else if notice != "" {

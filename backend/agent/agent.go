@@ -274,6 +274,12 @@ func (a *Agent) readyz(w http.ResponseWriter, _ *http.Request) {
 	for _, m := range missing {
 		io.WriteString(w, "not served: "+m+"\n")
 	}
+	// Partial rights are normal: ready, with what is not read said.
+	for _, s := range a.Store.Status() {
+		if n := s.NotShown(); n != "" && slices.Contains(a.Contexts, s.Context) {
+			io.WriteString(w, "context "+s.Context+": "+n+"\n")
+		}
+	}
 }
 
 // waitSynced returns true once the named context delivered its first lists,

@@ -35,6 +35,8 @@ type Fleet struct {
 	// refused receives watch errors no retry will mend (forbidden,
 	// unauthorized), so that one-shot commands can stop waiting.
 	refused chan error
+	// engines limits what is read; nil reads every engine.
+	engines []model.Engine
 }
 
 // Options select what to watch.
@@ -42,6 +44,9 @@ type Options struct {
 	// Namespace limits every context to one namespace; "" watches all.
 	Namespace  string
 	Thresholds model.Thresholds
+	// Engines limits what is read at all to these engines' units and what
+	// classifies them; nil reads every engine.
+	Engines []model.Engine
 }
 
 // New returns a fleet with an empty store.
@@ -57,6 +62,7 @@ func New(opts Options) *Fleet {
 		Sources:  flux.NewSources(),
 		clusters: map[string]*kube.Cluster{},
 		refused:  make(chan error, 16),
+		engines:  opts.Engines,
 	}
 	f.Store.AddClassifier(f.Projects)
 	f.Store.AddClassifier(f.Updates)
@@ -107,8 +113,13 @@ func served(c *kube.Cluster, versions []schema.GroupVersionResource) (schema.Gro
 
 // Add connects one context: discovery, identity, then watches, all until ctx
 // ends. It returns once discovery is done; the watches run on, started
-// beside discovery (ADR 0022).
-func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) error {
+// beside discovery (ADR 0022). The watches list in each of namespaces, or
+// in every namespace ("", or none given); what the identity may not list
+// in every namespace is read in the context's namespace instead.
+func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespaces ...string) error {
+	if len(namespaces) == 0 {
+		namespaces = []string{""}
+	}
 	f.mu.Lock()
 	_, dup := f.clusters[c.Context]
 	f.mu.Unlock()
@@ -118,8 +129,17 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 	wctx, cancel := context.WithCancel(ctx)
 	h := &health{store: f.Store, context: c.Context, refused: f.refused}
 	l := &launcher{f: f, h: h, c: c, d: discover(wctx, c)}
-	for _, s := range f.watchSpecs(c, namespace, h) {
-		l.start(wctx, s)
+	for _, s := range f.watchSpecs(c, h) {
+		if !f.reads(s.engines...) {
+			continue
+		}
+		if s.once {
+			l.start(wctx, s, namespaces[0], false)
+			continue
+		}
+		for _, ns := range namespaces {
+			l.start(wctx, s, ns, false)
+		}
 	}
 	if err := l.d.wait(wctx); err != nil {
 		cancel()
@@ -140,7 +160,7 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 	f.mu.Unlock()
 	missing := map[string]string{}
 	for _, d := range engines.All() {
-		if _, ok := served(c, d.Versions); !ok && !d.Optional {
+		if _, ok := served(c, d.Versions); !ok && !d.Optional && f.reads(d.Engine) {
 			missing[string(d.Engine)] = d.Missing()
 		}
 	}
@@ -152,17 +172,31 @@ func (f *Fleet) Add(ctx context.Context, c *kube.Cluster, namespace string) erro
 	return nil
 }
 
+// reads tells whether any of the engines is read.
+func (f *Fleet) reads(engines ...model.Engine) bool {
+	if f.engines == nil {
+		return true
+	}
+	for _, e := range engines {
+		if slices.Contains(f.engines, e) {
+			return true
+		}
+	}
+	return false
+}
+
 // watchSpecs lists every watch of one context.
-func (f *Fleet) watchSpecs(c *kube.Cluster, namespace string, h *health) []watchSpec {
-	units := func(engine model.Engine, decode func([]byte) (map[string]any, error), convert func(string, map[string]any) *model.Unit) func(context.Context, schema.GroupVersionResource, func(error) bool, func()) {
-		return func(ctx context.Context, gvr schema.GroupVersionResource, absent func(error) bool, done func()) {
+func (f *Fleet) watchSpecs(c *kube.Cluster, h *health) []watchSpec {
+	units := func(engine model.Engine, decode func([]byte) (map[string]any, error), convert func(string, map[string]any) *model.Unit) watchFunc {
+		return func(ctx context.Context, gvr schema.GroupVersionResource, namespace string, absent func(error) bool, done func()) {
 			watchUnits(ctx, f.Store, c, gvr, engine, namespace, decode, convert, h, absent, done)
 		}
 	}
 	specs := []watchSpec{
-		{versions: []schema.GroupVersionResource{argocd.AppProjects}, run: func(ctx context.Context, gvr schema.GroupVersionResource, absent func(error) bool, done func()) {
-			// AppProjects live in Argo CD's own namespace, which may differ
-			// from the one selected: watch them everywhere when we may.
+		// Once, not per namespace: AppProjects live in Argo CD's own
+		// namespace, which may differ from those selected; they are
+		// watched everywhere when we may.
+		{what: "Argo CD AppProjects (sync windows)", engines: []model.Engine{model.EngineArgoCD}, once: true, versions: []schema.GroupVersionResource{argocd.AppProjects}, run: func(ctx context.Context, gvr schema.GroupVersionResource, namespace string, absent func(error) bool, done func()) {
 			projectNS := namespace
 			if namespace != "" {
 				if v, err := c.Access.Can(ctx, "list", gvr, "", ""); err == nil && v.Allowed {
@@ -171,7 +205,7 @@ func (f *Fleet) watchSpecs(c *kube.Cluster, namespace string, h *health) []watch
 			}
 			f.watchProjects(ctx, c, projectNS, h, absent, done)
 		}},
-		{versions: []schema.GroupVersionResource{pulumiop.Updates}, run: func(ctx context.Context, _ schema.GroupVersionResource, absent func(error) bool, done func()) {
+		{what: "Pulumi Updates", engines: []model.Engine{model.EnginePulumi}, versions: []schema.GroupVersionResource{pulumiop.Updates}, run: func(ctx context.Context, _ schema.GroupVersionResource, namespace string, absent func(error) bool, done func()) {
 			f.watchUpdates(ctx, c, namespace, h, absent, done)
 		}},
 	}
@@ -180,18 +214,23 @@ func (f *Fleet) watchSpecs(c *kube.Cluster, namespace string, h *health) []watch
 	// without the CRD, or the right to read it, simply has no rows: the
 	// Applications are shown as roots and nothing else changes.
 	for _, d := range engines.All() {
-		specs = append(specs, watchSpec{versions: d.Versions, optional: d.Optional, run: units(d.Engine, d.Decode, d.Convert)})
+		read := []model.Engine{d.Engine}
+		if d.Engine == model.EngineApplicationSet {
+			read = append(read, model.EngineArgoCD) // the Applications' parents
+		}
+		specs = append(specs, watchSpec{what: model.InfoOf(d.Engine).Units, units: !d.Optional, engines: read,
+			versions: d.Versions, optional: d.Optional, run: units(d.Engine, d.Decode, d.Convert)})
 	}
-	return append(specs, f.sourceSpecs(c, namespace, h)...)
+	return append(specs, f.sourceSpecs(c, h)...)
 }
 
 // AddRetrying adds a context in the background, trying again with backoff
 // while it cannot be reached: one dead cluster must not keep the others from
 // the screen. Its status says why meanwhile.
-func (f *Fleet) AddRetrying(ctx context.Context, c *kube.Cluster, namespace string) {
+func (f *Fleet) AddRetrying(ctx context.Context, c *kube.Cluster, namespaces ...string) {
 	go func() {
 		wait := time.Second
-		for f.Add(ctx, c, namespace) != nil {
+		for f.Add(ctx, c, namespaces...) != nil {
 			select {
 			case <-ctx.Done():
 				return

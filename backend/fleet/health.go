@@ -60,6 +60,11 @@ func (h *health) Disconnected(err error) {
 	})
 }
 
+// unreadable records a resource the identity may not list.
+func (h *health) unreadable(u store.Unreadable) {
+	h.store.UpdateStatus(h.context, func(s *store.ContextStatus) { s.AddUnreadable(u) })
+}
+
 func (h *health) Event() {
 	now := time.Now()
 	prev := h.last.Load()

@@ -23,7 +23,7 @@ func sourceResources() (out []schema.GroupVersionResource) {
 // it is stuck with the source's own reason. Sources are context, not
 // units: a kind the user may not list is left out (its units say what
 // their own conditions say), never a refusal of the whole context.
-func (f *Fleet) sourceSpecs(c *kube.Cluster, namespace string, h *health) []watchSpec {
+func (f *Fleet) sourceSpecs(c *kube.Cluster, h *health) []watchSpec {
 	var specs []watchSpec
 	for _, k := range flux.SourceKinds {
 		kind := k.Kind
@@ -34,7 +34,7 @@ func (f *Fleet) sourceSpecs(c *kube.Cluster, namespace string, h *health) []watc
 					(name == "" || f.Source.Name == name && f.Source.Namespace == ns)
 			}
 		}
-		specs = append(specs, watchSpec{versions: k.Versions, optional: true, run: func(ctx context.Context, gvr schema.GroupVersionResource, absent func(error) bool, done func()) {
+		specs = append(specs, watchSpec{what: "Flux sources", engines: fluxSourced, versions: k.Versions, optional: true, run: func(ctx context.Context, gvr schema.GroupVersionResource, namespace string, absent func(error) bool, done func()) {
 			kube.Watch(ctx, c, gvr, namespace, kube.Feed[flux.Source]{
 				Decode:  flux.DecodeSource,
 				Convert: func(obj map[string]any) flux.Source { return flux.ConvertSource(kind, obj) },
@@ -57,3 +57,6 @@ func (f *Fleet) sourceSpecs(c *kube.Cluster, namespace string, h *health) []watc
 	}
 	return specs
 }
+
+// fluxSourced are the engines whose units read a Flux source.
+var fluxSourced = []model.Engine{model.EngineKustomization, model.EngineHelmRelease, model.EngineTerraform}

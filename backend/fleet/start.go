@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/store"
 )
 
 // A context's watches start beside its discovery, not after it (ADR 0022):
@@ -49,36 +51,50 @@ func (d *discovery) wait(ctx context.Context) error {
 // watchSpec is one watch of a context: the versions its resource may be
 // served in, newest first, and the watch itself.
 type watchSpec struct {
+	// what names the resource in the plural, in a notice that it may not
+	// be read; units: its objects are units.
+	what  string
+	units bool
+	// engines are those whose reading needs the watch (--engine).
+	engines  []model.Engine
 	versions []schema.GroupVersionResource
-	// optional: a 403 on the first list leaves the resource out (no rows
-	// of it, no refusal of the context).
+	// optional: a cluster without the resource lacks nothing.
 	optional bool
-	// run watches gvr until ctx ends, or until absent answers true for the
-	// first list's failure; done is called once the first list is in.
-	run func(ctx context.Context, gvr schema.GroupVersionResource, absent func(error) bool, done func())
+	// once: watched once, from the first namespace selected (the watch
+	// decides where it lists), not in each.
+	once bool
+	run  watchFunc
 }
+
+// watchFunc watches gvr in namespace until ctx ends, or until absent
+// answers true for the first list's failure; done is called once the
+// first list is in.
+type watchFunc func(ctx context.Context, gvr schema.GroupVersionResource, namespace string, absent func(error) bool, done func())
 
 // launcher starts a context's watches and can call them all off, should
 // its discovery fail: then none of them counts as synced.
 type launcher struct {
-	f      *Fleet
-	h      *health
-	c      *kube.Cluster
-	d      *discovery
-	mu     sync.Mutex
-	undone []func()
+	f *Fleet
+	h *health
+	c *kube.Cluster
+	d *discovery
+	// namespace is where the watches list; "" is every namespace.
+	namespace string
+	mu        sync.Mutex
+	undone    []func()
 }
 
-// start runs one watch, trying the versions discovery finds served when
-// the newest is not.
-func (l *launcher) start(ctx context.Context, s watchSpec) {
+// start runs one watch in namespace, trying the versions discovery finds
+// served when the newest is not. fallback: it lists in the context's
+// namespace because every namespace may not be listed.
+func (l *launcher) start(ctx context.Context, s watchSpec, namespace string, fallback bool) {
 	done := l.f.start(ctx, l.h, func(ctx context.Context, done func()) {
 		tried := map[schema.GroupVersionResource]bool{}
 		gvr := s.versions[0]
 		for {
 			var gone error
-			s.run(ctx, gvr, func(err error) bool {
-				if apierrors.IsNotFound(err) || s.optional && apierrors.IsForbidden(err) {
+			s.run(ctx, gvr, namespace, func(err error) bool {
+				if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
 					gone = err
 					return true
 				}
@@ -88,7 +104,8 @@ func (l *launcher) start(ctx context.Context, s watchSpec) {
 				return
 			}
 			if apierrors.IsForbidden(gone) {
-				done() // left out
+				l.refused(ctx, s, namespace, fallback)
+				done()
 				return
 			}
 			tried[gvr] = true
@@ -106,6 +123,25 @@ func (l *launcher) start(ctx context.Context, s watchSpec) {
 	l.mu.Lock()
 	l.undone = append(l.undone, done)
 	l.mu.Unlock()
+}
+
+// refused takes a watch's first list refused (403). Partial rights are
+// normal: what may not be read is named, the rest is shown, and what may
+// not be listed in every namespace is read in the context's namespace.
+func (l *launcher) refused(ctx context.Context, s watchSpec, namespace string, fallback bool) {
+	u := store.Unreadable{What: s.what, Namespace: namespace, Units: s.units, For: s.engines}
+	if fallback {
+		u.Namespace = "" // not in the context's namespace either
+	}
+	fallBack := namespace == "" && !fallback && l.c.Namespace != ""
+	if fallBack {
+		u.ReadIn = []string{l.c.Namespace}
+	}
+	// Recorded first: the fallback's own refusal replaces it.
+	l.h.unreadable(u)
+	if fallBack {
+		l.start(ctx, s, l.c.Namespace, true)
+	}
 }
 
 // abandon releases every watch from the fleet's wait without marking the

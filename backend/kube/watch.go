@@ -29,7 +29,8 @@ type Feed[T any] struct {
 	// Absent, when set, hears why the first list failed; when it answers
 	// true the watch ends there and health never hears of it: the watch
 	// was started before discovery said the resource is served, and a 404
-	// (or a 403 for what may be left out) is an answer, not an outage.
+	// (or a 403: what the identity may not read) is an answer, not an
+	// outage.
 	Absent func(err error) bool
 }
 

@@ -80,12 +80,15 @@ var (
 	descLists = prometheus.NewDesc("driftdeck_watch_lists_total",
 		"Complete lists of units received by the context's watches, the first ones included: growth beyond one per engine means relists.",
 		[]string{"context"}, nil)
+	descUnreadable = prometheus.NewDesc("driftdeck_watch_unreadable",
+		"1 for each resource the identity may not list (RBAC) where it was looked for (namespace \"\": every namespace); its objects are not shown.",
+		[]string{"context", "what", "namespace"}, nil)
 )
 
 // Describe sends every descriptor.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descUnits, descOldest, descUnitAge, descPauses, descExpired, descNextExpiry,
-		descUnitExpiry, descConnected, descSynced, descLastEvent, descLists} {
+		descUnitExpiry, descConnected, descSynced, descLastEvent, descLists, descUnreadable} {
 		ch <- d
 	}
 }
@@ -162,6 +165,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- gauge(descLastEvent, now.Sub(st.LastEvent).Seconds(), st.Context)
 		}
 		ch <- prometheus.MustNewConstMetric(descLists, prometheus.CounterValue, float64(st.Lists), st.Context)
+		for _, u := range st.Unreadable {
+			ch <- gauge(descUnreadable, 1, st.Context, u.What, u.Namespace)
+		}
 	}
 }
 

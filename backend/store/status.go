@@ -1,6 +1,13 @@
 package store
 
-import "time"
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+)
 
 // ContextStatus is the connection state of one cluster context.
 type ContextStatus struct {
@@ -16,10 +23,111 @@ type ContextStatus struct {
 	// Engines says, per engine, whether its resources exist in the cluster
 	// ("" when they do) or why not.
 	Missing map[string]string
-	Synced  bool // every watch delivered its initial list
+	// Unreadable is what the identity may not read here (RBAC): a part of
+	// the estate not shown, not an error.
+	Unreadable []Unreadable
+	Synced     bool // every watch delivered its initial list
 	// Lists counts the complete lists the watches received, the first ones
 	// included: more than one per watch means the watch was relisted.
 	Lists int
+}
+
+// Unreadable is one resource the identity may not list where it was
+// looked for.
+type Unreadable struct {
+	// What names it in the plural ("Pulumi Stacks").
+	What string
+	// Namespace is where it was listed; "" is every namespace.
+	Namespace string
+	// Units: its objects are units (not what classifies them, such as a
+	// Flux source or an AppProject's sync windows).
+	Units bool
+	// ReadIn are the namespaces read instead, when every namespace may not
+	// be listed but these may.
+	ReadIn []string
+	// For are the engines it is read for: its units' engine, or those
+	// whose units it classifies.
+	For []model.Engine
+}
+
+// NotShown says once what the identity may not read, "" when it reads all:
+// "not shown: Pulumi Stacks, Flux Kustomizations in team-a: RBAC".
+func (c ContextStatus) NotShown() string {
+	if len(c.Unreadable) == 0 {
+		return ""
+	}
+	var places []string
+	byPlace := map[string][]string{}
+	for _, u := range c.Unreadable {
+		if c.impliedUnreadable(u) {
+			continue
+		}
+		where := "in " + u.Namespace
+		switch {
+		case u.Namespace == "" && len(u.ReadIn) > 0:
+			where = "outside " + strings.Join(u.ReadIn, ", ")
+		case u.Namespace == "":
+			where = "cluster-wide"
+		}
+		if _, ok := byPlace[where]; !ok {
+			places = append(places, where)
+		}
+		byPlace[where] = append(byPlace[where], u.What)
+	}
+	parts := make([]string, len(places))
+	for i, where := range places {
+		parts[i] = strings.Join(byPlace[where], ", ") + " " + where
+	}
+	return "not shown: " + strings.Join(parts, "; ") + ": RBAC"
+}
+
+// impliedUnreadable tells whether u classifies only units that are not
+// shown where it is not either: not worth a word.
+func (c ContextStatus) impliedUnreadable(u Unreadable) bool {
+	if u.Units || len(u.For) == 0 {
+		return false
+	}
+	for _, e := range u.For {
+		if !slices.ContainsFunc(c.Unreadable, func(o Unreadable) bool {
+			return o.Units && o.Namespace == u.Namespace && len(o.ReadIn) == 0 && slices.Contains(o.For, e)
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// AddUnreadable records what may not be read where, replacing what was
+// recorded of it there, in a steady order.
+func (c *ContextStatus) AddUnreadable(u Unreadable) {
+	// A new slice: copies of the status handed out share the old one.
+	next := slices.DeleteFunc(slices.Clone(c.Unreadable), func(o Unreadable) bool {
+		return o.What == u.What && o.Namespace == u.Namespace
+	})
+	next = append(next, u)
+	slices.SortStableFunc(next, func(a, b Unreadable) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(unreadableOrder(a), unreadableOrder(b)), cmp.Compare(engineOrder(a), engineOrder(b)), cmp.Compare(a.What, b.What))
+	})
+	c.Unreadable = next
+}
+
+// unreadableOrder puts units before what classifies them.
+func unreadableOrder(u Unreadable) int {
+	if u.Units {
+		return 0
+	}
+	return 1
+}
+
+// engineOrder is the place of u's first engine in model.Engines.
+func engineOrder(u Unreadable) int {
+	if len(u.For) == 0 {
+		return len(model.Engines)
+	}
+	if i := slices.Index(model.Engines, u.For[0]); i >= 0 {
+		return i
+	}
+	return len(model.Engines)
 }
 
 // Stale reports whether the context's data may be out of date.

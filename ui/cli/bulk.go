@@ -245,8 +245,8 @@ func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.WaitSynced(waitCtx); err != nil {
-		return nil, nil, &exitError{code: exitUnreachable, err: fmt.Errorf("cluster did not answer in time: %w", err)}
+	if err := awaitModel(waitCtx, g, f); err != nil {
+		return nil, nil, err
 	}
 	var keys []model.Key
 	for _, u := range f.Store.Snapshot() {

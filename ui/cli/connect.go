@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,15 @@ func (g *globals) namespace() string {
 	return g.kube.Namespace
 }
 
+// namespaces are the namespaces read: --namespaces, each on its own, or
+// the one of namespace ("" for all).
+func (g *globals) namespaces() []string {
+	if len(g.namespaceList) > 0 {
+		return g.namespaceList
+	}
+	return []string{g.namespace()}
+}
+
 // requestTimeout is --request-timeout, or def when unset or zero.
 func (g *globals) requestTimeout(def time.Duration) time.Duration {
 	if g.kube.Timeout == "" || g.kube.Timeout == "0" {
@@ -44,13 +54,19 @@ func (g *globals) requestTimeout(def time.Duration) time.Duration {
 // tolerant, a context that cannot be reached is retried in the background
 // instead (the workbench shows it as disconnected meanwhile).
 func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool) (*fleet.Fleet, error) {
-	f := fleet.New(fleet.Options{Thresholds: th})
+	if len(g.namespaceList) > 0 && (g.allNamespaces || g.kube.Namespace != "") {
+		return nil, usageError(errors.New("--namespaces names the namespaces read: give it without -n and -A"))
+	}
+	if slices.Contains(g.namespaceList, "") {
+		return nil, usageError(errors.New("--namespaces: a namespace name is empty"))
+	}
+	f := fleet.New(fleet.Options{Thresholds: th, Engines: g.engines})
 	if g.demo {
 		c, err := startDemo(ctx, g)
 		if err != nil {
 			return nil, err
 		}
-		return f, f.Add(ctx, c, g.namespace())
+		return f, f.Add(ctx, c, g.namespaces()...)
 	}
 	names, err := contextNames(g)
 	if err != nil {
@@ -62,10 +78,10 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 			return nil, err
 		}
 		if tolerant {
-			f.AddRetrying(ctx, c, g.namespace())
+			f.AddRetrying(ctx, c, g.namespaces()...)
 			continue
 		}
-		if err := f.Add(ctx, c, g.namespace()); err != nil {
+		if err := f.Add(ctx, c, g.namespaces()...); err != nil {
 			return nil, &exitError{code: exitUnreachable, err: fmt.Errorf("cluster unreachable: %w", err)}
 		}
 	}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	"github.com/spf13/cobra"
 
 	"github.com/driftdeck/driftdeck/backend/config"
@@ -51,11 +49,8 @@ func runDoctor(ctx context.Context, g *globals) error {
 	if err != nil {
 		return err
 	}
-	if err := f.WaitSynced(ctx); err != nil {
-		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
-			return fmt.Errorf("forbidden: %w", err)
-		}
-		return &exitError{code: exitUnreachable, err: fmt.Errorf("cluster did not answer in time: %w", err)}
+	if err := awaitModel(ctx, g, f); err != nil {
+		return err
 	}
 	f.Store.Tick()
 	findings := doctor.Examine(f.Store.Snapshot(), time.Now(), g.origin())

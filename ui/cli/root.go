@@ -18,6 +18,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
@@ -28,14 +29,20 @@ var Version = "dev"
 type globals struct {
 	kube          *kube.Flags
 	allNamespaces bool
+	// namespaceList is --namespaces: several namespaces, each read on its
+	// own (for an identity that may not list every namespace).
+	namespaceList []string
 	demo          bool
 	readOnly      bool
 	dryRun        bool
 	argocdServer  string
 	argocdToken   string
 	output        string
-	in            io.Reader
-	out, errOut   io.Writer
+	// engines limits what is read to these engines' units (--engine); nil
+	// reads every engine.
+	engines     []model.Engine
+	in          io.Reader
+	out, errOut io.Writer
 }
 
 // outIsTerminal tells whether stdout is a terminal (tables fit it then).
@@ -108,6 +115,7 @@ embedded demo control plane instead of a cluster.`,
 	g.kube.AddFlags(root.PersistentFlags())
 	pf := root.PersistentFlags()
 	pf.BoolVarP(&g.allNamespaces, "all-namespaces", "A", false, "watch every namespace (the default unless -n is given)")
+	pf.StringSliceVar(&g.namespaceList, "namespaces", nil, "watch these namespaces, each on its own, for an identity that may not list every namespace (without it or -n, a resource that may not be listed in every namespace is read in the context's namespace)")
 	pf.BoolVar(&g.demo, "demo", false, "run on the embedded demo control plane instead of a cluster")
 	pf.BoolVar(&g.readOnly, "read-only", false, "refuse every write (enforced by the backend)")
 	pf.BoolVar(&g.dryRun, "dry-run", false, "write nothing: Kubernetes writes go as server-side dry runs, unlock and preview --approve print exactly what they would write")

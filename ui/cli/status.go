@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	"github.com/spf13/cobra"
 
 	"github.com/driftdeck/driftdeck/backend/config"
@@ -57,6 +55,9 @@ func runStatus(ctx context.Context, g *globals, o *statusOpts, names []string) e
 	}
 	keep, err := unitFilter(o.engines, o.states)
 	if err != nil {
+		return usageError(err)
+	}
+	if g.engines, err = readEngines(o.engines); err != nil {
 		return usageError(err)
 	}
 	wanted, err := parseNames(names)
@@ -126,11 +127,8 @@ func liveModel(ctx context.Context, g *globals) (*fleet.Fleet, []*model.Unit, er
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.WaitSynced(ctx); err != nil {
-		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
-			return nil, nil, fmt.Errorf("forbidden: %w", err)
-		}
-		return nil, nil, &exitError{code: exitUnreachable, err: fmt.Errorf("cluster did not answer in time: %w", err)}
+	if err := awaitModel(ctx, g, f); err != nil {
+		return nil, nil, err
 	}
 	f.Store.Tick()
 	return f, f.Store.Snapshot(), nil
@@ -143,6 +141,20 @@ func engineFlagHelp() string {
 		names[i] = string(e)
 	}
 	return "only these engines (" + strings.Join(names, ", ") + ")"
+}
+
+// readEngines are the engines --engine names, nil for every engine: what
+// is not asked for is not read at all.
+func readEngines(names []string) ([]model.Engine, error) {
+	var out []model.Engine
+	for _, n := range names {
+		e, err := model.ParseEngine(n)
+		if err != nil {
+			return nil, fmt.Errorf("--engine: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // unitFilter builds the --engine/--state filter.

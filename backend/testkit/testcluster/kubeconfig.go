@@ -54,3 +54,19 @@ func RefusedURL(t testing.TB) string {
 	ln.Close()
 	return "https://" + addr
 }
+
+// KubeconfigIn is Kubeconfig with the context's namespace set, as `kubectl
+// config set-context --namespace` leaves it.
+func KubeconfigIn(t testing.TB, cfg *rest.Config, context, namespace string) string {
+	t.Helper()
+	path := Kubeconfig(t, cfg, context)
+	kc, err := clientcmd.LoadFromFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc.Contexts[context].Namespace = namespace
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
