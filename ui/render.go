@@ -146,6 +146,9 @@ func (a *App) contextBadge(st store.ContextStatus, now time.Time) string {
 	default:
 		s += t.Good.Render("● live")
 	}
+	if st.Route != "" {
+		s += t.Dim.Render(" · " + safetext.Visible(st.Route))
+	}
 	if notice := st.NotShown(); notice != "" {
 		// Partial rights are normal: said, in the colour of a notice.
 		s += t.Warn.Render(" · " + notice)

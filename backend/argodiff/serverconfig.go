@@ -1,10 +1,12 @@
 package argodiff
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -306,4 +308,26 @@ func (c *ServerConfig) baseURL() (*url.URL, error) {
 		u.Path += "/" + root
 	}
 	return u, nil
+}
+
+// HTTPClient is a client for the server, TLS as configured; its requests
+// are made by Request.
+func (c *ServerConfig) HTTPClient() (*http.Client, error) { return c.httpClient() }
+
+// Request is a request to path under the server's root, authorised by the
+// token, asking for JSON.
+func (c *ServerConfig) Request(ctx context.Context, method string, query url.Values, path ...string) (*http.Request, error) {
+	base, err := c.baseURL()
+	if err != nil {
+		return nil, err
+	}
+	u := base.JoinPath(path...)
+	u.RawQuery = query.Encode()
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Accept", "application/json")
+	return req, nil
 }

@@ -37,6 +37,7 @@ type Fleet struct {
 	refused chan error
 	// engines limits what is read; nil reads every engine.
 	engines []model.Engine
+	argo    *ArgoRoute
 }
 
 // Options select what to watch.
@@ -47,6 +48,9 @@ type Options struct {
 	// Engines limits what is read at all to these engines' units and what
 	// classifies them; nil reads every engine.
 	Engines []model.Engine
+	// Argo, when set, reads its context's Applications through Argo CD's
+	// API server.
+	Argo *ArgoRoute
 }
 
 // New returns a fleet with an empty store.
@@ -63,6 +67,7 @@ func New(opts Options) *Fleet {
 		clusters: map[string]*kube.Cluster{},
 		refused:  make(chan error, 16),
 		engines:  opts.Engines,
+		argo:     opts.Argo,
 	}
 	f.Store.AddClassifier(f.Projects)
 	f.Store.AddClassifier(f.Updates)
@@ -218,8 +223,14 @@ func (f *Fleet) watchSpecs(c *kube.Cluster, h *health) []watchSpec {
 		if d.Engine == model.EngineApplicationSet {
 			read = append(read, model.EngineArgoCD) // the Applications' parents
 		}
+		run := units(d.Engine, d.Decode, d.Convert)
+		if d.Engine == model.EngineArgoCD && f.argo != nil && f.argo.Context == c.Context {
+			run = func(ctx context.Context, _ schema.GroupVersionResource, namespace string, _ func(error) bool, done func()) {
+				f.watchArgoAPI(ctx, c, namespace, h, done)
+			}
+		}
 		specs = append(specs, watchSpec{what: model.InfoOf(d.Engine).Units, units: !d.Optional, engines: read,
-			versions: d.Versions, optional: d.Optional, run: units(d.Engine, d.Decode, d.Convert)})
+			versions: d.Versions, optional: d.Optional, run: run})
 	}
 	return append(specs, f.sourceSpecs(c, h)...)
 }

@@ -40,12 +40,7 @@ func (h *health) Connected() {
 
 func (h *health) Disconnected(err error) {
 	if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
-		// The cluster answers; it refuses. Not a lost connection.
-		h.store.UpdateStatus(h.context, func(s *store.ContextStatus) { s.Error = err.Error() })
-		select {
-		case h.refused <- fmt.Errorf("context %q: %w", h.context, err):
-		default:
-		}
+		h.refusedBy(err)
 		return
 	}
 	if !h.discovered.Load() {
@@ -58,6 +53,16 @@ func (h *health) Disconnected(err error) {
 		}
 		s.Connected, s.Error = false, err.Error()
 	})
+}
+
+// refusedBy records a refusal no retry mends: the server answers, it
+// refuses. Not a lost connection.
+func (h *health) refusedBy(err error) {
+	h.store.UpdateStatus(h.context, func(s *store.ContextStatus) { s.Error = err.Error() })
+	select {
+	case h.refused <- fmt.Errorf("context %q: %w", h.context, err):
+	default:
+	}
 }
 
 // unreadable records a resource the identity may not list.

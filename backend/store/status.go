@@ -11,8 +11,11 @@ import (
 
 // ContextStatus is the connection state of one cluster context.
 type ContextStatus struct {
-	Context   string
-	Identity  string // who the cluster says we are
+	Context  string
+	Identity string // who the cluster says we are
+	// Route says how Argo CD is reached when not through the Kubernetes
+	// API: "argocd via <server> as <user>".
+	Route     string
 	Connected bool
 	// LastEvent is when data last arrived from the cluster.
 	LastEvent time.Time

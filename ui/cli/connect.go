@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/driftdeck/driftdeck/backend/argoapi"
+	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -60,8 +62,9 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 	if slices.Contains(g.namespaceList, "") {
 		return nil, usageError(errors.New("--namespaces: a namespace name is empty"))
 	}
-	f := fleet.New(fleet.Options{Thresholds: th, Engines: g.engines})
+	opts := fleet.Options{Thresholds: th, Engines: g.engines}
 	if g.demo {
+		f := fleet.New(opts)
 		c, err := startDemo(ctx, g)
 		if err != nil {
 			return nil, err
@@ -72,6 +75,10 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 	if err != nil {
 		return nil, err
 	}
+	if opts.Argo, err = argoRoute(g, names[0]); err != nil {
+		return nil, err
+	}
+	f := fleet.New(opts)
 	for _, name := range names {
 		c, err := connectContext(g, name)
 		if err != nil {
@@ -86,6 +93,24 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 		}
 	}
 	return f, nil
+}
+
+// argoRoute is the way to Argo CD through its API server, when one is
+// configured (--argocd-server, $ARGOCD_SERVER, the argocd CLI's current
+// context), for the first context's Argo CD; nil otherwise.
+func argoRoute(g *globals, context string) (*fleet.ArgoRoute, error) {
+	server, err := argodiff.LoadServerConfig(argodiff.ServerFlags{Server: g.argocdServer, Token: g.argocdToken})
+	if err != nil {
+		return nil, usageError(fmt.Errorf("Argo CD server: %w", err))
+	}
+	if server == nil {
+		return nil, nil
+	}
+	client, err := argoapi.New(server)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("Argo CD server: %w", err))
+	}
+	return &fleet.ArgoRoute{Client: client, Context: context}, nil
 }
 
 // stateDir is driftdeck's directory in the user's state directory, where

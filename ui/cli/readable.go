@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +22,9 @@ func awaitModel(ctx context.Context, g *globals, f *fleet.Fleet) error {
 	if err := f.WaitSynced(ctx); err != nil {
 		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
 			return fmt.Errorf("forbidden: %w", err)
+		}
+		if argoapi.Unauthorized(err) || argoapi.PermissionDenied(err) {
+			return &exitError{code: exitForbidden, err: err}
 		}
 		return &exitError{code: exitUnreachable, err: fmt.Errorf("cluster did not answer in time: %w", err)}
 	}

@@ -119,7 +119,7 @@ embedded demo control plane instead of a cluster.`,
 	pf.BoolVar(&g.demo, "demo", false, "run on the embedded demo control plane instead of a cluster")
 	pf.BoolVar(&g.readOnly, "read-only", false, "refuse every write (enforced by the backend)")
 	pf.BoolVar(&g.dryRun, "dry-run", false, "write nothing: Kubernetes writes go as server-side dry runs, unlock and preview --approve print exactly what they would write")
-	pf.StringVar(&g.argocdServer, "argocd-server", "", "Argo CD API server for diffs (default: $ARGOCD_SERVER, else the argocd CLI's current context)")
+	pf.StringVar(&g.argocdServer, "argocd-server", "", "Argo CD API server: the first context's Applications are read through it, under your Argo CD identity, and diffs come from it (default: $ARGOCD_SERVER, else the argocd CLI's current context)")
 	pf.StringVar(&g.argocdToken, "argocd-token", "", "Argo CD API token (default: $ARGOCD_AUTH_TOKEN, else the argocd CLI's login)")
 	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newTreeCmd(g), newDiffCmd(g), newPreviewCmd(g), newUnlockCmd(g), newStateCmd(g), newAgentCmd(g), newDoctorCmd(g), newLogsCmd(g))
 	root.AddCommand(newActionCmds(g)...)

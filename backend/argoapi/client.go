@@ -1,0 +1,132 @@
+// Package argoapi reads Argo CD through its API server, under the user's
+// Argo CD identity and RBAC: who the token is, the Applications it may
+// get, and their changes as a stream.
+package argoapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
+	"github.com/driftdeck/driftdeck/backend/argodiff"
+)
+
+// Client talks to one Argo CD API server.
+type Client struct {
+	cfg *argodiff.ServerConfig
+	// requests answer within the configured timeout; stream has none: a
+	// live feed stays open for as long as it is read.
+	requests, stream *http.Client
+}
+
+// New is a client of the server cfg resolves to.
+func New(cfg *argodiff.ServerConfig) (*Client, error) {
+	hc, err := cfg.HTTPClient()
+	if err != nil {
+		return nil, err
+	}
+	stream := *hc
+	stream.Timeout = 0
+	return &Client{cfg: cfg, requests: hc, stream: &stream}, nil
+}
+
+// Server names the server, as configured (never the token).
+func (c *Client) Server() string { return c.cfg.Server }
+
+// Error is the server's refusal, in Argo CD's own words.
+type Error struct {
+	Server string
+	Status int
+	// Message is the server's (the gRPC gateway's "message").
+	Message string
+}
+
+func (e *Error) Error() string {
+	hint := ""
+	switch e.Status {
+	case http.StatusUnauthorized:
+		hint = fmt.Sprintf(": the token was rejected (expired or revoked): run `argocd login %s` (with --sso for an SSO login)", e.Server)
+	case http.StatusForbidden:
+		hint = " (Argo CD RBAC)"
+	}
+	msg := e.Message
+	if msg == "" {
+		msg = http.StatusText(e.Status)
+	}
+	return fmt.Sprintf("Argo CD API server %s: %d %s%s", e.Server, e.Status, msg, hint)
+}
+
+// Unauthorized tells whether err is the server rejecting the token.
+func Unauthorized(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Status == http.StatusUnauthorized
+}
+
+// PermissionDenied tells whether err is Argo CD's RBAC refusing.
+func PermissionDenied(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Status == http.StatusForbidden
+}
+
+// maxAnswer bounds an answer read whole: the list of every Application of
+// a large instance is hundreds of megabytes at most.
+const maxAnswer = 1 << 30
+
+// do sends a request and returns the answer's body when it is 200.
+func (c *Client) do(client *http.Client, req *http.Request) (*http.Response, error) {
+	resp, err := client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL repeats the query; the cause is enough
+		}
+		return nil, fmt.Errorf("Argo CD API server %s: %w", c.cfg.Server, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		var gw struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(body, &gw)
+		return nil, &Error{Server: c.cfg.Server, Status: resp.StatusCode, Message: gw.Message}
+	}
+	return resp, nil
+}
+
+// getJSON decodes the answer to a GET of path into out.
+func (c *Client) getJSON(ctx context.Context, query url.Values, out any, path ...string) error {
+	req, err := c.cfg.Request(ctx, http.MethodGet, query, path...)
+	if err != nil {
+		return err
+	}
+	resp, err := c.do(c.requests, req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswer)).Decode(out); err != nil {
+		return fmt.Errorf("Argo CD API server %s: the answer to %s is not the expected JSON: %w", c.cfg.Server, req.URL.Path, err)
+	}
+	return nil
+}
+
+// UserInfo is the Argo CD user the token is, as `argocd account
+// get-user-info` names it.
+func (c *Client) UserInfo(ctx context.Context) (string, error) {
+	var info struct {
+		LoggedIn bool   `json:"loggedIn"`
+		Username string `json:"username"`
+	}
+	if err := c.getJSON(ctx, nil, &info, "api", "v1", "session", "userinfo"); err != nil {
+		return "", err
+	}
+	if !info.LoggedIn {
+		return "", &Error{Server: c.cfg.Server, Status: http.StatusUnauthorized, Message: "not logged in"}
+	}
+	return info.Username, nil
+}

@@ -1,0 +1,59 @@
+package argoapi
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/driftdeck/driftdeck/backend/argodiff"
+)
+
+func serve(t *testing.T, h http.HandlerFunc) *Client {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	c, err := New(argodiff.NewServerConfig(srv.URL, "secret-token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// The feed hands each event on with its Application, resumes from the
+// version asked, sends the token, and ends with the server's own error.
+func TestWatchHandsOnEventsAndEndsWithTheServersError(t *testing.T) {
+	c := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v1/stream/applications" || r.URL.Query().Get("resourceVersion") != "41" || r.Header.Get("Authorization") != "Bearer secret-token" {
+			http.Error(w, "unexpected request", http.StatusBadRequest)
+			return
+		}
+		w.Write([]byte(`{"result":{"type":"ADDED","application":{"metadata":{"name":"web"}}}}` + "\n"))
+		w.Write([]byte(`{"result":{"type":"DELETED","application":{"metadata":{"name":"api"}}}}` + "\n"))
+		w.Write([]byte(`{"error":{"http_code":503,"message":"server shutting down"}}` + "\n"))
+	})
+	var got []string
+	err := c.Watch(context.Background(), "41", func(ev Event) {
+		md, _ := ev.App["metadata"].(map[string]any)
+		got = append(got, ev.Type+" "+md["name"].(string))
+	})
+	if strings.Join(got, ", ") != "ADDED web, DELETED api" {
+		t.Errorf("events %v", got)
+	}
+	if err == nil || !strings.Contains(err.Error(), "server shutting down") {
+		t.Errorf("the feed ended with %v, want the server's message", err)
+	}
+}
+
+// A rejected token says what to do, and never shows the token.
+func TestARejectedTokenSaysToLogInAgain(t *testing.T) {
+	c := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"error":"invalid session: token has expired","code":16,"message":"invalid session: token has expired"}`))
+	})
+	_, _, err := c.Applications(context.Background())
+	if !Unauthorized(err) || !strings.Contains(err.Error(), "token has expired") || !strings.Contains(err.Error(), "argocd login") || strings.Contains(err.Error(), "secret-token") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -1,0 +1,89 @@
+package fleet
+
+import (
+	"context"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/argoapi"
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/store"
+)
+
+// ArgoRoute reads a context's Argo CD Applications through Argo CD's API
+// server, under the user's Argo CD identity and RBAC, instead of through
+// the Kubernetes API (ADR 0033).
+type ArgoRoute struct {
+	Client *argoapi.Client
+	// Context is the kube context whose Argo CD the server is.
+	Context string
+}
+
+// watchArgoAPI feeds the Applications the API server lets the user get
+// into the store: a list, then the live feed from the list's version; when
+// the feed breaks (the server restarts, the link drops) it lists again,
+// so no unit is lost or kept twice.
+func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace string, h *health, done func()) {
+	api := f.argo.Client
+	go f.routeIdentity(ctx, c.Context, api)
+	scope := store.Scope{Context: c.Context, Engine: model.EngineArgoCD, Namespace: namespace}
+	mine := func(app map[string]any) *model.Unit {
+		u := model.Bounded(argocd.Convert(c.Context, app))
+		if u == nil || namespace != "" && u.Key.Namespace != namespace {
+			return nil
+		}
+		return u
+	}
+	wait := time.Second
+	for ctx.Err() == nil {
+		apps, version, err := api.Applications(ctx)
+		if err == nil {
+			units := make([]*model.Unit, 0, len(apps))
+			for _, app := range apps {
+				if u := mine(app); u != nil {
+					units = append(units, u)
+				}
+			}
+			f.Store.Replace(scope, units)
+			f.Store.UpdateStatus(c.Context, func(s *store.ContextStatus) { s.Lists++ })
+			done()
+			h.Connected()
+			wait = time.Second
+			err = api.Watch(ctx, version, func(ev argoapi.Event) {
+				h.Event()
+				u := mine(ev.App)
+				switch {
+				case u == nil:
+				case ev.Type == "DELETED":
+					f.Store.Remove(u.Key)
+				default:
+					f.Store.Put(u)
+				}
+			})
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if argoapi.Unauthorized(err) {
+			h.refusedBy(err) // no retry mends a rejected token
+		} else {
+			h.Disconnected(err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 30*time.Second)
+	}
+}
+
+// routeIdentity names the route on the context's status: the server and
+// the Argo CD user the token is.
+func (f *Fleet) routeIdentity(ctx context.Context, context string, api *argoapi.Client) {
+	user, err := api.UserInfo(ctx)
+	if err != nil {
+		user = "unknown user (" + err.Error() + ")"
+	}
+	f.Store.UpdateStatus(context, func(s *store.ContextStatus) { s.Route = "argocd via " + api.Server() + " as " + user })
+}

@@ -1,0 +1,126 @@
+package realcontrollers
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/driftdeck/driftdeck/backend/argoapi"
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/argodiff"
+	"github.com/driftdeck/driftdeck/backend/fleet"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/testkit/testargocd"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
+)
+
+// An Argo CD user whose kube identity may read nothing at all sees, through
+// the real argocd-server, the Applications Argo CD's RBAC lets it get, with
+// their states, live (created and deleted ones follow), and the route and
+// the user are named; the Applications of a project it may not get are not
+// there.
+func TestClusterAnArgoCDUserWithoutKubernetesRightsSeesItsApplicationsThroughTheAPIServer(t *testing.T) {
+	e := realArgo(t)
+	srv, err := e.argo.StartServer()
+	if err != nil {
+		t.Fatalf("argocd-server: %v", err)
+	}
+	const password = "alice-password-5b1e"
+	if err := srv.AddAccount(e.argo, "alice", password); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.SetPolicy(e.argo, "p, role:team, applications, get, default/*, allow\ng, alice, role:team\n"); err != nil {
+		t.Fatal(err)
+	}
+	token, err := srv.Token("alice", password)
+	if err != nil {
+		t.Fatalf("%v\nserver log:\n%s", err, e.argo.Log("server"))
+	}
+	repo := testargocd.NewRepo(t)
+	repo.Commit("v1", map[string]string{"alice-web/cm.yaml": testargocd.ConfigMap("alice-web", "v1")})
+	e.app("alice-web", repo, map[string]any{})
+	e.app("alice-gone", repo, map[string]any{})
+	hidden := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+		"metadata": map[string]any{"name": "not-alices", "namespace": testargocd.Namespace},
+		"spec": map[string]any{"project": "restricted", "source": map[string]any{"repoURL": repo.URL(), "path": "alice-web"},
+			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": e.dest}},
+	}}
+	apps := e.dyn.Resource(argocd.Applications).Namespace(testargocd.Namespace)
+	if _, err := apps.Create(context.Background(), hidden, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = apps.Delete(context.Background(), "not-alices", metav1.DeleteOptions{}) })
+
+	nobody := testcluster.Shared(t).UserConfig(t, "argo-only-alice", nil, "")
+	kc, err := kube.NewCluster("test", nobody, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := argoapi.New(argodiff.NewServerConfig("http://"+srv.Addr, token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	f := fleet.New(fleet.Options{Argo: &fleet.ArgoRoute{Client: client, Context: "test"}})
+	if err := f.Add(ctx, kc); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WaitSynced(ctx); err != nil {
+		t.Fatalf("the first lists: %v", err)
+	}
+	f.Store.Tick()
+	names := func() []string {
+		var out []string
+		for _, u := range f.Store.Snapshot() {
+			if u.Key.Engine == model.EngineArgoCD {
+				out = append(out, u.Key.Name)
+				if u.Project != "default" {
+					t.Errorf("%s of project %q shown: alice may get only project default's", u.Key.Name, u.Project)
+				}
+			}
+		}
+		return out
+	}
+	if got := names(); !slices.Contains(got, "alice-web") || !slices.Contains(got, "alice-gone") || slices.Contains(got, "not-alices") {
+		t.Fatalf("through the API server alice sees %v; want alice-web and alice-gone, not not-alices", got)
+	}
+	st := f.Store.Status()[0]
+	if st.Error != "" || !st.Connected {
+		t.Errorf("the context reads as an error: %+v", st)
+	}
+	if !strings.Contains(st.NotShown(), "Pulumi Stacks") || strings.Contains(st.NotShown(), "Argo CD Applications") {
+		t.Errorf("not shown: %q; want the other engines' units, not the Applications", st.NotShown())
+	}
+	testcluster.Eventually(t, 30*time.Second, "the route named with the Argo CD user", func() bool {
+		return f.Store.Status()[0].Route == "argocd via http://"+srv.Addr+" as alice"
+	})
+
+	// Live: a new Application appears, a deleted one goes.
+	e.app("alice-new", repo, map[string]any{})
+	if err := apps.Delete(context.Background(), "alice-gone", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testcluster.Eventually(t, 60*time.Second, "alice-new to arrive and alice-gone to leave through the live feed", func() bool {
+		f.Store.Tick()
+		got := names()
+		return slices.Contains(got, "alice-new") && !slices.Contains(got, "alice-gone")
+	})
+	// The controller's first comparison reaches alice through the feed.
+	testcluster.Eventually(t, 90*time.Second, "alice-web's sync and health states through the live feed", func() bool {
+		f.Store.Tick()
+		for _, u := range f.Store.Snapshot() {
+			if u.Key.Name == "alice-web" {
+				return u.Sync != model.SyncUnknown && u.Health != model.HealthUnknown
+			}
+		}
+		return false
+	})
+}

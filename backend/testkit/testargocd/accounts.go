@@ -1,0 +1,86 @@
+package testargocd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+)
+
+// AddAccount makes a local account that may log in with password
+// (argocd-cm's accounts.<name>, argocd-secret's accounts.<name>.password,
+// hashed by the argocd CLI), as an administrator of Argo CD does.
+func (s *Server) AddAccount(a *ArgoCD, name, password string) error {
+	out, err := s.cli(nil, "account", "bcrypt", "--password", password)
+	if err != nil {
+		return err
+	}
+	hash := strings.TrimSpace(out)
+	kc, err := kubernetes.NewForConfig(a.cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cm := fmt.Sprintf(`{"data":{"accounts.%s":"login"}}`, name)
+	if _, err := kc.CoreV1().ConfigMaps(Namespace).Patch(ctx, "argocd-cm", types.MergePatchType, []byte(cm), metav1.PatchOptions{}); err != nil {
+		return err
+	}
+	secret := fmt.Sprintf(`{"stringData":{"accounts.%s.password":%q,"accounts.%s.passwordMtime":%q}}`, name, hash, name, time.Now().UTC().Format(time.RFC3339))
+	_, err = kc.CoreV1().Secrets(Namespace).Patch(ctx, "argocd-secret", types.MergePatchType, []byte(secret), metav1.PatchOptions{})
+	return err
+}
+
+// SetPolicy sets argocd-rbac-cm's policy.csv, with no default role: who
+// is not named may do nothing.
+func (s *Server) SetPolicy(a *ArgoCD, csv string) error {
+	kc, err := kubernetes.NewForConfig(a.cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	patch, err := json.Marshal(map[string]any{"data": map[string]string{"policy.csv": csv, "policy.default": ""}})
+	if err != nil {
+		return err
+	}
+	_, err = kc.CoreV1().ConfigMaps(Namespace).Patch(ctx, "argocd-rbac-cm", types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+// Token logs name in with password (POST /api/v1/session, what `argocd
+// login` does) and returns the session token, retrying while the server
+// has not read a new account yet.
+func (s *Server) Token(name, password string) (string, error) {
+	body, err := json.Marshal(map[string]string{"username": name, "password": password})
+	if err != nil {
+		return "", err
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Post("http://"+s.Addr+"/api/v1/session", "application/json", bytes.NewReader(body))
+		if err == nil {
+			var out struct {
+				Token   string `json:"token"`
+				Message string `json:"message"`
+			}
+			_ = json.NewDecoder(resp.Body).Decode(&out)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && out.Token != "" {
+				return out.Token, nil
+			}
+			err = fmt.Errorf("logging in as %s: %d %s", name, resp.StatusCode, out.Message)
+		}
+		if time.Now().After(deadline) {
+			return "", err
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
