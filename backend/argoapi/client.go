@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 )
@@ -49,7 +50,7 @@ func (e *Error) Error() string {
 	hint := ""
 	switch e.Status {
 	case http.StatusUnauthorized:
-		hint = fmt.Sprintf(": the token was rejected (expired or revoked): run `argocd login %s` (with --sso for an SSO login)", e.Server)
+		hint = fmt.Sprintf(": the token was rejected (expired or revoked): run `argocd login %s` (with --sso for an SSO login)", loginTarget(e.Server))
 	case http.StatusForbidden:
 		hint = " (Argo CD RBAC)"
 	}
@@ -58,6 +59,15 @@ func (e *Error) Error() string {
 		msg = http.StatusText(e.Status)
 	}
 	return fmt.Sprintf("Argo CD API server %s: %d %s%s", e.Server, e.Status, msg, hint)
+}
+
+// loginTarget is the server as `argocd login` takes it: host[:port], no
+// scheme.
+func loginTarget(server string) string {
+	if _, rest, ok := strings.Cut(server, "://"); ok {
+		return strings.TrimSuffix(rest, "/")
+	}
+	return server
 }
 
 // Unauthorized tells whether err is the server rejecting the token.

@@ -16,6 +16,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/store"
 	"github.com/driftdeck/driftdeck/backend/testkit/testargocd"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
@@ -123,4 +124,90 @@ func TestClusterAnArgoCDUserWithoutKubernetesRightsSeesItsApplicationsThroughThe
 		}
 		return false
 	})
+
+	// argocd-server restarts under the feed: it lists again, and what
+	// changed meanwhile arrives, nothing lost and nothing kept twice.
+	lists := f.Store.Status()[0].Lists
+	if err := srv.Restart(e.argo); err != nil {
+		t.Fatal(err)
+	}
+	e.app("alice-after", repo, map[string]any{})
+	if err := apps.Delete(context.Background(), "alice-new", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testcluster.Eventually(t, 90*time.Second, "the feed back after the restart, with what changed", func() bool {
+		f.Store.Tick()
+		got := names()
+		return f.Store.Status()[0].Lists > lists && slices.Contains(got, "alice-after") && !slices.Contains(got, "alice-new") && slices.Contains(got, "alice-web")
+	})
+	if st := f.Store.Status()[0]; !st.Connected || st.Error != "" {
+		t.Errorf("after the restart the context reads %+v", st)
+	}
+}
+
+// A token that expires in the middle of a session: once the feed has to
+// reconnect (argocd-server restarted), the context says, once and plainly,
+// to log in again, and the units read before stay shown.
+func TestClusterAnExpiredArgoCDTokenSaysToLogInAgain(t *testing.T) {
+	e := realArgo(t)
+	srv, err := e.argo.StartServer()
+	if err != nil {
+		t.Fatalf("argocd-server: %v", err)
+	}
+	const password = "bob-password-0c7d"
+	if err := srv.AddAccount(e.argo, "bob", password); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.SetPolicy(e.argo, "p, role:team, applications, get, default/*, allow\ng, bob, role:team\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Token("bob", password); err != nil { // the account is known
+		t.Fatalf("%v\nserver log:\n%s", err, e.argo.Log("server"))
+	}
+	token, err := srv.AccountToken("bob", 4*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := testargocd.NewRepo(t)
+	repo.Commit("v1", map[string]string{"bob-web/cm.yaml": testargocd.ConfigMap("bob-web", "v1")})
+	e.app("bob-web", repo, map[string]any{})
+	nobody := testcluster.Shared(t).UserConfig(t, "argo-only-bob", nil, "")
+	kc, err := kube.NewCluster("test", nobody, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := argoapi.New(argodiff.NewServerConfig("http://"+srv.Addr, token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	f := fleet.New(fleet.Options{Argo: &fleet.ArgoRoute{Client: client, Context: "test"}})
+	if err := f.Add(ctx, kc); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WaitSynced(ctx); err != nil {
+		t.Fatalf("the first lists: %v", err)
+	}
+	time.Sleep(5 * time.Second) // the token expires
+	if err := srv.Restart(e.argo); err != nil {
+		t.Fatal(err)
+	}
+	var st store.ContextStatus
+	testcluster.Eventually(t, 60*time.Second, "the context to say the token was rejected", func() bool {
+		st = f.Store.Status()[0]
+		return strings.Contains(st.Error, "token was rejected") && strings.Contains(st.Error, "argocd login")
+	})
+	if strings.Contains(st.Error, token) {
+		t.Error("the message shows the token")
+	}
+	f.Store.Tick()
+	found := false
+	for _, u := range f.Store.Snapshot() {
+		found = found || u.Key.Name == "bob-web"
+	}
+	if !found {
+		t.Error("the units read before the token expired are gone")
+	}
+	t.Logf("the context says: %s", st.Error)
 }

@@ -99,7 +99,7 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 // configured (--argocd-server, $ARGOCD_SERVER, the argocd CLI's current
 // context), for the first context's Argo CD; nil otherwise.
 func argoRoute(g *globals, context string) (*fleet.ArgoRoute, error) {
-	server, err := argodiff.LoadServerConfig(argodiff.ServerFlags{Server: g.argocdServer, Token: g.argocdToken})
+	server, err := argodiff.LoadServerConfig(g.argoFlags())
 	if err != nil {
 		return nil, usageError(fmt.Errorf("Argo CD server: %w", err))
 	}

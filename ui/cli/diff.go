@@ -54,7 +54,7 @@ func planResult(p *tfplan.Plan) *argodiff.Result {
 // configured (flags, ARGOCD_SERVER/ARGOCD_AUTH_TOKEN, or the argocd CLI's
 // config), else a local render dry-run against the cluster.
 func newDiffer(ctx context.Context, g *globals, clusters func(string) (*kube.Cluster, bool)) (*unitDiffer, error) {
-	server, err := argodiff.LoadServerConfig(argodiff.ServerFlags{Server: g.argocdServer, Token: g.argocdToken})
+	server, err := argodiff.LoadServerConfig(g.argoFlags())
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("Argo CD server: %w", err)}
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"io"
 	"os"
 	"runtime"
@@ -37,12 +38,20 @@ type globals struct {
 	dryRun        bool
 	argocdServer  string
 	argocdToken   string
-	output        string
+	// argocdPlainText and argocdInsecure: --argocd-plaintext and
+	// --argocd-insecure, as the argocd CLI's own flags.
+	argocdPlainText, argocdInsecure bool
+	output                          string
 	// engines limits what is read to these engines' units (--engine); nil
 	// reads every engine.
 	engines     []model.Engine
 	in          io.Reader
 	out, errOut io.Writer
+}
+
+// argoFlags are the command line's say on the Argo CD API server.
+func (g *globals) argoFlags() argodiff.ServerFlags {
+	return argodiff.ServerFlags{Server: g.argocdServer, Token: g.argocdToken, PlainText: g.argocdPlainText, Insecure: g.argocdInsecure}
 }
 
 // outIsTerminal tells whether stdout is a terminal (tables fit it then).
@@ -120,6 +129,8 @@ embedded demo control plane instead of a cluster.`,
 	pf.BoolVar(&g.readOnly, "read-only", false, "refuse every write (enforced by the backend)")
 	pf.BoolVar(&g.dryRun, "dry-run", false, "write nothing: Kubernetes writes go as server-side dry runs, unlock and preview --approve print exactly what they would write")
 	pf.StringVar(&g.argocdServer, "argocd-server", "", "Argo CD API server: the first context's Applications are read through it, under your Argo CD identity, and diffs come from it (default: $ARGOCD_SERVER, else the argocd CLI's current context)")
+	pf.BoolVar(&g.argocdPlainText, "argocd-plaintext", false, "reach the Argo CD API server over plain HTTP (as argocd --plaintext)")
+	pf.BoolVar(&g.argocdInsecure, "argocd-insecure", false, "do not verify the Argo CD API server's TLS certificate (as argocd --insecure)")
 	pf.StringVar(&g.argocdToken, "argocd-token", "", "Argo CD API token (default: $ARGOCD_AUTH_TOKEN, else the argocd CLI's login)")
 	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newTreeCmd(g), newDiffCmd(g), newPreviewCmd(g), newUnlockCmd(g), newStateCmd(g), newAgentCmd(g), newDoctorCmd(g), newLogsCmd(g))
 	root.AddCommand(newActionCmds(g)...)

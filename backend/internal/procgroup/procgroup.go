@@ -23,8 +23,10 @@ type Group struct {
 }
 
 type process struct {
-	cmd  *exec.Cmd
-	done chan struct{}
+	name, bin string
+	env, args []string
+	cmd       *exec.Cmd
+	done      chan struct{}
 }
 
 // New makes a group in a new temporary directory named after prefix.
@@ -39,9 +41,37 @@ func New(prefix string) (*Group, error) {
 // Run starts bin with args and the extra environment, its working directory
 // the group's, its output in <name>.log.
 func (g *Group) Run(name, bin string, env []string, args ...string) error {
-	logFile, err := os.Create(filepath.Join(g.Dir, name+".log"))
+	p, err := g.start(name, bin, env, args, os.O_TRUNC)
 	if err != nil {
 		return err
+	}
+	g.procs = append(g.procs, p)
+	return nil
+}
+
+// Restart stops the named process and starts it again as it was started,
+// its output added to its log: a component restarting under its clients.
+func (g *Group) Restart(name string) error {
+	for i, p := range g.procs {
+		if p.name != name {
+			continue
+		}
+		stop(p)
+		next, err := g.start(p.name, p.bin, p.env, p.args, os.O_APPEND)
+		if err != nil {
+			return err
+		}
+		g.procs[i] = next
+		return nil
+	}
+	return fmt.Errorf("no process %s in the group", name)
+}
+
+// start runs one process; mode is os.O_TRUNC or os.O_APPEND for its log.
+func (g *Group) start(name, bin string, env, args []string, mode int) (*process, error) {
+	logFile, err := os.OpenFile(filepath.Join(g.Dir, name+".log"), os.O_CREATE|os.O_WRONLY|mode, 0o644)
+	if err != nil {
+		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -51,16 +81,15 @@ func (g *Group) Run(name, bin string, env []string, args ...string) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
-		return fmt.Errorf("starting %s: %w", name, err)
+		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	p := &process{cmd: cmd, done: make(chan struct{})}
+	p := &process{name: name, bin: bin, env: env, args: args, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		logFile.Close()
 		close(p.done)
 	}()
-	g.procs = append(g.procs, p)
-	return nil
+	return p, nil
 }
 
 // Failed wraps a start-up error with the tail of the component's log.
@@ -84,17 +113,21 @@ func (g *Group) Log(name string) string {
 // Stop ends every process, the last started first, and removes the directory.
 func (g *Group) Stop() error {
 	for i := len(g.procs) - 1; i >= 0; i-- {
-		p := g.procs[i]
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
+		stop(g.procs[i])
 	}
 	g.procs = nil
 	return os.RemoveAll(g.Dir)
+}
+
+// stop ends a process: SIGTERM, then SIGKILL after 10 s.
+func stop(p *process) {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
 }
 
 // FreePorts returns n distinct free TCP ports on 127.0.0.1.

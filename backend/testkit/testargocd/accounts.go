@@ -14,9 +14,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// AddAccount makes a local account that may log in with password
-// (argocd-cm's accounts.<name>, argocd-secret's accounts.<name>.password,
-// hashed by the argocd CLI), as an administrator of Argo CD does.
+// AddAccount makes a local account that may log in with password and be
+// given API tokens (argocd-cm's accounts.<name>: apiKey, login;
+// argocd-secret's accounts.<name>.password, hashed by the argocd CLI), as
+// an administrator of Argo CD does.
 func (s *Server) AddAccount(a *ArgoCD, name, password string) error {
 	out, err := s.cli(nil, "account", "bcrypt", "--password", password)
 	if err != nil {
@@ -29,7 +30,7 @@ func (s *Server) AddAccount(a *ArgoCD, name, password string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cm := fmt.Sprintf(`{"data":{"accounts.%s":"login"}}`, name)
+	cm := fmt.Sprintf(`{"data":{"accounts.%s":"apiKey, login"}}`, name)
 	if _, err := kc.CoreV1().ConfigMaps(Namespace).Patch(ctx, "argocd-cm", types.MergePatchType, []byte(cm), metav1.PatchOptions{}); err != nil {
 		return err
 	}
@@ -83,4 +84,38 @@ func (s *Server) Token(name, password string) (string, error) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// AccountToken is an API token of account name that expires after
+// expiresIn, made by admin (POST /api/v1/account/{name}/token, what `argocd
+// account generate-token --expires-in` does).
+func (s *Server) AccountToken(name string, expiresIn time.Duration) (string, error) {
+	admin, err := s.Token("admin", s.password)
+	if err != nil {
+		return "", err
+	}
+	body, err := json.Marshal(map[string]any{"name": name, "expiresIn": int64(expiresIn.Seconds())})
+	if err != nil {
+		return "", err
+	}
+	req, err := http.NewRequest(http.MethodPost, "http://"+s.Addr+"/api/v1/account/"+name+"/token", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+admin)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Token   string `json:"token"`
+		Message string `json:"message"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	if resp.StatusCode != http.StatusOK || out.Token == "" {
+		return "", fmt.Errorf("a token for %s: %d %s", name, resp.StatusCode, out.Message)
+	}
+	return out.Token, nil
 }

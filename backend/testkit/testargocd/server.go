@@ -129,3 +129,15 @@ func randomPassword() (string, error) {
 	}
 	return hex.EncodeToString(b), nil
 }
+
+// Restart stops argocd-server and starts it again on the same address, as
+// a rollout of it does under its clients; it returns once it listens.
+func (s *Server) Restart(a *ArgoCD) error {
+	if err := a.procs.Restart("server"); err != nil {
+		return err
+	}
+	if err := procgroup.WaitListening(s.Addr, 60*time.Second); err != nil {
+		return a.procs.Failed("server", err)
+	}
+	return nil
+}
