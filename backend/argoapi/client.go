@@ -108,19 +108,24 @@ func (c *Client) do(client *http.Client, req *http.Request) (*http.Response, err
 	return resp, nil
 }
 
-// getJSON decodes the answer to a GET of path into out.
-func (c *Client) getJSON(ctx context.Context, query url.Values, out any, path ...string) error {
+// get is the answer to a GET of path, when it is 200.
+func (c *Client) get(ctx context.Context, client *http.Client, query url.Values, path ...string) (*http.Response, error) {
 	req, err := c.cfg.Request(ctx, http.MethodGet, query, path...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	resp, err := c.do(c.requests, req)
+	return c.do(client, req)
+}
+
+// getJSON decodes the answer to a GET of path into out.
+func (c *Client) getJSON(ctx context.Context, query url.Values, out any, path ...string) error {
+	resp, err := c.get(ctx, c.requests, query, path...)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswer)).Decode(out); err != nil {
-		return fmt.Errorf("Argo CD API server %s: the answer to %s is not the expected JSON: %w", c.cfg.Server, req.URL.Path, err)
+		return fmt.Errorf("Argo CD API server %s: the answer to %s is not the expected JSON: %w", c.cfg.Server, resp.Request.URL.Path, err)
 	}
 	return nil
 }

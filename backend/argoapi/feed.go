@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 )
 
@@ -44,11 +43,7 @@ func (c *Client) Watch(ctx context.Context, resourceVersion string, fn func(Even
 	if resourceVersion != "" {
 		q.Set("resourceVersion", resourceVersion)
 	}
-	req, err := c.cfg.Request(ctx, http.MethodGet, q, "api", "v1", "stream", "applications")
-	if err != nil {
-		return err
-	}
-	resp, err := c.do(c.stream, req)
+	resp, err := c.get(ctx, c.stream, q, "api", "v1", "stream", "applications")
 	if err != nil {
 		return err
 	}

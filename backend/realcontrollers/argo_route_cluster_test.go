@@ -21,6 +21,52 @@ import (
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
+// argoUser makes a local Argo CD account of the real server that may get
+// project default's Applications and nothing else, logged in.
+func argoUser(t *testing.T, e *env, name, password string) *testargocd.Server {
+	t.Helper()
+	srv, err := e.argo.StartServer()
+	if err != nil {
+		t.Fatalf("argocd-server: %v", err)
+	}
+	if err := srv.AddAccount(e.argo, name, password); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.SetPolicy(e.argo, "p, role:team, applications, get, default/*, allow\ng, "+name+", role:team\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Token(name, password); err != nil { // the server knows the account
+		t.Fatalf("%v\nserver log:\n%s", err, e.argo.Log("server"))
+	}
+	return srv
+}
+
+// apiFleet is driftdeck's live model as a user whose kube identity may
+// read nothing, reaching Argo CD through srv with token; it returns once
+// the first lists are in.
+func apiFleet(t *testing.T, srv *testargocd.Server, token, kubeUser string) *fleet.Fleet {
+	t.Helper()
+	kc, err := kube.NewCluster("test", testcluster.Shared(t).UserConfig(t, kubeUser, nil, ""), "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := argoapi.New(argodiff.NewServerConfig("http://"+srv.Addr, token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	f := fleet.New(fleet.Options{Argo: &fleet.ArgoRoute{Client: client, Context: "test"}})
+	if err := f.Add(ctx, kc); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WaitSynced(ctx); err != nil {
+		t.Fatalf("the first lists: %v", err)
+	}
+	f.Store.Tick()
+	return f
+}
+
 // An Argo CD user whose kube identity may read nothing at all sees, through
 // the real argocd-server, the Applications Argo CD's RBAC lets it get, with
 // their states, live (created and deleted ones follow), and the route and
@@ -28,20 +74,11 @@ import (
 // there.
 func TestClusterAnArgoCDUserWithoutKubernetesRightsSeesItsApplicationsThroughTheAPIServer(t *testing.T) {
 	e := realArgo(t)
-	srv, err := e.argo.StartServer()
-	if err != nil {
-		t.Fatalf("argocd-server: %v", err)
-	}
 	const password = "alice-password-5b1e"
-	if err := srv.AddAccount(e.argo, "alice", password); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.SetPolicy(e.argo, "p, role:team, applications, get, default/*, allow\ng, alice, role:team\n"); err != nil {
-		t.Fatal(err)
-	}
+	srv := argoUser(t, e, "alice", password)
 	token, err := srv.Token("alice", password)
 	if err != nil {
-		t.Fatalf("%v\nserver log:\n%s", err, e.argo.Log("server"))
+		t.Fatal(err)
 	}
 	repo := testargocd.NewRepo(t)
 	repo.Commit("v1", map[string]string{"alice-web/cm.yaml": testargocd.ConfigMap("alice-web", "v1")})
@@ -59,25 +96,7 @@ func TestClusterAnArgoCDUserWithoutKubernetesRightsSeesItsApplicationsThroughThe
 	}
 	t.Cleanup(func() { _ = apps.Delete(context.Background(), "not-alices", metav1.DeleteOptions{}) })
 
-	nobody := testcluster.Shared(t).UserConfig(t, "argo-only-alice", nil, "")
-	kc, err := kube.NewCluster("test", nobody, "default")
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := argoapi.New(argodiff.NewServerConfig("http://"+srv.Addr, token))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	f := fleet.New(fleet.Options{Argo: &fleet.ArgoRoute{Client: client, Context: "test"}})
-	if err := f.Add(ctx, kc); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.WaitSynced(ctx); err != nil {
-		t.Fatalf("the first lists: %v", err)
-	}
-	f.Store.Tick()
+	f := apiFleet(t, srv, token, "argo-only-alice")
 	names := func() []string {
 		var out []string
 		for _, u := range f.Store.Snapshot() {
@@ -150,20 +169,7 @@ func TestClusterAnArgoCDUserWithoutKubernetesRightsSeesItsApplicationsThroughThe
 // to log in again, and the units read before stay shown.
 func TestClusterAnExpiredArgoCDTokenSaysToLogInAgain(t *testing.T) {
 	e := realArgo(t)
-	srv, err := e.argo.StartServer()
-	if err != nil {
-		t.Fatalf("argocd-server: %v", err)
-	}
-	const password = "bob-password-0c7d"
-	if err := srv.AddAccount(e.argo, "bob", password); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.SetPolicy(e.argo, "p, role:team, applications, get, default/*, allow\ng, bob, role:team\n"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.Token("bob", password); err != nil { // the account is known
-		t.Fatalf("%v\nserver log:\n%s", err, e.argo.Log("server"))
-	}
+	srv := argoUser(t, e, "bob", "bob-password-0c7d")
 	token, err := srv.AccountToken("bob", 4*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -171,24 +177,7 @@ func TestClusterAnExpiredArgoCDTokenSaysToLogInAgain(t *testing.T) {
 	repo := testargocd.NewRepo(t)
 	repo.Commit("v1", map[string]string{"bob-web/cm.yaml": testargocd.ConfigMap("bob-web", "v1")})
 	e.app("bob-web", repo, map[string]any{})
-	nobody := testcluster.Shared(t).UserConfig(t, "argo-only-bob", nil, "")
-	kc, err := kube.NewCluster("test", nobody, "default")
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := argoapi.New(argodiff.NewServerConfig("http://"+srv.Addr, token))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	f := fleet.New(fleet.Options{Argo: &fleet.ArgoRoute{Client: client, Context: "test"}})
-	if err := f.Add(ctx, kc); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.WaitSynced(ctx); err != nil {
-		t.Fatalf("the first lists: %v", err)
-	}
+	f := apiFleet(t, srv, token, "argo-only-bob")
 	time.Sleep(5 * time.Second) // the token expires
 	if err := srv.Restart(e.argo); err != nil {
 		t.Fatal(err)

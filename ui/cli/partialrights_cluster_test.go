@@ -54,19 +54,27 @@ func create(t *testing.T, dyn dynamic.Interface, text, name, ns string) {
 	}
 }
 
+// partialEstate is two namespaces: an Application web and a Stack net in
+// ns, an Application api in other.
+func partialEstate(t *testing.T) (c *testcluster.Cluster, ns, other string) {
+	t.Helper()
+	c = testcluster.Shared(t)
+	isolate(t)
+	dyn := dynamic.NewForConfigOrDie(c.Config())
+	ns, other = c.Namespace(t), c.Namespace(t)
+	create(t, dyn, partialApp, "web", ns)
+	create(t, dyn, partialStack, "net", ns)
+	create(t, dyn, partialApp, "api", other)
+	return c, ns, other
+}
+
 // A tenant who may read Applications in its namespace and nothing else
 // sees its units with what it may not read named once, on stderr, and
 // exit 0: with -n, with --engine argocd (which reads nothing else), with
 // --namespaces, and without -n, where every namespace may not be listed
 // and the context's namespace is read instead; doctor too.
 func TestClusterATenantWhoMayReadApplicationsInOneNamespaceSeesThem(t *testing.T) {
-	c := testcluster.Shared(t)
-	isolate(t)
-	dyn := dynamic.NewForConfigOrDie(c.Config())
-	ns, other := c.Namespace(t), c.Namespace(t)
-	create(t, dyn, partialApp, "web", ns)
-	create(t, dyn, partialStack, "net", ns)
-	create(t, dyn, partialApp, "elsewhere", other)
+	c, ns, _ := partialEstate(t) // the other namespace's Application is not the tenant's
 	cfg := c.UserConfig(t, "tenant-"+ns, []rbacv1.PolicyRule{{APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, Verbs: []string{"get", "list", "watch"}}}, ns)
 	kc := testcluster.KubeconfigIn(t, cfg, "tenant", ns)
 
@@ -116,13 +124,7 @@ func TestClusterATenantWhoMayReadApplicationsInOneNamespaceSeesThem(t *testing.T
 // Who may read only Argo CD's objects, cluster-wide, sees every
 // Application and is told the other engines' units are not shown.
 func TestClusterAnArgoCDReaderSeesEveryApplicationAndWhatItMayNotRead(t *testing.T) {
-	c := testcluster.Shared(t)
-	isolate(t)
-	dyn := dynamic.NewForConfigOrDie(c.Config())
-	ns, other := c.Namespace(t), c.Namespace(t)
-	create(t, dyn, partialApp, "web", ns)
-	create(t, dyn, partialStack, "net", ns)
-	create(t, dyn, partialApp, "api", other)
+	c, ns, other := partialEstate(t)
 	cfg := c.UserConfig(t, "argo-reader-"+ns, []rbacv1.PolicyRule{{APIGroups: []string{"argoproj.io"},
 		Resources: []string{"applications", "applicationsets", "appprojects"}, Verbs: []string{"get", "list", "watch"}}}, "")
 	code, stdout, stderr := run(t, "status", "--kubeconfig", testcluster.Kubeconfig(t, cfg, "argo"), "-o", "json")
