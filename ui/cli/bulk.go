@@ -231,6 +231,9 @@ func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, 
 	if err != nil {
 		return nil, nil, usageError(err)
 	}
+	if g.engines, err = readEngines(s.engines); err != nil {
+		return nil, nil, usageError(err)
+	}
 	cfg, err := config.Load(config.DefaultPath())
 	if err != nil {
 		return nil, nil, usageError(err)
