@@ -78,10 +78,9 @@ type launcher struct {
 	h *health
 	c *kube.Cluster
 	d *discovery
-	// namespace is where the watches list; "" is every namespace.
-	namespace string
-	mu        sync.Mutex
-	undone    []func()
+
+	mu     sync.Mutex
+	undone []func()
 }
 
 // start runs one watch in namespace, trying the versions discovery finds
@@ -133,13 +132,13 @@ func (l *launcher) refused(ctx context.Context, s watchSpec, namespace string, f
 	if fallback {
 		u.Namespace = "" // not in the context's namespace either
 	}
-	fallBack := namespace == "" && !fallback && l.c.Namespace != ""
-	if fallBack {
+	readThere := namespace == "" && !fallback && l.c.Namespace != ""
+	if readThere {
 		u.ReadIn = []string{l.c.Namespace}
 	}
 	// Recorded first: the fallback's own refusal replaces it.
 	l.h.unreadable(u)
-	if fallBack {
+	if readThere {
 		l.start(ctx, s, l.c.Namespace, true)
 	}
 }
