@@ -70,6 +70,19 @@ func loginTarget(server string) string {
 	return server
 }
 
+// Unreachable is the server not answering at all (refused, no route, TLS
+// failed): not a refusal of the user.
+type Unreachable struct {
+	Server string
+	Err    error
+}
+
+func (e *Unreachable) Error() string {
+	return fmt.Sprintf("Argo CD API server %s unreachable: %v", e.Server, e.Err)
+}
+
+func (e *Unreachable) Unwrap() error { return e.Err }
+
 // Unauthorized tells whether err is the server rejecting the token.
 func Unauthorized(err error) bool {
 	var e *Error
@@ -94,7 +107,10 @@ func (c *Client) do(client *http.Client, req *http.Request) (*http.Response, err
 		if errors.As(err, &ue) {
 			err = ue.Err // the URL repeats the query; the cause is enough
 		}
-		return nil, fmt.Errorf("Argo CD API server %s: %w", c.cfg.Server, err)
+		if req.Context().Err() != nil {
+			return nil, err
+		}
+		return nil, &Unreachable{Server: c.cfg.Server, Err: err}
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()

@@ -36,9 +36,11 @@ func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace str
 		return u
 	}
 	wait := time.Second
+	listed := false
 	for ctx.Err() == nil {
 		apps, version, err := api.Applications(ctx)
 		if err == nil {
+			listed = true
 			units := make([]*model.Unit, 0, len(apps))
 			for _, app := range apps {
 				if u := mine(app); u != nil {
@@ -65,9 +67,14 @@ func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace str
 		if ctx.Err() != nil {
 			return
 		}
-		if argoapi.Unauthorized(err) {
+		switch {
+		case argoapi.Unauthorized(err):
 			h.refusedBy(err) // no retry mends a rejected token
-		} else {
+		case !listed:
+			// Said at once to a command waiting for the first lists; the
+			// workbench goes on trying.
+			h.firstListFailed(err)
+		default:
 			h.Disconnected(err)
 		}
 		select {

@@ -271,8 +271,8 @@ func (f *Fleet) start(ctx context.Context, h *health, run func(ctx context.Conte
 }
 
 // WaitSynced blocks until every watch delivered its first list. It returns
-// early with the error when a watch is refused (forbidden, unauthorized) or
-// ctx ends.
+// early with the error when a watch is refused (forbidden, unauthorized),
+// the Argo CD API server cannot give its first list, or ctx ends.
 func (f *Fleet) WaitSynced(ctx context.Context) error {
 	ch := make(chan struct{})
 	go func() { f.synced.Wait(); close(ch) }()

@@ -65,6 +65,16 @@ func (h *health) refusedBy(err error) {
 	}
 }
 
+// firstListFailed tells a command waiting for the first lists why one
+// cannot come, and records it as a disconnection.
+func (h *health) firstListFailed(err error) {
+	select {
+	case h.refused <- fmt.Errorf("context %q: %w", h.context, err):
+	default:
+	}
+	h.Disconnected(err)
+}
+
 // unreadable records a resource the identity may not list.
 func (h *health) unreadable(u store.Unreadable) {
 	h.store.UpdateStatus(h.context, func(s *store.ContextStatus) { s.AddUnreadable(u) })

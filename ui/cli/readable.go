@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"slices"
@@ -26,7 +27,11 @@ func awaitModel(ctx context.Context, g *globals, f *fleet.Fleet) error {
 		if argoapi.Unauthorized(err) || argoapi.PermissionDenied(err) {
 			return &exitError{code: exitForbidden, err: err}
 		}
-		return &exitError{code: exitUnreachable, err: fmt.Errorf("cluster did not answer in time: %w", err)}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return &exitError{code: exitUnreachable, err: fmt.Errorf("cluster did not answer in time: %w", err)}
+		}
+		// The Argo CD API server could not give its first list.
+		return &exitError{code: exitUnreachable, err: err}
 	}
 	for _, st := range f.Store.Status() {
 		notice := st.NotShown()
