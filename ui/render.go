@@ -151,7 +151,7 @@ func (a *App) contextBadge(st store.ContextStatus, now time.Time) string {
 	}
 	if notice := st.NotShown(); notice != "" {
 		// Partial rights are normal: said, in the colour of a notice.
-		s += t.Warn.Render(" · " + notice)
+		s += t.Warn.Render(" · " + safetext.Visible(notice))
 	}
 	if notice, none := missingNotice(st.Missing); none {
 		s += t.Warn.Render(" · " + notice)

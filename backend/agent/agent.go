@@ -8,6 +8,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 	"io"
 	"net"
 	"net/http"
@@ -272,12 +273,12 @@ func (a *Agent) readyz(w http.ResponseWriter, _ *http.Request) {
 	}
 	io.WriteString(w, "ok\n")
 	for _, m := range missing {
-		io.WriteString(w, "not served: "+m+"\n")
+		io.WriteString(w, "not served: "+safetext.Visible(m)+"\n")
 	}
 	// Partial rights are normal: ready, with what is not read said.
 	for _, s := range a.Store.Status() {
 		if n := s.NotShown(); n != "" && slices.Contains(a.Contexts, s.Context) {
-			io.WriteString(w, "context "+s.Context+": "+n+"\n")
+			io.WriteString(w, "context "+safetext.Visible(s.Context)+": "+safetext.Visible(n)+"\n")
 		}
 	}
 }

@@ -34,7 +34,7 @@ func awaitModel(ctx context.Context, g *globals, f *fleet.Fleet) error {
 		return &exitError{code: exitUnreachable, err: err}
 	}
 	for _, st := range f.Store.Status() {
-		notice := st.NotShown()
+		notice := safetext.Visible(st.NotShown()) // it names the namespaces asked for
 		if notice == "" {
 			continue
 		}
