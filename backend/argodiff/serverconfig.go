@@ -42,6 +42,9 @@ type ServerConfig struct {
 	RootPath  string // the server's --rootpath (grpc-web-root-path in the argocd config)
 	// From says where the server was configured, for messages.
 	From string
+	// Named: a flag or the environment named the server, not only the
+	// argocd CLI's config file.
+	Named bool
 
 	token      string
 	caPEM      []byte
@@ -50,7 +53,7 @@ type ServerConfig struct {
 
 // NewServerConfig is a connection to server with token, verifying TLS.
 func NewServerConfig(server, token string) *ServerConfig {
-	return &ServerConfig{Server: server, token: token, From: "flags"}
+	return &ServerConfig{Server: server, token: token, From: "flags", Named: true}
 }
 
 // String names the server and its settings, never the token.
@@ -179,10 +182,10 @@ func LoadServerConfig(flags ServerFlags) (*ServerConfig, error) {
 		}
 	}
 	if v := os.Getenv(EnvServer); v != "" {
-		cfg.Server, cfg.From = v, EnvServer
+		cfg.Server, cfg.From, cfg.Named = v, EnvServer, true
 	}
 	if flags.Server != "" {
-		cfg.Server, cfg.From = flags.Server, "flags"
+		cfg.Server, cfg.From, cfg.Named = flags.Server, "flags", true
 	}
 	if cfg.Server == "" {
 		return nil, nil

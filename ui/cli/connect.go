@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/driftdeck/driftdeck/backend/argoapi"
+	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"path/filepath"
 	"slices"
@@ -75,15 +76,17 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 	if err != nil {
 		return nil, err
 	}
-	if opts.Argo, err = argoRoute(g, names[0]); err != nil {
+	clusters := make([]*kube.Cluster, len(names))
+	for i, name := range names {
+		if clusters[i], err = connectContext(g, name); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Argo, err = argoRoute(ctx, g, clusters[0]); err != nil {
 		return nil, err
 	}
 	f := fleet.New(opts)
-	for _, name := range names {
-		c, err := connectContext(g, name)
-		if err != nil {
-			return nil, err
-		}
+	for _, c := range clusters {
 		if tolerant {
 			f.AddRetrying(ctx, c, g.namespaces()...)
 			continue
@@ -95,22 +98,40 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 	return f, nil
 }
 
-// argoRoute is the way to Argo CD through its API server, when one is
-// configured (--argocd-server, $ARGOCD_SERVER, the argocd CLI's current
-// context), for the first context's Argo CD; nil otherwise.
-func argoRoute(g *globals, context string) (*fleet.ArgoRoute, error) {
+// argoRoute is the way to the first context's Argo CD through its API
+// server (ADR 0033): when --argocd-server or $ARGOCD_SERVER names one, or
+// when the argocd CLI's current context has one and the kube identity may
+// not list Applications where they are read (a login found in a config
+// file may be another instance's: it is not taken over a kube identity
+// that can read them); nil otherwise.
+func argoRoute(ctx context.Context, g *globals, c *kube.Cluster) (*fleet.ArgoRoute, error) {
 	server, err := argodiff.LoadServerConfig(g.argoFlags())
 	if err != nil {
 		return nil, usageError(fmt.Errorf("Argo CD server: %w", err))
 	}
-	if server == nil {
+	if server == nil || !server.Named && mayListApplications(ctx, g, c) {
 		return nil, nil
 	}
 	client, err := argoapi.New(server)
 	if err != nil {
 		return nil, usageError(fmt.Errorf("Argo CD server: %w", err))
 	}
-	return &fleet.ArgoRoute{Client: client, Context: context}, nil
+	return &fleet.ArgoRoute{Client: client, Context: c.Context}, nil
+}
+
+// mayListApplications tells whether the kube identity may list Argo CD
+// Applications in a namespace read; a cluster that cannot be asked counts
+// as yes (the route stays as it was).
+func mayListApplications(ctx context.Context, g *globals, c *kube.Cluster) bool {
+	// Bounded: a cluster that does not answer must not hold the workbench.
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for _, ns := range g.namespaces() {
+		if v, err := c.Access.Can(ctx, "list", argocd.Applications, ns, ""); err != nil || v.Allowed {
+			return true
+		}
+	}
+	return false
 }
 
 // stateDir is driftdeck's directory in the user's state directory, where
