@@ -36,8 +36,9 @@ func (c *Client) Applications(ctx context.Context) (apps []map[string]any, resou
 const maxEvent = 64 << 20
 
 // Watch streams the changes after resourceVersion to fn, until ctx ends
-// (nil) or the stream breaks (why). Events of Applications the user may not
-// get are not sent by the server.
+// (nil) or the stream breaks (why); from no version, the server first sends
+// every Application as it is now (ADDED). Events of Applications the user
+// may not get are not sent by the server.
 func (c *Client) Watch(ctx context.Context, resourceVersion string, fn func(Event)) error {
 	q := url.Values{}
 	if resourceVersion != "" {

@@ -21,9 +21,9 @@ type ArgoRoute struct {
 }
 
 // watchArgoAPI feeds the Applications the API server lets the user get
-// into the store: a list, then the live feed from the list's version; when
-// the feed breaks (the server restarts, the link drops) it lists again,
-// so no unit is lost or kept twice.
+// into the store: a list, then the live feed; when the feed breaks (the
+// server restarts, the link drops) it lists again, so no unit is lost or
+// kept twice.
 func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace string, h *health, done func()) {
 	api := f.argo.Client
 	go f.routeIdentity(ctx, c.Context, api)
@@ -38,7 +38,7 @@ func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace str
 	wait := time.Second
 	listed := false
 	for ctx.Err() == nil {
-		apps, version, err := api.Applications(ctx)
+		apps, _, err := api.Applications(ctx)
 		if err == nil {
 			listed = true
 			units := make([]*model.Unit, 0, len(apps))
@@ -52,7 +52,13 @@ func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace str
 			done()
 			h.Connected()
 			wait = time.Second
-			err = api.Watch(ctx, version, func(ev argoapi.Event) {
+			// From no version: the server first sends every Application as
+			// it is now, so a change between the list and the watch is not
+			// lost (argocd-server subscribes the watch only when it opens).
+			// A deletion in that gap is mended by the next list, at the
+			// latest after relistEvery.
+			wctx, cancel := context.WithTimeout(ctx, relistEvery)
+			err = api.Watch(wctx, "", func(ev argoapi.Event) {
 				h.Event()
 				u := mine(ev.App)
 				switch {
@@ -63,6 +69,11 @@ func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace str
 					f.Store.Put(u)
 				}
 			})
+			relist := wctx.Err() != nil && ctx.Err() == nil
+			cancel()
+			if relist {
+				continue
+			}
 		}
 		if ctx.Err() != nil {
 			return
@@ -84,6 +95,10 @@ func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace str
 		wait = min(2*wait, 30*time.Second)
 	}
 }
+
+// relistEvery is how often the Applications are listed again through the
+// API server while its feed runs.
+const relistEvery = 10 * time.Minute
 
 // routeIdentity names the route on the context's status: the server and
 // the Argo CD user the token is.

@@ -103,7 +103,9 @@ func (l *launcher) start(ctx context.Context, s watchSpec, namespace string, fal
 				return
 			}
 			if apierrors.IsForbidden(gone) {
-				l.refused(ctx, s, namespace, fallback)
+				if !s.optional { // what may be left out is, quietly (ADR 0022)
+					l.refused(ctx, s, namespace, fallback)
+				}
 				done()
 				return
 			}

@@ -134,7 +134,7 @@ func TestClusterAnArgoCDUserWithoutKubernetesRightsSeesItsApplicationsThroughThe
 		return slices.Contains(got, "alice-new") && !slices.Contains(got, "alice-gone")
 	})
 	// The controller's first comparison reaches alice through the feed.
-	testcluster.Eventually(t, 90*time.Second, "alice-web's sync and health states through the live feed", func() bool {
+	testcluster.Eventually(t, 3*time.Minute, "alice-web's sync and health states through the live feed", func() bool {
 		f.Store.Tick()
 		for _, u := range f.Store.Snapshot() {
 			if u.Key.Name == "alice-web" {
