@@ -128,7 +128,7 @@ func TestClusterAnArgoCDUserWithoutKubernetesRightsSeesItsApplicationsThroughThe
 	if err := apps.Delete(context.Background(), "alice-gone", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	testcluster.Eventually(t, 60*time.Second, "alice-new to arrive and alice-gone to leave through the live feed", func() bool {
+	testcluster.Eventually(t, 3*time.Minute, "alice-new to arrive and alice-gone to leave through the live feed", func() bool {
 		f.Store.Tick()
 		got := names()
 		return slices.Contains(got, "alice-new") && !slices.Contains(got, "alice-gone")
@@ -154,7 +154,7 @@ func TestClusterAnArgoCDUserWithoutKubernetesRightsSeesItsApplicationsThroughThe
 	if err := apps.Delete(context.Background(), "alice-new", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	testcluster.Eventually(t, 90*time.Second, "the feed back after the restart, with what changed", func() bool {
+	testcluster.Eventually(t, 3*time.Minute, "the feed back after the restart, with what changed", func() bool {
 		f.Store.Tick()
 		got := names()
 		return f.Store.Status()[0].Lists > lists && slices.Contains(got, "alice-after") && !slices.Contains(got, "alice-new") && slices.Contains(got, "alice-web")
