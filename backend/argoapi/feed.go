@@ -16,19 +16,15 @@ type Event struct {
 	App  map[string]any
 }
 
-// Applications lists every Application the user may get, and the
-// resourceVersion the live feed resumes from.
-func (c *Client) Applications(ctx context.Context) (apps []map[string]any, resourceVersion string, err error) {
+// Applications lists every Application the user may get.
+func (c *Client) Applications(ctx context.Context) ([]map[string]any, error) {
 	var list struct {
-		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
 		Items []map[string]any `json:"items"`
 	}
 	if err := c.getJSON(ctx, nil, &list, "api", "v1", "applications"); err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return list.Items, list.Metadata.ResourceVersion, nil
+	return list.Items, nil
 }
 
 // maxEvent bounds one event of the feed (one Application, its status with

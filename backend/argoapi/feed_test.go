@@ -52,7 +52,7 @@ func TestARejectedTokenSaysToLogInAgain(t *testing.T) {
 		w.WriteHeader(http.StatusUnauthorized)
 		w.Write([]byte(`{"error":"invalid session: token has expired","code":16,"message":"invalid session: token has expired"}`))
 	})
-	_, _, err := c.Applications(context.Background())
+	_, err := c.Applications(context.Background())
 	if !Unauthorized(err) || !strings.Contains(err.Error(), "token has expired") || !strings.Contains(err.Error(), "argocd login") || strings.Contains(err.Error(), "secret-token") {
 		t.Fatalf("got %v", err)
 	}

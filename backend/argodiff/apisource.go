@@ -130,20 +130,14 @@ func parseState(s string) (map[string]any, error) {
 }
 
 func (s *APISource) managedResources(ctx context.Context, name, namespace string) ([]resourceDiff, error) {
-	base, err := s.Server.baseURL()
-	if err != nil {
-		return nil, err
-	}
-	u := base.JoinPath("api", "v1", "applications", name, "managed-resources")
+	var query url.Values
 	if namespace != "" {
-		u.RawQuery = url.Values{"appNamespace": {namespace}}.Encode()
+		query = url.Values{"appNamespace": {namespace}}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := s.Server.Request(ctx, http.MethodGet, query, "api", "v1", "applications", name, "managed-resources")
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+s.Server.token)
-	req.Header.Set("Accept", "application/json")
 	client, err := s.client()
 	if err != nil {
 		return nil, err

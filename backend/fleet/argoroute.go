@@ -38,7 +38,7 @@ func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace str
 	wait := time.Second
 	listed := false
 	for ctx.Err() == nil {
-		apps, _, err := api.Applications(ctx)
+		apps, err := api.Applications(ctx)
 		if err == nil {
 			listed = true
 			units := make([]*model.Unit, 0, len(apps))
