@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/writeguard"
@@ -72,7 +73,12 @@ func annotationChanges(set map[string]AnnotationUpdate) []string {
 // count this way once the unit is healthy again.
 func (e *Executor) Annotate(ctx context.Context, k model.Key, action, reason string, set map[string]AnnotationUpdate) error {
 	gvr, _ := engines.Resource(k.Engine)
-	_, err := e.guard().Do(ctx, writeguard.Attempt{Key: k, Action: action, Reason: reason, Resource: gvr}, func(w *writeguard.Write) error {
+	a := writeguard.Attempt{Key: k, Action: action, Reason: reason, Resource: gvr}
+	api := e.argoAPI(k)
+	if api != nil {
+		a.Authority = &argoAuthority{api: api, kind: Kind(action)}
+	}
+	_, err := e.guard().Do(ctx, a, func(w *writeguard.Write) error {
 		c := w.Cluster
 		obj, err := e.get(ctx, c, k)
 		if err != nil {
@@ -86,18 +92,35 @@ func (e *Executor) Annotate(ctx context.Context, k model.Key, action, reason str
 			return err
 		}
 		w.Entry.Patch = body
-		opts := w.PatchOptions("driftdeck")
-		res, _ := resourceOf(c, k.Engine)
-		out, err := c.Dynamic.Resource(res).Namespace(k.Namespace).Patch(ctx, k.Name, types.JSONPatchType, body, opts)
+		out, err := e.patchAnnotations(ctx, w, api, k, body)
 		switch {
 		case err != nil && preconditionFailed(err):
 			return &Refusal{Reason: fmt.Sprintf("%s changed while driftdeck wrote to it (a precondition of the patch failed): nothing written", k.Ref())}
+		case err != nil && api != nil:
+			return argoWriteError(Request{Key: k}, err)
 		case err != nil:
 			return explainWriteError(Request{Key: k}, err)
 		}
-		w.Entry.ResourceVersion = out.GetResourceVersion()
-		w.Event = &writeguard.Event{Reason: "DriftdeckAnnotate", Verb: "updated driftdeck's annotations of", Object: objectRef(out.Object)}
+		w.Entry.ResourceVersion = lookupString(out, "metadata", "resourceVersion")
+		w.Event = &writeguard.Event{Reason: "DriftdeckAnnotate", Verb: "updated driftdeck's annotations of", Object: objectRef(out)}
 		return nil
 	})
 	return err
+}
+
+// patchAnnotations sends an annotations patch through the unit's route;
+// argocd-server has no dry run, so there nothing is sent in dry-run mode.
+func (e *Executor) patchAnnotations(ctx context.Context, w *writeguard.Write, api *argoapi.Client, k model.Key, body []byte) (map[string]any, error) {
+	if api != nil {
+		if w.DryRun {
+			return getThroughArgo(ctx, api, k)
+		}
+		return api.Patch(ctx, appOf(k), body)
+	}
+	res, _ := resourceOf(w.Cluster, k.Engine)
+	out, err := w.Cluster.Dynamic.Resource(res).Namespace(k.Namespace).Patch(ctx, k.Name, types.JSONPatchType, body, w.PatchOptions("driftdeck"))
+	if err != nil {
+		return nil, err
+	}
+	return out.Object, nil
 }

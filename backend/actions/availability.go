@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -18,6 +19,9 @@ import (
 func (e *Executor) Available(ctx context.Context, u *model.Unit) []model.Availability {
 	kinds := KindsFor(u.Key.Engine)
 	out := make([]model.Availability, 0, len(kinds))
+	if api := e.argoAPI(u.Key); api != nil && !e.ReadOnly {
+		return argoAvailable(ctx, api, u, kinds)
+	}
 	rbac, owner := "", ""
 	if e.ReadOnly {
 		rbac = "read-only mode"
@@ -176,4 +180,31 @@ func stackWhyNot(u *model.Unit, k Kind) string {
 		return ""
 	}
 	return "not a Stack action"
+}
+
+// argoAvailable is the availability of an Application written through Argo
+// CD's API server: Argo CD's RBAC, asked with can-i for the action each kind
+// needs, then the unit's state.
+func argoAvailable(ctx context.Context, api *argoapi.Client, u *model.Unit, kinds []Kind) []model.Availability {
+	user, err := (&argoAuthority{api: api}).Identity(ctx)
+	out := make([]model.Availability, 0, len(kinds))
+	for _, k := range kinds {
+		why := ""
+		if err != nil {
+			why = "cannot ask Argo CD: " + err.Error()
+		} else if why, err = argoWhyNotAllowed(ctx, api, user, u, k); err != nil {
+			why = "cannot check permission: " + err.Error()
+			err = nil
+		}
+		if why == "" && (k == Pause || k == PauseSelfHeal) {
+			if name := appSetOwner(u); name != "" {
+				why = appSetThroughArgo(u, name, "a pause that holds")
+			}
+		}
+		if why == "" {
+			why = stateWhyNot(u, k)
+		}
+		out = append(out, model.Availability{Kind: k, Enabled: why == "", WhyNot: why})
+	}
+	return out
 }

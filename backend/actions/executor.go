@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/cmdline"
@@ -39,6 +40,10 @@ type Executor struct {
 	// Origin is where the units were found, named by the commands a
 	// refusal suggests.
 	Origin cmdline.Origin
+	// ArgoAPI, when it names a server for a context, is the Argo CD API
+	// server that context's Applications are read and written through,
+	// under the user's Argo CD identity and RBAC (ADR 0033).
+	ArgoAPI func(context string) (*argoapi.Client, bool)
 
 	schema schemaCache
 }
@@ -50,6 +55,9 @@ type planEnv struct {
 	actor   string
 	now     time.Time
 	exec    *Executor
+	// api is the Argo CD API server an Application is written through,
+	// nil for the Kubernetes API.
+	api *argoapi.Client
 }
 
 func (env *planEnv) knowsEnabled() bool {
@@ -64,6 +72,9 @@ func (env *planEnv) knowsEnabled() bool {
 // lives in Argo CD's control-plane namespace (status.controllerNamespace when
 // the app is elsewhere). A project that cannot be read yields a warning.
 func (env *planEnv) windows(u *model.Unit, app map[string]any) (argocd.Verdict, []string) {
+	if env.api != nil {
+		return env.windowsThroughArgo(u)
+	}
 	open := argocd.Verdict{AutoOK: true, ManualOK: true}
 	ns := lookupString(app, "status", "controllerNamespace")
 	if ns == "" {
@@ -125,11 +136,18 @@ func (e *Executor) prepare(ctx context.Context, req Request) (*planEnv, map[stri
 	if !ok {
 		return nil, nil, fmt.Errorf("unknown context %q", req.Key.Context)
 	}
-	actor, err := c.Access.Identity(ctx)
+	api := e.argoAPI(req.Key)
+	var actor string
+	var err error
+	if api != nil {
+		actor, err = (&argoAuthority{api: api}).Identity(ctx)
+	} else {
+		actor, err = c.Access.Identity(ctx)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	env := &planEnv{ctx: ctx, cluster: c, actor: actor, now: e.now(), exec: e}
+	env := &planEnv{ctx: ctx, cluster: c, actor: actor, now: e.now(), exec: e, api: api}
 	obj, err := e.get(ctx, c, req.Key)
 	return env, obj, err
 }
@@ -147,6 +165,9 @@ func resourceOf(c *kube.Cluster, e model.Engine) (schema.GroupVersionResource, b
 }
 
 func (e *Executor) get(ctx context.Context, c *kube.Cluster, k model.Key) (map[string]any, error) {
+	if api := e.argoAPI(k); api != nil {
+		return getThroughArgo(ctx, api, k)
+	}
 	gvr, ok := resourceOf(c, k.Engine)
 	if !ok {
 		return nil, refusef("driftdeck has no actions for %s units yet", k.Engine)
@@ -180,6 +201,9 @@ func (e *Executor) plan(env *planEnv, obj map[string]any, req Request, bound boo
 		ops.updateAnnotations(annotationsOf(obj), req.Annotate)
 		p.Patch = ops
 		p.Changes = append(p.Changes, annotationChanges(req.Annotate)...)
+	}
+	if env.api != nil && sentAsPatch(req.Kind) {
+		p.Patch = patchForArgo(p.Patch, obj)
 	}
 	if p.gvr.Resource == "" {
 		p.gvr, _ = resourceOf(env.cluster, req.Key.Engine)

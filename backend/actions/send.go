@@ -44,10 +44,12 @@ func (e *Executor) Execute(ctx context.Context, req Request) (*Result, error) {
 // reason, actor, permission, audit, Event).
 func (e *Executor) guarded(ctx context.Context, req Request, write func(*writeguard.Write) (*Result, error)) (*Result, error) {
 	gvr, _ := engines.Resource(req.Key.Engine)
+	a := writeguard.Attempt{Key: req.Key, Action: string(req.Kind), Reason: req.Reason, ReasonRequired: Destructive(req.Kind), Resource: gvr}
+	if api := e.argoAPI(req.Key); api != nil {
+		a.Authority = &argoAuthority{api: api, kind: req.Kind}
+	}
 	var res *Result
-	w, err := e.guard().Do(ctx, writeguard.Attempt{
-		Key: req.Key, Action: string(req.Kind), Reason: req.Reason, ReasonRequired: Destructive(req.Kind), Resource: gvr,
-	}, func(w *writeguard.Write) error {
+	w, err := e.guard().Do(ctx, a, func(w *writeguard.Write) error {
 		var err error
 		res, err = write(w)
 		return err
@@ -79,7 +81,7 @@ func (e *Executor) sendShown(ctx context.Context, w *writeguard.Write, p *Plan, 
 	}
 	// Judged at the shown plan's time, so that only what the object's change
 	// did shows (not the clock).
-	env := &planEnv{ctx: ctx, cluster: w.Cluster, actor: w.Actor, now: p.at, exec: e}
+	env := &planEnv{ctx: ctx, cluster: w.Cluster, actor: w.Actor, now: p.at, exec: e, api: e.argoAPI(p.Request.Key)}
 	now, err := e.plan(env, obj, p.Request, true)
 	if err != nil {
 		return nil, err
@@ -105,7 +107,7 @@ func (e *Executor) planAndSend(ctx context.Context, w *writeguard.Write, req Req
 	if err != nil {
 		return nil, err
 	}
-	env := &planEnv{ctx: ctx, cluster: w.Cluster, actor: w.Actor, now: e.now(), exec: e}
+	env := &planEnv{ctx: ctx, cluster: w.Cluster, actor: w.Actor, now: e.now(), exec: e, api: e.argoAPI(req.Key)}
 	p, err := e.plan(env, obj, req, false)
 	if err != nil {
 		return nil, err
@@ -120,7 +122,7 @@ func (e *Executor) planAndSend(ctx context.Context, w *writeguard.Write, req Req
 	}
 	// An unreviewed request with requests to its sources already sent is not
 	// planned again: they would be sent twice.
-	return nil, &Refusal{Reason: fmt.Sprintf("%s changed while driftdeck wrote to it (a precondition of the patch failed): nothing written; look again and retry", req.Key.Ref())}
+	return nil, &Refusal{Reason: fmt.Sprintf("%s changed while driftdeck wrote to it (a precondition of the patch failed: %v): nothing written; look again and retry", req.Key.Ref(), m.err)}
 }
 
 // withoutSources is the plan without its requests to the unit's sources.
@@ -153,6 +155,9 @@ func (m *moved) Error() string { return m.err.Error() }
 // the unit (an ApplicationSet entry written for it is taken back).
 func (e *Executor) send(ctx context.Context, w *writeguard.Write, p *Plan) (*Result, error) {
 	c, req := w.Cluster, p.Request
+	if api := e.argoAPI(req.Key); api != nil {
+		return e.sendThroughArgo(ctx, w, api, p)
+	}
 	w.Entry.Previous = p.Previous
 	body, err := patch(p.Patch).bytes()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 )
@@ -22,6 +23,10 @@ type Client struct {
 	// requests answer within the configured timeout; stream has none: a
 	// live feed stays open for as long as it is read.
 	requests, stream *http.Client
+	canI             canICache
+
+	mu   sync.Mutex
+	user string // the token's user, once known
 }
 
 // New is a client of the server cfg resolves to.
@@ -144,6 +149,25 @@ func (c *Client) getJSON(ctx context.Context, query url.Values, out any, path ..
 		return fmt.Errorf("Argo CD API server %s: the answer to %s is not the expected JSON: %w", c.cfg.Server, resp.Request.URL.Path, err)
 	}
 	return nil
+}
+
+// User is the Argo CD user the token is, asked of the server once: the
+// token's user does not change while it is valid.
+func (c *Client) User(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	user := c.user
+	c.mu.Unlock()
+	if user != "" {
+		return user, nil
+	}
+	user, err := c.UserInfo(ctx)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	c.user = user
+	c.mu.Unlock()
+	return user, nil
 }
 
 // UserInfo is the Argo CD user the token is, as `argocd account

@@ -67,6 +67,9 @@ func readSource(r *objread.Reader, u *model.Unit, f *model.ArgoFacts) {
 	f.DestServer = r.Str("spec", "destination", "server")
 	f.DestName = r.Str("spec", "destination", "name")
 	f.DestNamespace = r.Str("spec", "destination", "namespace")
+	if home := r.Str("status", "controllerNamespace"); home != "" && home != u.Key.Namespace {
+		f.OutsideControlPlane = true
+	}
 	if revs := r.Slice("status", "sync", "revisions"); len(revs) > 0 {
 		var out []string
 		for _, v := range revs {

@@ -28,6 +28,12 @@ type Entry struct {
 	Previous string          `json:"previous,omitempty"`
 	// ResourceVersion after the write, when it was made.
 	ResourceVersion string `json:"resourceVersion,omitempty"`
+	// Route is the way the write was sent when not the Kubernetes API
+	// ("argocd-api"), through Server, as Actor.
+	Route  string `json:"route,omitempty"`
+	Server string `json:"server,omitempty"`
+	// NoEvent says why no Kubernetes Event was written for a done write.
+	NoEvent string `json:"noEvent,omitempty"`
 }
 
 // Log is an append-only JSON-lines file. It is safe for concurrent use.

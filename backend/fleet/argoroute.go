@@ -20,6 +20,15 @@ type ArgoRoute struct {
 	Context string
 }
 
+// ArgoAPI is the Argo CD API server a context's Applications are read and
+// written through, when that is their route.
+func (f *Fleet) ArgoAPI(context string) (*argoapi.Client, bool) {
+	if f.argo == nil || f.argo.Context != context {
+		return nil, false
+	}
+	return f.argo.Client, true
+}
+
 // watchArgoAPI feeds the Applications the API server lets the user get
 // into the store: a list, then the live feed; when the feed breaks (the
 // server restarts, the link drops) it lists again, so no unit is lost or

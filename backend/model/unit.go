@@ -128,6 +128,10 @@ type ArgoFacts struct {
 	Conditions     []Condition
 	Resources      ResourceCounts
 	RefreshPending string // value of the refresh annotation while set
+	// OutsideControlPlane: the Application lives in another namespace than
+	// Argo CD's (status.controllerNamespace), and Argo CD's RBAC names it
+	// <project>/<namespace>/<name>.
+	OutsideControlPlane bool
 }
 
 // AppSetFacts are the ApplicationSet fields the tree and the detail view show.

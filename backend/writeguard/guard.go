@@ -58,6 +58,21 @@ type Attempt struct {
 	// needs. Whoever may not patch a Stack may not write its state through
 	// driftdeck either.
 	Resource schema.GroupVersionResource
+	// Authority, when set, is who decides and makes the write instead of
+	// the Kubernetes API: Argo CD's API server under the user's Argo CD
+	// identity and RBAC (ADR 0033).
+	Authority Authority
+}
+
+// Authority decides a write outside Kubernetes RBAC and names the way it
+// is sent, for the audit line.
+type Authority interface {
+	// Identity is the user the write is made as.
+	Identity(ctx context.Context) (string, error)
+	// WhyNot is why the user may not make the attempt; "" when it may.
+	WhyNot(ctx context.Context, a Attempt) (string, error)
+	// Route names the way ("argocd-api") and the server.
+	Route() (route, server string)
 }
 
 // Write is a write the guard let through: what the writer needs, and what
@@ -112,6 +127,14 @@ func (g *Guard) Do(ctx context.Context, a Attempt, write func(w *Write) error) (
 	if err == nil {
 		err = write(w)
 	}
+	if err == nil && w.Event != nil && a.Authority != nil {
+		// The write went under another identity than the kube one: the
+		// Event is written only where that one may, else the audit line
+		// says why none was.
+		if why := g.mayRecord(ctx, w, a); why != "" {
+			w.Entry.NoEvent, w.Event = why, nil
+		}
+	}
 	switch {
 	case err == nil && g.DryRun:
 		w.Entry.Outcome = OutcomeDryRun
@@ -163,6 +186,9 @@ func (g *Guard) check(ctx context.Context, a Attempt, w *Write) error {
 		return fmt.Errorf("unknown context %q", a.Key.Context)
 	}
 	w.Cluster = c
+	if a.Authority != nil {
+		return g.checkWith(ctx, a, w)
+	}
 	actor, err := c.Access.Identity(ctx)
 	if err != nil {
 		return err
@@ -177,6 +203,39 @@ func (g *Guard) check(ctx context.Context, a Attempt, w *Write) error {
 	}
 	return nil
 }
+
+// checkWith asks the attempt's authority who writes and whether they may.
+func (g *Guard) checkWith(ctx context.Context, a Attempt, w *Write) error {
+	w.Entry.Route, w.Entry.Server = a.Authority.Route()
+	actor, err := a.Authority.Identity(ctx)
+	if err != nil {
+		return err
+	}
+	w.Actor, w.Entry.Actor = actor, actor
+	why, err := a.Authority.WhyNot(ctx, a)
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		return &Refusal{Reason: why, Permission: true}
+	}
+	return nil
+}
+
+// mayRecord is why the kube identity may not write the write's Event; ""
+// when it may.
+func (g *Guard) mayRecord(ctx context.Context, w *Write, a Attempt) string {
+	v, err := w.Cluster.Access.Can(ctx, "create", eventsResource, a.Key.Namespace, "")
+	switch {
+	case err != nil:
+		return "no Kubernetes Event: could not ask whether one may be written: " + err.Error()
+	case !v.Allowed:
+		return "no Kubernetes Event: the kube identity may not create Events in " + a.Key.Namespace
+	}
+	return ""
+}
+
+var eventsResource = schema.GroupVersionResource{Version: "v1", Resource: "events"}
 
 // record puts the Event on the object, naming the actor and the reason, so
 // that kubectl describe and every other tool see what was done.

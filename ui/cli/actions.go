@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -217,7 +218,7 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 		return err
 	}
 	req.Key = k
-	exec, err := newExecutor(g, set.get)
+	exec, err := newExecutor(g, set.get, set.argoAPI)
 	if err != nil {
 		return err
 	}
@@ -301,7 +302,9 @@ func (o *actionOpts) request(kind actions.Kind) (actions.Request, error) {
 	return req, nil
 }
 
-func newExecutor(g *globals, clusters func(string) (*kube.Cluster, bool)) (*actions.Executor, error) {
+// newExecutor writes to the clusters, and to Argo CD through argo's API
+// server where that is a context's route (nil: none).
+func newExecutor(g *globals, clusters func(string) (*kube.Cluster, bool), argo func(string) (*argoapi.Client, bool)) (*actions.Executor, error) {
 	path, err := audit.DefaultPath()
 	if err != nil {
 		return nil, err
@@ -310,7 +313,7 @@ func newExecutor(g *globals, clusters func(string) (*kube.Cluster, bool)) (*acti
 	if err != nil {
 		return nil, err
 	}
-	return &actions.Executor{Cluster: clusters, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun, Settle: 3 * time.Second, Origin: g.origin()}, nil
+	return &actions.Executor{Cluster: clusters, ArgoAPI: argo, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun, Settle: 3 * time.Second, Origin: g.origin()}, nil
 }
 
 // parseResource reads group/kind/namespace/name, or kind/namespace/name for

@@ -53,6 +53,7 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 	return &service{
 		Executor: &actions.Executor{
 			Cluster:  f.Cluster,
+			ArgoAPI:  f.ArgoAPI,
 			Audit:    log,
 			ReadOnly: g.readOnly,
 			DryRun:   g.dryRun,

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -94,7 +95,7 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, 
 			return err
 		}
 	}
-	keys, clusters, err := o.sel.resolve(ctx, g, kind, names)
+	keys, routes, err := o.sel.resolve(ctx, g, kind, names)
 	if err != nil {
 		return err
 	}
@@ -113,7 +114,7 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, 
 	for _, k := range keys {
 		fmt.Fprintf(g.errOut, "  %s\n", safetext.Visible(k.String()))
 	}
-	exec, err := newExecutor(g, clusters)
+	exec, err := newExecutor(g, routes.clusters, routes.argo)
 	if err != nil {
 		return err
 	}
@@ -197,7 +198,7 @@ func settleAll(ctx context.Context, exec *actions.Executor, outcomes []actions.B
 
 // resolve turns names, or the selection flags, into unit keys and the
 // clusters to act in.
-func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, names []string) ([]model.Key, func(string) (*kube.Cluster, bool), error) {
+func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, names []string) ([]model.Key, *writeRoutes, error) {
 	if len(names) > 0 && s.any() {
 		return nil, nil, usageError(errors.New("name units or select them with flags, not both"))
 	}
@@ -214,7 +215,7 @@ func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, 
 			}
 			keys = append(keys, k)
 		}
-		return keys, set.get, nil
+		return keys, &writeRoutes{clusters: set.get, argo: set.argoAPI}, nil
 	}
 	if !s.any() && g.namespace() == "" {
 		return nil, nil, usageError(fmt.Errorf("name the units to %s, or select them: -l, -n, --engine, --state, or --all for every unit", kind))
@@ -261,7 +262,14 @@ func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, 
 		}
 		keys = append(keys, u.Key)
 	}
-	return keys, f.Cluster, nil
+	return keys, &writeRoutes{clusters: f.Cluster, argo: f.ArgoAPI}, nil
+}
+
+// writeRoutes are the ways to the selected units: their clusters, and Argo
+// CD's API server where that is a context's route.
+type writeRoutes struct {
+	clusters func(string) (*kube.Cluster, bool)
+	argo     func(string) (*argoapi.Client, bool)
 }
 
 // reportBulk prints each unit's outcome and the counts; a failure, or a

@@ -8,7 +8,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/engines"
+	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
@@ -18,6 +20,18 @@ import (
 type clusterSet struct {
 	byName map[string]*kube.Cluster
 	order  []string
+	// argo is the way to the first context's Argo CD through its API
+	// server, nil when its Applications go through the Kubernetes API.
+	argo *fleet.ArgoRoute
+}
+
+// argoAPI is the API server a context's Applications go through, when
+// that is their route.
+func (s *clusterSet) argoAPI(context string) (*argoapi.Client, bool) {
+	if s.argo == nil || s.argo.Context != context {
+		return nil, false
+	}
+	return s.argo.Client, true
 }
 
 func (s *clusterSet) get(name string) (*kube.Cluster, bool) {
@@ -49,7 +63,8 @@ func connectClusters(ctx context.Context, g *globals) (*clusterSet, error) {
 		s.byName[n] = c
 		s.order = append(s.order, n)
 	}
-	return s, nil
+	s.argo, err = argoRoute(ctx, g, s.byName[s.order[0]])
+	return s, err
 }
 
 // resolve parses a unit reference and fills in the context when only one is
@@ -90,6 +105,12 @@ func lookUnit(ctx context.Context, set *clusterSet, k model.Key) error {
 		return usageError(fmt.Errorf("%s: driftdeck does not know %s units", k.Ref(), k.Engine))
 	}
 	c, _ := set.get(k.Context)
+	if api, ok := set.argoAPI(k.Context); ok && k.Engine == model.EngineArgoCD {
+		if _, err := api.Application(ctx, argoapi.App{Namespace: k.Namespace, Name: k.Name}); err != nil {
+			return fmt.Errorf("reading %s through Argo CD (it may not be read, or it does not exist): %w", k.Ref(), err)
+		}
+		return nil
+	}
 	_, err := c.Dynamic.Resource(gvr).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
@@ -63,7 +64,8 @@ func exitCode(err error) int {
 		return exitUnreachable
 	case errors.Is(err, actions.ErrReadOnly),
 		errors.As(err, &refusal) && refusal.Permission,
-		apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
+		apierrors.IsForbidden(err), apierrors.IsUnauthorized(err),
+		argoapi.PermissionDenied(err), argoapi.Unauthorized(err):
 		return exitForbidden
 	case refusal != nil && refusal.NotFound, apierrors.IsNotFound(err):
 		return exitNotFound

@@ -23,7 +23,7 @@ func newStackOps(g *globals, set *clusterSet) (*stackops.Ops, error) {
 	if err != nil {
 		return nil, usageError(err)
 	}
-	exec, err := newExecutor(g, set.get)
+	exec, err := newExecutor(g, set.get, set.argoAPI)
 	if err != nil {
 		return nil, err
 	}
