@@ -93,7 +93,9 @@ func TestClusterTheWorkbenchOfAnArgoCDUserIsLiveFromTheAPIServerAndAsksArgoCDsRB
 
 	nobody := testcluster.KubeconfigIn(t, c.UserConfig(t, "argo-only-"+ns, nil, ""), "argo-user", "default")
 	flags := []string{"--kubeconfig", nobody, "--argocd-server", srv.Addr, "--argocd-plaintext"}
-	as := func(user string) []string { return []string{argodiff.EnvAuthToken + "=" + tokens[user], argodiff.EnvServer + "="} }
+	as := func(user string) []string {
+		return []string{argodiff.EnvAuthToken + "=" + tokens[user], argodiff.EnvServer + "="}
+	}
 
 	term := start(t, 200, 30, as("dave"), flags...)
 	term.waitFor(startup, "NAMESPACE/NAME", "argocd/e2e-route-web", "as dave")
