@@ -37,6 +37,10 @@ type Options struct {
 	UnitNames              bool
 	// Lease elects the writer of each context; nil writes without one.
 	Lease *LeaseSpec
+	// Argo, when set, is the first context's Argo CD through its API
+	// server: its Applications are read and written under that token's
+	// Argo CD identity (a project role's, for a machine; ADR 0033).
+	Argo *fleet.ArgoRoute
 	Log   io.Writer
 }
 
@@ -53,13 +57,13 @@ type LeaseSpec struct {
 // background) and runs the agent until ctx ends; done closes when it has
 // stopped.
 func Start(ctx context.Context, h Options) (a *agent.Agent, done <-chan struct{}, err error) {
-	f := fleet.New(fleet.Options{Thresholds: h.Config.StuckThresholds()})
+	f := fleet.New(fleet.Options{Thresholds: h.Config.StuckThresholds(), Argo: h.Argo})
 	var names []string
 	for _, c := range h.Clusters {
 		names = append(names, c.Context)
 		f.AddRetrying(ctx, c, h.Namespace)
 	}
-	exec := &actions.Executor{Cluster: f.Cluster, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: h.DryRun}
+	exec := &actions.Executor{Cluster: f.Cluster, ArgoAPI: f.ArgoAPI, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: h.DryRun}
 	a = &agent.Agent{
 		Store: f.Store, Exec: exec, Contexts: names, Interval: h.Interval,
 		MetricsAddr: h.MetricsAddr, ProbeAddr: h.ProbeAddr, UnitNames: h.UnitNames, Log: h.Log,
@@ -67,7 +71,7 @@ func Start(ctx context.Context, h Options) (a *agent.Agent, done <-chan struct{}
 	if len(h.Rules) > 0 {
 		a.Policies = &policy.Engine{Rules: h.Rules, Exec: exec, Log: h.Log,
 			Ops:     &stackops.Ops{Cluster: f.Cluster, Programs: h.Config.Stacks, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: h.DryRun},
-			DryExec: &actions.Executor{Cluster: f.Cluster, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: true},
+			DryExec: &actions.Executor{Cluster: f.Cluster, ArgoAPI: f.ArgoAPI, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: true},
 			DryOps:  &stackops.Ops{Cluster: f.Cluster, Programs: h.Config.Stacks, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: true}}
 	}
 	if l := h.Lease; l != nil {

@@ -14,9 +14,11 @@ import (
 	"github.com/driftdeck/driftdeck/backend/agent"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/headless"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/policy"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
 type agentOpts struct {
@@ -78,6 +80,12 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 	if err != nil {
 		return err
 	}
+	var argo *fleet.ArgoRoute
+	if len(clusters) > 0 {
+		if argo, err = argoRoute(ctx, g, clusters[0]); err != nil {
+			return err
+		}
+	}
 	path, err := audit.DefaultPath()
 	if err != nil {
 		return err
@@ -88,7 +96,7 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 	}
 	h := headless.Options{Clusters: clusters, Namespace: g.namespace(), Config: cfg, Rules: rules, Audit: log,
 		ReadOnly: g.readOnly, DryRun: g.dryRun, Interval: o.interval,
-		MetricsAddr: o.metricsAddr, ProbeAddr: o.probeAddr, UnitNames: o.unitNames, Log: g.errOut}
+		MetricsAddr: o.metricsAddr, ProbeAddr: o.probeAddr, UnitNames: o.unitNames, Log: g.errOut, Argo: argo}
 	if o.leaderElect {
 		h.Lease = &headless.LeaseSpec{Namespace: o.leaseNamespace, Name: o.leaseName, Identity: replicaIdentity(), Duration: o.leaseDuration}
 	}
@@ -96,8 +104,12 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 	if err != nil {
 		return usageError(err)
 	}
-	fmt.Fprintf(g.errOut, "driftdeck agent: metrics on %s, probes on %s, %d polic(ies), contexts %s\n",
-		addrOr(a, "metrics"), addrOr(a, "probes"), len(rules), strings.Join(a.Contexts, ", "))
+	route := ""
+	if argo != nil {
+		route = fmt.Sprintf(" (Argo CD of %s through %s)", argo.Context, argo.Client.Server())
+	}
+	fmt.Fprintf(g.errOut, "driftdeck agent: metrics on %s, probes on %s, %d polic(ies), contexts %s%s\n",
+		addrOr(a, "metrics"), addrOr(a, "probes"), len(rules), safetext.Visible(strings.Join(a.Contexts, ", ")), safetext.Visible(route))
 	<-done
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,29 +18,21 @@ import (
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
-var realArgo struct {
-	once sync.Once
-	argo *testargocd.ArgoCD
-	err  error
-}
-
 // argoServer is a real Argo CD (controller, repo-server, argocd-server)
-// on the shared control plane, started once for the package.
+// on the shared control plane, for one test: stopped when it ends, so that
+// it does not load the machine under the tests that follow.
 func argoServer(t *testing.T, c *testcluster.Cluster) (*testargocd.ArgoCD, *testargocd.Server) {
 	t.Helper()
-	realArgo.once.Do(func() {
-		if realArgo.argo, realArgo.err = testargocd.Start(c); realArgo.err == nil {
-			c.BeforeStop(realArgo.argo.Stop)
-		}
-	})
-	if realArgo.err != nil {
-		testargocd.Skip(t, realArgo.err)
+	argo, err := testargocd.Start(c)
+	if err != nil {
+		testargocd.Skip(t, err)
 	}
-	srv, err := realArgo.argo.StartServer()
+	t.Cleanup(func() { _ = argo.Stop() })
+	srv, err := argo.StartServer()
 	if err != nil {
 		t.Fatalf("argocd-server: %v", err)
 	}
-	return realArgo.argo, srv
+	return argo, srv
 }
 
 // The workbench and the commands as Argo CD users whose kube identity may

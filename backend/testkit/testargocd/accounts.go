@@ -11,7 +11,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/driftdeck/driftdeck/backend/argocd"
 )
 
 // AddAccount makes a local account that may log in with password and be
@@ -118,4 +121,59 @@ func (s *Server) AccountToken(name string, expiresIn time.Duration) (string, err
 		return "", fmt.Errorf("a token for %s: %d %s", name, resp.StatusCode, out.Message)
 	}
 	return out.Token, nil
+}
+
+// ProjectToken gives project default a role with policies (lines of
+// argocd-rbac-cm's form, for subject proj:default:<role>) and returns a
+// token of that role, made by admin (POST
+// /api/v1/projects/default/roles/<role>/token, what `argocd proj role
+// create-token` does): Argo CD's way of giving a machine limited rights.
+func (s *Server) ProjectToken(a *ArgoCD, role string, policies []string) (string, error) {
+	dyn, err := dynamic.NewForConfig(a.cfg)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	roles, err := json.Marshal(map[string]any{"spec": map[string]any{"roles": []any{map[string]any{"name": role, "policies": policies}}}})
+	if err != nil {
+		return "", err
+	}
+	if _, err := dyn.Resource(argocd.AppProjects).Namespace(Namespace).Patch(ctx, "default", types.MergePatchType, roles, metav1.PatchOptions{}); err != nil {
+		return "", err
+	}
+	admin, err := s.Token("admin", s.password)
+	if err != nil {
+		return "", err
+	}
+	body, err := json.Marshal(map[string]any{"project": "default", "role": role})
+	if err != nil {
+		return "", err
+	}
+	// The server reads the project from its informer: the role may not be
+	// there at once.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(300 * time.Millisecond) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+s.Addr+"/api/v1/projects/default/roles/"+role+"/token", bytes.NewReader(body))
+		if err != nil {
+			return "", err
+		}
+		req.Header.Set("Authorization", "Bearer "+admin)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return "", err
+		}
+		var out struct {
+			Token   string `json:"token"`
+			Message string `json:"message"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK && out.Token != "" {
+			return out.Token, nil
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("a token for project role %s: %d %s", role, resp.StatusCode, out.Message)
+		}
+	}
 }

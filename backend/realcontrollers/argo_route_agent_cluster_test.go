@@ -1,0 +1,102 @@
+package realcontrollers
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/argoapi"
+	"github.com/driftdeck/driftdeck/backend/argodiff"
+	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/fleet"
+	"github.com/driftdeck/driftdeck/backend/headless"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/testkit/testargocd"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
+	"github.com/driftdeck/driftdeck/backend/writeguard"
+)
+
+// lockedBuffer is the agent's log, written by its goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// The agent with an Argo CD project role's token, and a kube identity that
+// may do nothing: it ends an expired pause through argocd-server, under the
+// project role, and its audit line says so.
+func TestClusterTheAgentEndsAPauseThroughTheAPIServerUnderAProjectRole(t *testing.T) {
+	e := realArgo(t)
+	srv, err := e.argo.StartServer()
+	if err != nil {
+		t.Fatalf("argocd-server: %v", err)
+	}
+	token, err := srv.ProjectToken(e.argo, "driftdeck-agent", []string{
+		"p, proj:default:driftdeck-agent, applications, get, default/*, allow",
+		"p, proj:default:driftdeck-agent, applications, update, default/*, allow",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := testargocd.NewRepo(t)
+	repo.Commit("v1", map[string]string{"agent-web/cm.yaml": testargocd.ConfigMap("agent-web", "v1")})
+	e.app("agent-web", repo, autoSync(true))
+	e.do(actions.Request{Kind: actions.Pause, Key: e.key("agent-web"), Reason: "INC-8: short hold", Until: time.Now().Add(3 * time.Second)})
+
+	kc, err := kube.NewCluster("test", testcluster.Shared(t).UserConfig(t, "argo-only-agent", nil, ""), "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := argoapi.New(argodiff.NewServerConfig("http://"+srv.Addr, token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	log, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var out lockedBuffer
+	_, done, err := headless.Start(ctx, headless.Options{Clusters: []*kube.Cluster{kc}, Config: &config.Config{}, Audit: log,
+		Interval: time.Second, MetricsAddr: "0", ProbeAddr: "0", Log: &out, Argo: &fleet.ArgoRoute{Client: api, Context: "test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); <-done }()
+
+	// The audit line follows the write: wait for both.
+	w := &apiWriter{audit: path}
+	var resumes []audit.Entry
+	e.waitFor("the agent to end the expired pause", func() (bool, string) {
+		u := argoUnit(e, "agent-web")
+		resumes = nil
+		for _, en := range w.entries(t) {
+			if en.Action == string(actions.Resume) {
+				resumes = append(resumes, en)
+			}
+		}
+		return u.Pause == nil && u.Argo.AutoSync && len(resumes) > 0, "agent log:\n" + out.String()
+	})
+	if len(resumes) != 1 || resumes[0].Outcome != writeguard.OutcomeDone || resumes[0].Route != "argocd-api" || !strings.Contains(resumes[0].Actor, "proj:default:driftdeck-agent") {
+		t.Fatalf("the agent's audit lines of the resume: %+v; want one, done through argocd-api as the project role", resumes)
+	}
+}
