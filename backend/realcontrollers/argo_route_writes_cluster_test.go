@@ -255,10 +255,56 @@ func TestClusterAnArgoCDUserWritesThroughTheAPIServerUnderArgoCDsRBAC(t *testing
 		return (phase == "Failed" || phase == "Error") && strings.Contains(msg, "terminated"), phase + ": " + msg
 	})
 
+	// A freeze and a thaw of several Applications at once.
+	repo.Commit("auto2", map[string]string{"carol-auto2/cm.yaml": testargocd.ConfigMap("carol-auto2", "v1")})
+	e.app("carol-auto2", repo, autoSync(false))
+	frozen := []model.Key{e.key("carol-auto"), e.key("carol-auto2")}
+	for _, kind := range []actions.Kind{actions.Pause, actions.Resume} {
+		for _, o := range carol.exec.Bulk(context.Background(), actions.BulkRequest{Kind: kind, Keys: frozen, Reason: "INC-7: freeze"}) {
+			if o.Outcome != actions.OutcomeApplied {
+				t.Errorf("bulk %s of %s: %s %s", kind, o.Key.Ref(), o.Outcome, o.Why)
+			}
+		}
+		for _, k := range frozen {
+			if a := argoUnit(e, k.Name); a.Argo.AutoSync != (kind == actions.Resume) {
+				t.Errorf("after the bulk %s, %s has auto-sync %v", kind, k.Name, a.Argo.AutoSync)
+			}
+		}
+	}
+
+	// A prune that waits for confirmation is confirmed.
+	repo.Commit("prunable", map[string]string{"carol-prune/cm.yaml": testargocd.ConfigMap("carol-prune", "v1"),
+		"carol-prune/old.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: carol-old\n  annotations:\n    argocd.argoproj.io/sync-options: Prune=confirm\ndata:\n  value: old\n"})
+	e.app("carol-prune", repo, map[string]any{})
+	e.waitFor("carol-prune's first comparison", func() (bool, string) {
+		return str(e.get("carol-prune"), "status", "sync", "status") == "OutOfSync", ""
+	})
+	carol.do(t, actions.Request{Kind: actions.Sync, Key: e.key("carol-prune"), Reason: "first"})
+	e.waitFor("carol-old deployed", func() (bool, string) { return configValue(e.kube, e.dest, "carol-old") == "old", "" })
+	repo.Remove("drop old", "carol-prune/old.yaml")
+	carol.do(t, actions.Request{Kind: actions.HardRefresh, Key: e.key("carol-prune")})
+	e.waitFor("the previous sync to finish", func() (bool, string) {
+		_, running := e.get("carol-prune")["operation"]
+		return !running, ""
+	})
+	carol.do(t, actions.Request{Kind: actions.Sync, Key: e.key("carol-prune"), Reason: "drop old", Prune: true})
+	e.waitFor("the sync to wait for the prune's confirmation", func() (bool, string) {
+		msg := str(e.get("carol-prune"), "status", "operationState", "message")
+		return strings.Contains(msg, "pruning confirmation"), msg
+	})
+	carol.do(t, actions.Request{Kind: actions.ConfirmPrune, Key: e.key("carol-prune"), Reason: "yes, drop it"})
+	// The controller prunes with foreground deletion, which no garbage
+	// collector finishes on this control plane: the sync's result says it.
+	e.waitFor("carol-old pruned", func() (bool, string) {
+		o := e.get("carol-prune")
+		res := fmt.Sprint(o["status"].(map[string]any)["operationState"])
+		return str(o, "status", "operationState", "phase") == "Succeeded" && strings.Contains(res, "message:pruned name:carol-old"), res
+	})
+
 	// Every write is on carol's audit log with its route, server and user,
 	// and says why no Event was written (her kube identity may not).
 	entries := carol.entries(t)
-	if len(entries) < 9 {
+	if len(entries) < 16 {
 		t.Fatalf("carol's audit log has %d lines, want one per write", len(entries))
 	}
 	for _, en := range entries {
