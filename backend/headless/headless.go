@@ -41,7 +41,7 @@ type Options struct {
 	// server: its Applications are read and written under that token's
 	// Argo CD identity (a project role's, for a machine; ADR 0033).
 	Argo *fleet.ArgoRoute
-	Log   io.Writer
+	Log  io.Writer
 }
 
 // LeaseSpec is the Lease each context's writer holds, in that context's

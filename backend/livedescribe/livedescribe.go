@@ -9,12 +9,16 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	"github.com/driftdeck/driftdeck/backend/agent"
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/kube"
@@ -28,6 +32,9 @@ import (
 type Describer struct {
 	Cluster func(context string) (*kube.Cluster, bool)
 	Updates *pulumiop.UpdateIndex
+	// ArgoAPI, when it names a server for a context, is the Argo CD API
+	// server that context's Applications are read through (ADR 0033).
+	ArgoAPI func(context string) (*argoapi.Client, bool)
 }
 
 // Describe reads a unit's details. It returns what it could read; parts that
@@ -41,12 +48,23 @@ func (d *Describer) Describe(ctx context.Context, k model.Key) (*describe.Detail
 	if !ok {
 		return nil, fmt.Errorf("no details for %s units", k.Engine)
 	}
-	obj, err := c.Dynamic.Resource(gvr).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("%s does not exist (any more)", k.Ref())
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
+	api := d.argoAPI(k)
+	var obj *unstructured.Unstructured
+	if api != nil {
+		app, err := api.Application(ctx, argoapi.App{Namespace: k.Namespace, Name: k.Name})
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
+		}
+		obj = &unstructured.Unstructured{Object: app}
+	} else {
+		var err error
+		obj, err = c.Dynamic.Resource(gvr).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("%s does not exist (any more)", k.Ref())
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
+		}
 	}
 	det := &describe.Detail{Key: k, Fetched: time.Now()}
 	shown := obj.DeepCopy()
@@ -75,16 +93,11 @@ func (d *Describer) Describe(ctx context.Context, k model.Key) (*describe.Detail
 		presence := agent.Find(ctx, c.Kube, det.Fetched)
 		det.Agent = &presence
 	}
-	events, err := c.Kube.CoreV1().Events(k.Namespace).List(ctx, metav1.ListOptions{
-		FieldSelector: fields.AndSelectors(
-			fields.OneTermEqualSelector("involvedObject.name", k.Name),
-			fields.OneTermEqualSelector("involvedObject.uid", string(obj.GetUID())),
-		).String(),
-	})
+	events, err := d.events(ctx, c, api, k, obj.GetUID())
 	if err != nil {
 		det.Problems = append(det.Problems, "events: "+err.Error())
 	} else {
-		for _, e := range events.Items {
+		for _, e := range events {
 			// Some API servers (and fakes) ignore field selectors: check again.
 			if e.InvolvedObject.Name != k.Name || (e.InvolvedObject.UID != "" && e.InvolvedObject.UID != obj.GetUID()) {
 				continue
@@ -102,6 +115,32 @@ func (d *Describer) Describe(ctx context.Context, k model.Key) (*describe.Detail
 		sort.Slice(det.Events, func(i, j int) bool { return det.Events[i].Last.After(det.Events[j].Last) })
 	}
 	return det, nil
+}
+
+func (d *Describer) argoAPI(k model.Key) *argoapi.Client {
+	if d.ArgoAPI == nil || k.Engine != model.EngineArgoCD {
+		return nil
+	}
+	api, _ := d.ArgoAPI(k.Context)
+	return api
+}
+
+// events are the unit's Events: through Argo CD's API server for an
+// Application read there, else from the unit's namespace.
+func (d *Describer) events(ctx context.Context, c *kube.Cluster, api *argoapi.Client, k model.Key, uid types.UID) ([]corev1.Event, error) {
+	if api != nil {
+		return api.Events(ctx, argoapi.App{Namespace: k.Namespace, Name: k.Name})
+	}
+	list, err := c.Kube.CoreV1().Events(k.Namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.AndSelectors(
+			fields.OneTermEqualSelector("involvedObject.name", k.Name),
+			fields.OneTermEqualSelector("involvedObject.uid", string(uid)),
+		).String(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
 }
 
 func history(r *objread.Reader) []describe.HistoryEntry {

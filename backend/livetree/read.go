@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -30,6 +31,10 @@ type Reader struct {
 	Limit int64
 	// MaxNamespaces caps how many namespaces are listed (default 20).
 	MaxNamespaces int
+	// ArgoAPI, when it names a server for a context, is the Argo CD API
+	// server that context's Applications are read through (ADR 0033):
+	// the tree is the one Argo CD keeps, whichever cluster it is on.
+	ArgoAPI func(context string) (*argoapi.Client, bool)
 }
 
 // Read builds the tree of an Application: the full object by GET (the
@@ -41,6 +46,11 @@ type Reader struct {
 func (r *Reader) Read(ctx context.Context, k model.Key) (*restree.Tree, error) {
 	if k.Engine != model.EngineArgoCD {
 		return nil, fmt.Errorf("%s: resource trees are for Argo CD Applications", k.Ref())
+	}
+	if r.ArgoAPI != nil {
+		if api, ok := r.ArgoAPI(k.Context); ok {
+			return readThroughArgo(ctx, api, k)
+		}
 	}
 	c, ok := r.Cluster(k.Context)
 	if !ok {
@@ -65,6 +75,25 @@ func (r *Reader) Read(ctx context.Context, k model.Key) (*restree.Tree, error) {
 	}
 	t := restree.Build(app, live, read)
 	t.Destination, t.Context, t.Notes = where, dest.Context, append(notes, t.Notes...)
+	return t, nil
+}
+
+// readThroughArgo is the tree Argo CD's API server keeps of the
+// Application, under the user's Argo CD identity.
+func readThroughArgo(ctx context.Context, api *argoapi.Client, k model.Key) (*restree.Tree, error) {
+	app, err := api.Application(ctx, argoapi.App{Namespace: k.Namespace, Name: k.Name})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
+	}
+	nodes, err := api.ResourceTree(ctx, argoapi.App{Namespace: k.Namespace, Name: k.Name})
+	if err != nil {
+		t := restree.Build(app, nil, nil)
+		t.Destination = api.Server()
+		t.Notes = append([]string{"Argo CD's resource tree not read: " + err.Error()}, t.Notes...)
+		return t, nil
+	}
+	t := restree.BuildFromArgo(app, nodes)
+	t.Destination = "Argo CD's resource tree at " + api.Server()
 	return t, nil
 }
 

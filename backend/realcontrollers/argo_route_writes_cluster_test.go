@@ -18,7 +18,10 @@ import (
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/livedescribe"
+	"github.com/driftdeck/driftdeck/backend/livetree"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/restree"
 	"github.com/driftdeck/driftdeck/backend/testkit/testargocd"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 	"github.com/driftdeck/driftdeck/backend/writeguard"
@@ -198,6 +201,28 @@ func TestClusterAnArgoCDUserWritesThroughTheAPIServerUnderArgoCDsRBAC(t *testing
 	if info := fmt.Sprint(o["status"].(map[string]any)["operationState"].(map[string]any)["operation"].(map[string]any)["info"]); !strings.Contains(info, "INC-7: ship v1") {
 		t.Errorf("the operation's info %s does not carry the reason", info)
 	}
+
+	// Its resource tree and its Events come through the API server too:
+	// carol's kube identity may read neither.
+	tree, err := (&livetree.Reader{Cluster: carol.exec.Cluster, ArgoAPI: carol.exec.ArgoAPI}).Read(context.Background(), e.key("carol-web"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tree.Find(restree.Ref{Kind: "ConfigMap", Namespace: e.dest, Name: "carol-web"}); n == nil || !n.Live || n.Sync != "Synced" || !strings.Contains(tree.Destination, "Argo CD's resource tree") {
+		t.Errorf("the tree through the API: %+v from %q; want the ConfigMap live and synced, from Argo CD's tree", n, tree.Destination)
+	}
+	e.waitFor("carol-web's Events through the API server", func() (bool, string) {
+		det, err := (&livedescribe.Describer{Cluster: carol.exec.Cluster, ArgoAPI: carol.exec.ArgoAPI}).Describe(context.Background(), e.key("carol-web"))
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, ev := range det.Events {
+			if ev.Reason == "OperationCompleted" {
+				return len(det.Problems) == 0, fmt.Sprint(det.Problems)
+			}
+		}
+		return false, fmt.Sprint(det.Events, det.Problems)
+	})
 
 	// carol pauses auto-sync and resumes it exactly.
 	policy := fmt.Sprint(e.get("carol-auto")["spec"].(map[string]any)["syncPolicy"])

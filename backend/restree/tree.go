@@ -78,6 +78,33 @@ const maxDepth = 8
 // be read). Owners are followed by uid; an object is placed once, so owner
 // cycles and objects owned twice end where they are first met.
 func Build(app map[string]any, live []map[string]any, read Kinds) *Tree {
+	items := make([]liveItem, 0, len(live))
+	for _, obj := range live {
+		items = append(items, itemOf(obj))
+	}
+	return build(app, items, read)
+}
+
+// BuildFromArgo makes the tree of an Application from the object as read
+// and the nodes of the resource tree Argo CD's API server keeps of it
+// (GET .../resource-tree): what its controller sees live, on whichever
+// cluster, with the health it computed.
+func BuildFromArgo(app map[string]any, nodes []map[string]any) *Tree {
+	items := make([]liveItem, 0, len(nodes))
+	for _, node := range nodes {
+		r := objread.New(node)
+		it := liveItem{ref: refOf(r), uid: r.Str("uid"), version: r.Str("version"),
+			health: Health(r.Str("health", "status")), reason: r.Str("health", "message")}
+		it.known = it.health != ""
+		if parents := r.Objects("parentRefs"); len(parents) > 0 {
+			it.owner = parents[0].Str("uid")
+		}
+		items = append(items, it)
+	}
+	return build(app, items, LiveKinds())
+}
+
+func build(app map[string]any, live []liveItem, read Kinds) *Tree {
 	a := objread.New(app)
 	t := &Tree{LiveRead: read != nil, ResourceVersion: a.Str("metadata", "resourceVersion"), Operation: a.Str("status", "operationState", "phase")}
 	b := newBuilder(live)
@@ -166,21 +193,38 @@ func hookOrder(h string) int {
 	return 9
 }
 
+// liveItem is a live object as the tree needs it.
+type liveItem struct {
+	ref     Ref
+	uid     string
+	owner   string // the uid of its controller (else first) owner
+	version string
+	health  Health
+	reason  string
+	known   bool // the health is known
+}
+
+func itemOf(obj map[string]any) liveItem {
+	r := objread.New(obj)
+	it := liveItem{ref: liveRef(r), uid: r.Str("metadata", "uid"), owner: ownerUID(r), version: versionOf(r.Str("apiVersion"))}
+	it.health, it.reason, it.known = HealthOf(obj)
+	return it
+}
+
 // builder indexes the live objects by ref and by owner.
 type builder struct {
-	byRef   map[Ref]map[string]any
-	owned   map[string][]map[string]any // owner uid -> objects
-	placed  map[string]bool             // uids already in the tree
+	byRef   map[Ref]liveItem
+	owned   map[string][]liveItem // owner uid -> objects
+	placed  map[string]bool       // uids already in the tree
 	tooDeep bool
 }
 
-func newBuilder(live []map[string]any) *builder {
-	b := &builder{byRef: map[Ref]map[string]any{}, owned: map[string][]map[string]any{}, placed: map[string]bool{}}
-	for _, obj := range live {
-		r := objread.New(obj)
-		b.byRef[liveRef(r)] = obj
-		if owner := ownerUID(r); owner != "" && owner != r.Str("metadata", "uid") {
-			b.owned[owner] = append(b.owned[owner], obj)
+func newBuilder(live []liveItem) *builder {
+	b := &builder{byRef: map[Ref]liveItem{}, owned: map[string][]liveItem{}, placed: map[string]bool{}}
+	for _, it := range live {
+		b.byRef[it.ref] = it
+		if it.owner != "" && it.owner != it.uid {
+			b.owned[it.owner] = append(b.owned[it.owner], it)
 		}
 	}
 	return b
@@ -211,19 +255,18 @@ func ownerUID(r *objread.Reader) string {
 // claim fills a managed or hook node from its live object and marks it
 // placed, so that no owner nests it a second time.
 func (b *builder) claim(n *Node) {
-	obj, ok := b.byRef[n.Ref]
+	it, ok := b.byRef[n.Ref]
 	if !ok {
 		return
 	}
-	r := objread.New(obj)
-	n.Live, n.UID = true, r.Str("metadata", "uid")
+	n.Live, n.UID = true, it.uid
 	b.placed[n.UID] = true
-	if h, reason, known := HealthOf(obj); known {
-		n.Health = h
+	if it.known {
+		n.Health = it.health
 		// A hook's message from the operation stays when the live object
 		// gives no reason of its own.
-		if reason != "" || h == Healthy {
-			n.Reason = reason
+		if it.reason != "" || it.health == Healthy {
+			n.Reason = it.reason
 		}
 	}
 }
@@ -238,17 +281,14 @@ func (b *builder) attach(n *Node, depth int) {
 		b.tooDeep = true
 		return
 	}
-	for _, obj := range kids {
-		r := objread.New(obj)
-		uid := r.Str("metadata", "uid")
-		if uid == "" || b.placed[uid] {
+	for _, it := range kids {
+		if it.uid == "" || b.placed[it.uid] {
 			continue
 		}
-		b.placed[uid] = true
-		c := &Node{Ref: liveRef(r), UID: uid, Live: true}
-		c.Version = versionOf(r.Str("apiVersion"))
-		if h, reason, known := HealthOf(obj); known {
-			c.Health, c.Reason = h, reason
+		b.placed[it.uid] = true
+		c := &Node{Ref: it.ref, UID: it.uid, Live: true, Version: it.version}
+		if it.known {
+			c.Health, c.Reason = it.health, it.reason
 		}
 		n.Children = append(n.Children, c)
 	}

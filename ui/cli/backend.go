@@ -46,7 +46,7 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 	if err != nil {
 		return nil, err
 	}
-	trees, err := newTreeReader(g, cfg, f.Cluster)
+	trees, err := newTreeReader(g, cfg, f.Cluster, f.ArgoAPI)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 			Settle:   3 * time.Second,
 			Origin:   g.origin(),
 		},
-		Describer:  &livedescribe.Describer{Cluster: f.Cluster, Updates: f.Updates},
+		Describer:  &livedescribe.Describer{Cluster: f.Cluster, Updates: f.Updates, ArgoAPI: f.ArgoAPI},
 		unitDiffer: differ,
 		Ops:        &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun},
 		trees:      trees,

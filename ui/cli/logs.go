@@ -82,7 +82,7 @@ func runLogs(ctx context.Context, g *globals, ref string, f *logsFlags) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	trees, err := newTreeReader(g, cfg, set.get)
+	trees, err := newTreeReader(g, cfg, set.get, set.argoAPI)
 	if err != nil {
 		return err
 	}

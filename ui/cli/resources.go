@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/livetree"
@@ -18,12 +19,12 @@ import (
 
 // newTreeReader reads resource trees with the config file's destinations;
 // in the demo, its one cluster plays every destination.
-func newTreeReader(g *globals, cfg *config.Config, clusters func(string) (*kube.Cluster, bool)) (*livetree.Reader, error) {
+func newTreeReader(g *globals, cfg *config.Config, clusters func(string) (*kube.Cluster, bool), argo func(string) (*argoapi.Client, bool)) (*livetree.Reader, error) {
 	byServer, byName, err := cfg.DestinationContexts()
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("config %s: %w", config.DefaultPath(), err)}
 	}
-	return &livetree.Reader{Cluster: clusters, Destinations: livetree.Destinations{ByServer: byServer, ByName: byName, All: g.demo}}, nil
+	return &livetree.Reader{Cluster: clusters, ArgoAPI: argo, Destinations: livetree.Destinations{ByServer: byServer, ByName: byName, All: g.demo}}, nil
 }
 
 func newResourcesCmd(g *globals) *cobra.Command {
@@ -73,7 +74,7 @@ func runResources(ctx context.Context, g *globals, ref, output string) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	r, err := newTreeReader(g, cfg, set.get)
+	r, err := newTreeReader(g, cfg, set.get, set.argoAPI)
 	if err != nil {
 		return err
 	}
