@@ -16,15 +16,70 @@ type Event struct {
 	App  map[string]any
 }
 
-// Applications lists every Application the user may get.
-func (c *Client) Applications(ctx context.Context) ([]map[string]any, error) {
-	var list struct {
-		Items []map[string]any `json:"items"`
+// Decoder decodes one Application's JSON (argocd.DecodeSlim keeps what
+// the model reads); nil, or one that fails, decodes it whole.
+type Decoder func([]byte) (map[string]any, error)
+
+func (d Decoder) app(raw []byte) (map[string]any, error) {
+	if d != nil {
+		if app, err := d(raw); err == nil {
+			return app, nil
+		}
 	}
-	if err := c.getJSON(ctx, nil, &list, "api", "v1", "applications"); err != nil {
+	var app map[string]any
+	err := json.Unmarshal(raw, &app)
+	return app, err
+}
+
+// Applications lists every Application the user may get, each decoded by
+// decode as it is read: the list of a large instance is never held whole.
+func (c *Client) Applications(ctx context.Context, decode Decoder) ([]map[string]any, error) {
+	resp, err := c.get(ctx, c.requests, nil, "api", "v1", "applications")
+	if err != nil {
 		return nil, err
 	}
-	return list.Items, nil
+	defer resp.Body.Close()
+	bad := func(err error) error {
+		return fmt.Errorf("Argo CD API server %s: the list of Applications is not the expected JSON: %w", c.cfg.Server, err)
+	}
+	dec := json.NewDecoder(io.LimitReader(resp.Body, maxAnswer))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, bad(fmt.Errorf("no object (%v)", err))
+	}
+	var apps []map[string]any
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, bad(err)
+		}
+		if key != "items" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, bad(err)
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t == nil {
+			continue // "items": null, no Application
+		} else if t != json.Delim('[') {
+			return nil, bad(fmt.Errorf("items is not a list"))
+		}
+		for dec.More() {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, bad(err)
+			}
+			app, err := decode.app(raw)
+			if err != nil {
+				return nil, bad(err)
+			}
+			apps = append(apps, app)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, bad(err)
+		}
+	}
+	return apps, nil
 }
 
 // maxEvent bounds one event of the feed (one Application, its status with
@@ -35,7 +90,7 @@ const maxEvent = 64 << 20
 // (nil) or the stream breaks (why); from no version, the server first sends
 // every Application as it is now (ADDED). Events of Applications the user
 // may not get are not sent by the server.
-func (c *Client) Watch(ctx context.Context, resourceVersion string, fn func(Event)) error {
+func (c *Client) Watch(ctx context.Context, resourceVersion string, decode Decoder, fn func(Event)) error {
 	q := url.Values{}
 	if resourceVersion != "" {
 		q.Set("resourceVersion", resourceVersion)
@@ -51,7 +106,7 @@ func (c *Client) Watch(ctx context.Context, resourceVersion string, fn func(Even
 		var line struct {
 			Result *struct {
 				Type        string         `json:"type"`
-				Application map[string]any `json:"application"`
+				Application json.RawMessage `json:"application"`
 			} `json:"result"`
 			Error *struct {
 				Code    int    `json:"http_code"`
@@ -64,8 +119,12 @@ func (c *Client) Watch(ctx context.Context, resourceVersion string, fn func(Even
 		switch {
 		case line.Error != nil:
 			return &Error{Server: c.cfg.Server, Status: line.Error.Code, Message: line.Error.Message}
-		case line.Result != nil && line.Result.Application != nil:
-			fn(Event{Type: line.Result.Type, App: line.Result.Application})
+		case line.Result != nil && len(line.Result.Application) > 0 && string(line.Result.Application) != "null":
+			app, err := decode.app(line.Result.Application)
+			if err != nil {
+				return fmt.Errorf("Argo CD API server %s: an Application of the feed is not the expected JSON: %w", c.cfg.Server, err)
+			}
+			fn(Event{Type: line.Result.Type, App: app})
 		}
 	}
 	if ctx.Err() != nil {

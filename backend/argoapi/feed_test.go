@@ -2,6 +2,7 @@ package argoapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -34,7 +35,7 @@ func TestWatchHandsOnEventsAndEndsWithTheServersError(t *testing.T) {
 		w.Write([]byte(`{"error":{"http_code":503,"message":"server shutting down"}}` + "\n"))
 	})
 	var got []string
-	err := c.Watch(context.Background(), "41", func(ev Event) {
+	err := c.Watch(context.Background(), "41", nil, func(ev Event) {
 		md, _ := ev.App["metadata"].(map[string]any)
 		got = append(got, ev.Type+" "+md["name"].(string))
 	})
@@ -52,8 +53,35 @@ func TestARejectedTokenSaysToLogInAgain(t *testing.T) {
 		w.WriteHeader(http.StatusUnauthorized)
 		w.Write([]byte(`{"error":"invalid session: token has expired","code":16,"message":"invalid session: token has expired"}`))
 	})
-	_, err := c.Applications(context.Background())
+	_, err := c.Applications(context.Background(), nil)
 	if !Unauthorized(err) || !strings.Contains(err.Error(), "token has expired") || !strings.Contains(err.Error(), "argocd login") || strings.Contains(err.Error(), "secret-token") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// The list is decoded one Application at a time, by the decoder given
+// (one that fails leaves that Application decoded whole); a list with no
+// items is empty, not an error.
+func TestTheListIsDecodedOneApplicationAtATime(t *testing.T) {
+	body := `{"metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"web"}},{"metadata":{"name":"odd"}}]}`
+	c := serve(t, func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(body)) })
+	var decoded []string
+	slim := func(raw []byte) (map[string]any, error) {
+		decoded = append(decoded, string(raw))
+		if strings.Contains(string(raw), "odd") {
+			return nil, errors.New("not an Application's types")
+		}
+		return map[string]any{"slim": true}, nil
+	}
+	apps, err := c.Applications(context.Background(), slim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(decoded) != 2 || len(apps) != 2 || apps[0]["slim"] != true || apps[1]["metadata"] == nil {
+		t.Errorf("decoded %q into %v; want each item decoded by the decoder, the odd one whole", decoded, apps)
+	}
+	body = `{"metadata":{},"items":null}`
+	if apps, err := c.Applications(context.Background(), slim); err != nil || len(apps) != 0 {
+		t.Errorf("a list without items: %v, %v", apps, err)
 	}
 }

@@ -47,7 +47,7 @@ func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace str
 	wait := time.Second
 	listed := false
 	for ctx.Err() == nil {
-		apps, err := api.Applications(ctx)
+		apps, err := api.Applications(ctx, argocd.DecodeSlim)
 		if err == nil {
 			listed = true
 			units := make([]*model.Unit, 0, len(apps))
@@ -67,7 +67,7 @@ func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace str
 			// A deletion in that gap is mended by the next list, at the
 			// latest after relistEvery.
 			wctx, cancel := context.WithTimeout(ctx, relistEvery)
-			err = api.Watch(wctx, "", func(ev argoapi.Event) {
+			err = api.Watch(wctx, "", argocd.DecodeSlim, func(ev argoapi.Event) {
 				h.Event()
 				u := mine(ev.App)
 				switch {
