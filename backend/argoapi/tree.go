@@ -23,3 +23,19 @@ func (c *Client) Events(ctx context.Context, a App) ([]corev1.Event, error) {
 	var list corev1.EventList
 	return list.Items, c.send(ctx, http.MethodGet, a.query(), nil, &list, a.path("events")...)
 }
+
+// Projects lists the AppProjects the user may get (their sync windows).
+func (c *Client) Projects(ctx context.Context) ([]map[string]any, error) {
+	var list struct {
+		Items []map[string]any `json:"items"`
+	}
+	return list.Items, c.send(ctx, http.MethodGet, nil, nil, &list, "api", "v1", "projects")
+}
+
+// ApplicationSets lists the ApplicationSets the user may get.
+func (c *Client) ApplicationSets(ctx context.Context) ([]map[string]any, error) {
+	var list struct {
+		Items []map[string]any `json:"items"`
+	}
+	return list.Items, c.send(ctx, http.MethodGet, nil, nil, &list, "api", "v1", "applicationsets")
+}

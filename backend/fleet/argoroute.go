@@ -4,6 +4,9 @@ import (
 	"context"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/kube"
@@ -102,6 +105,70 @@ func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace str
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, 30*time.Second)
+	}
+}
+
+// argoPollEvery is how often what the API server has no live feed of
+// (AppProjects, ApplicationSets) is listed again.
+const argoPollEvery = time.Minute
+
+// pollArgo lists through the API server now and every argoPollEvery,
+// handing each list to apply. The first list, or its failure, ends the wait
+// for it: what it holds only adds to the Applications. Argo CD's RBAC
+// refusing it is absent's to say, as a 403 of the Kubernetes API is.
+func pollArgo(ctx context.Context, gr schema.GroupResource, list func(context.Context) ([]map[string]any, error), apply func([]map[string]any), absent func(error) bool, done func()) {
+	for {
+		items, err := list(ctx)
+		if argoapi.PermissionDenied(err) && absent(apierrors.NewForbidden(gr, "", err)) {
+			return
+		}
+		if err == nil {
+			apply(items)
+		}
+		done()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(argoPollEvery):
+		}
+	}
+}
+
+// argoProjects applies each list of AppProjects read through the API
+// server: their sync windows, the gone ones forgotten.
+func (f *Fleet) argoProjects(context string) func([]map[string]any) {
+	var known map[[2]string]bool
+	return func(items []map[string]any) {
+		now := make(map[[2]string]bool, len(items))
+		for _, p := range items {
+			md, _ := p["metadata"].(map[string]any)
+			ns, _ := md["namespace"].(string)
+			name, _ := md["name"].(string)
+			f.Projects.Put(context, ns, name, argocd.ReadWindows(p))
+			now[[2]string{ns, name}] = true
+		}
+		for k := range known {
+			if !now[k] {
+				f.Projects.Remove(context, k[0], k[1])
+			}
+		}
+		known = now
+		f.Store.Reclassify(func(u *model.Unit) bool { return u.Key.Context == context && u.Argo != nil })
+	}
+}
+
+// argoAppSets applies each list of ApplicationSets read through the API
+// server, in namespace ("" every one), as units.
+func (f *Fleet) argoAppSets(context, namespace string, convert func(string, map[string]any) *model.Unit) func([]map[string]any) {
+	scope := store.Scope{Context: context, Engine: model.EngineApplicationSet, Namespace: namespace}
+	return func(items []map[string]any) {
+		units := make([]*model.Unit, 0, len(items))
+		for _, set := range items {
+			if u := model.Bounded(convert(context, set)); u != nil && (namespace == "" || u.Key.Namespace == namespace) {
+				units = append(units, u)
+			}
+		}
+		f.Store.Replace(scope, units)
 	}
 }
 

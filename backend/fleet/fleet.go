@@ -208,6 +208,10 @@ func (f *Fleet) watchSpecs(c *kube.Cluster, h *health) []watchSpec {
 					projectNS = ""
 				}
 			}
+			if api, ok := f.ArgoAPI(c.Context); ok {
+				pollArgo(ctx, gvr.GroupResource(), api.Projects, f.argoProjects(c.Context), absent, done)
+				return
+			}
 			f.watchProjects(ctx, c, projectNS, h, absent, done)
 		}},
 		{what: "Pulumi Updates", engines: []model.Engine{model.EnginePulumi}, versions: []schema.GroupVersionResource{pulumiop.Updates}, run: func(ctx context.Context, _ schema.GroupVersionResource, namespace string, absent func(error) bool, done func()) {
@@ -224,9 +228,17 @@ func (f *Fleet) watchSpecs(c *kube.Cluster, h *health) []watchSpec {
 			read = append(read, model.EngineArgoCD) // the Applications' parents
 		}
 		run := units(d.Engine, d.Decode, d.Convert)
-		if d.Engine == model.EngineArgoCD && f.argo != nil && f.argo.Context == c.Context {
-			run = func(ctx context.Context, _ schema.GroupVersionResource, namespace string, _ func(error) bool, done func()) {
-				f.watchArgoAPI(ctx, c, namespace, h, done)
+		if api, ok := f.ArgoAPI(c.Context); ok {
+			switch d.Engine {
+			case model.EngineArgoCD:
+				run = func(ctx context.Context, _ schema.GroupVersionResource, namespace string, _ func(error) bool, done func()) {
+					f.watchArgoAPI(ctx, c, namespace, h, done)
+				}
+			case model.EngineApplicationSet:
+				convert := d.Convert
+				run = func(ctx context.Context, gvr schema.GroupVersionResource, namespace string, absent func(error) bool, done func()) {
+					pollArgo(ctx, gvr.GroupResource(), api.ApplicationSets, f.argoAppSets(c.Context, namespace, convert), absent, done)
+				}
 			}
 		}
 		specs = append(specs, watchSpec{what: model.InfoOf(d.Engine).Units, units: !d.Optional, engines: read,

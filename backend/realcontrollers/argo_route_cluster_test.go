@@ -23,7 +23,8 @@ import (
 )
 
 // argoUser makes a local Argo CD account of the real server that may get
-// project default's Applications and nothing else, logged in.
+// project default, its Applications and ApplicationSets, and nothing else,
+// logged in.
 func argoUser(t *testing.T, e *env, name, password string) *testargocd.Server {
 	t.Helper()
 	srv, err := e.argo.StartServer()
@@ -33,7 +34,9 @@ func argoUser(t *testing.T, e *env, name, password string) *testargocd.Server {
 	if err := srv.AddAccount(e.argo, name, password); err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.SetPolicy(e.argo, "p, role:team, applications, get, default/*, allow\ng, "+name+", role:team\n"); err != nil {
+	policy := "p, role:team, applications, get, default/*, allow\np, role:team, applicationsets, get, default/*, allow\n" +
+		"p, role:team, projects, get, default, allow\ng, " + name + ", role:team\n"
+	if err := srv.SetPolicy(e.argo, policy); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := srv.Token(name, password); err != nil { // the server knows the account
@@ -97,6 +100,29 @@ func TestClusterAnArgoCDUserWithoutKubernetesRightsSeesItsApplicationsThroughThe
 	}
 	t.Cleanup(func() { _ = apps.Delete(context.Background(), "not-alices", metav1.DeleteOptions{}) })
 
+	// An ApplicationSet of project default, and a sync window of it: the
+	// API server has no feed of either, driftdeck lists them.
+	set := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationSet",
+		"metadata": map[string]any{"name": "alice-set", "namespace": testargocd.Namespace},
+		"spec": map[string]any{"generators": []any{map[string]any{"list": map[string]any{"elements": []any{}}}},
+			"template": map[string]any{"metadata": map[string]any{"name": "{{name}}"}, "spec": map[string]any{"project": "default",
+				"source": map[string]any{"repoURL": repo.URL(), "path": "alice-web"}, "destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": e.dest}}}},
+	}}
+	sets := e.dyn.Resource(argocd.ApplicationSets).Namespace(testargocd.Namespace)
+	if _, err := sets.Create(context.Background(), set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sets.Delete(context.Background(), "alice-set", metav1.DeleteOptions{}) })
+	projects := e.dyn.Resource(argocd.AppProjects).Namespace(testargocd.Namespace)
+	windows := func(patch string) {
+		if _, err := projects.Patch(context.Background(), "default", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	windows(`{"spec":{"syncWindows":[{"kind":"deny","schedule":"* * * * *","duration":"1h","applications":["alice-web"],"manualSync":true}]}}`)
+	t.Cleanup(func() { windows(`{"spec":{"syncWindows":null}}`) })
+
 	f := apiFleet(t, srv, token, "argo-only-alice")
 	names := func() []string {
 		var out []string
@@ -117,8 +143,16 @@ func TestClusterAnArgoCDUserWithoutKubernetesRightsSeesItsApplicationsThroughThe
 	if st.Error != "" || !st.Connected {
 		t.Errorf("the context reads as an error: %+v", st)
 	}
-	if !strings.Contains(st.NotShown(), "Pulumi Stacks") || strings.Contains(st.NotShown(), "Argo CD Applications") {
-		t.Errorf("not shown: %q; want the other engines' units, not the Applications", st.NotShown())
+	if ns := st.NotShown(); !strings.Contains(ns, "Pulumi Stacks") || strings.Contains(ns, "Argo CD Applications") || strings.Contains(ns, "AppProjects") {
+		t.Errorf("not shown: %q; want the other engines' units, not the Applications nor the AppProjects", ns)
+	}
+	var setShown, windowShown bool
+	for _, u := range f.Store.Snapshot() {
+		setShown = setShown || u.Key.Engine == model.EngineApplicationSet && u.Key.Name == "alice-set"
+		windowShown = windowShown || u.Key.Name == "alice-web" && u.Window != ""
+	}
+	if !setShown || !windowShown {
+		t.Errorf("through the API server: ApplicationSet shown %v, alice-web's sync window shown %v; want both", setShown, windowShown)
 	}
 	testcluster.Eventually(t, 30*time.Second, "the route named with the Argo CD user", func() bool {
 		return f.Store.Status()[0].Route == "argocd via http://"+srv.Addr+" as alice"
