@@ -104,8 +104,31 @@ func PermissionDenied(err error) bool {
 // a large instance is hundreds of megabytes at most.
 const maxAnswer = 1 << 30
 
-// do sends a request and returns the answer's body when it is 200.
+// do sends a request and returns the answer when it is 200. A token the
+// server rejects is renewed once, when an SSO login of the argocd CLI left
+// a refresh token for it, and the request sent again with it, as the
+// argocd CLI does.
 func (c *Client) do(client *http.Client, req *http.Request) (*http.Response, error) {
+	resp, err := c.once(client, req)
+	if !Unauthorized(err) || (req.Body != nil && req.GetBody == nil) {
+		return resp, err
+	}
+	used := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
+	if err := c.renew(req.Context(), used, err); err != nil {
+		return nil, err
+	}
+	again := req.Clone(req.Context())
+	if req.GetBody != nil {
+		if again.Body, err = req.GetBody(); err != nil {
+			return nil, err
+		}
+	}
+	c.cfg.Authorize(again)
+	return c.once(client, again)
+}
+
+// once sends a request once and returns the answer when it is 200.
+func (c *Client) once(client *http.Client, req *http.Request) (*http.Response, error) {
 	resp, err := client.Do(req)
 	if err != nil {
 		var ue *url.Error
@@ -185,3 +208,29 @@ func (c *Client) UserInfo(ctx context.Context) (string, error) {
 	}
 	return info.Username, nil
 }
+
+// renew renews the token used after the server rejected it (rejected, its
+// 401), when an SSO login of the argocd CLI left a refresh token for it. It
+// returns nil once renewed; else rejected, in the words of a login that
+// expired when renewing it failed.
+func (c *Client) renew(ctx context.Context, used string, rejected error) error {
+	err := c.cfg.Renew(ctx, used)
+	var expired *argodiff.LoginExpired
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &expired):
+		return &renewFailed{rejected: rejected, expired: expired}
+	}
+	return rejected
+}
+
+// renewFailed is a rejected token that could not be renewed: it reads as
+// the expired login and is still the server's rejection (Unauthorized).
+type renewFailed struct {
+	rejected error
+	expired  *argodiff.LoginExpired
+}
+
+func (e *renewFailed) Error() string   { return e.expired.Error() }
+func (e *renewFailed) Unwrap() []error { return []error{e.rejected, e.expired} }

@@ -46,14 +46,14 @@ type ServerConfig struct {
 	// argocd CLI's config file.
 	Named bool
 
-	token      string
+	cred       *credential
 	caPEM      []byte
 	clientCert *tls.Certificate
 }
 
 // NewServerConfig is a connection to server with token, verifying TLS.
 func NewServerConfig(server, token string) *ServerConfig {
-	return &ServerConfig{Server: server, token: token, From: "flags", Named: true}
+	return &ServerConfig{Server: server, cred: &credential{token: token}, From: "flags", Named: true}
 }
 
 // String names the server and its settings, never the token.
@@ -85,10 +85,13 @@ type localConfig struct {
 		User   string `json:"user"`
 	} `json:"contexts"`
 	Servers []localServer `json:"servers"`
-	Users   []struct {
-		Name      string `json:"name"`
-		AuthToken string `json:"auth-token"`
-	} `json:"users"`
+	Users   []localUser `json:"users"`
+}
+
+type localUser struct {
+	Name         string `json:"name"`
+	AuthToken    string `json:"auth-token"`
+	RefreshToken string `json:"refresh-token"`
 }
 
 type localServer struct {
@@ -111,13 +114,13 @@ func (l *localConfig) server(name string) (localServer, bool) {
 	return localServer{}, false
 }
 
-func (l *localConfig) token(user string) (string, bool) {
+func (l *localConfig) user(name string) (localUser, bool) {
 	for _, u := range l.Users {
-		if u.Name == user {
-			return u.AuthToken, true
+		if u.Name == name {
+			return u, true
 		}
 	}
-	return "", false
+	return localUser{}, false
 }
 
 // DefaultConfigPath is where the argocd CLI keeps its config:
@@ -165,18 +168,19 @@ func LoadServerConfig(flags ServerFlags) (*ServerConfig, error) {
 	cfg := &ServerConfig{}
 	var settings localServer
 	var fileServer string
+	var user localUser // the file's, whose token is sent
 	if file != nil {
 		ctxName := flags.Context
 		if ctxName == "" {
 			ctxName = file.CurrentContext
 		}
 		if ctxName != "" {
-			s, token, err := file.resolve(ctxName)
+			s, u, err := file.resolve(ctxName)
 			if err != nil {
 				return nil, fmt.Errorf("argocd config %s: %w", path, err)
 			}
 			if !s.Core {
-				fileServer, settings, cfg.token = s.Server, s, token
+				fileServer, settings, user = s.Server, s, u
 				cfg.Server, cfg.From = s.Server, fmt.Sprintf("argocd config %s (context %s)", path, ctxName)
 			}
 		}
@@ -191,19 +195,22 @@ func LoadServerConfig(flags ServerFlags) (*ServerConfig, error) {
 		return nil, nil
 	}
 	if cfg.Server != fileServer {
-		settings, cfg.token = localServer{}, ""
+		settings, user = localServer{}, localUser{}
 		if file != nil {
 			settings, _ = file.server(cfg.Server)
-			cfg.token, _ = file.token(cfg.Server)
+			user, _ = file.user(cfg.Server)
 		}
 	}
+	// A token from the file is renewed with the file's refresh token, and
+	// written back there, as the argocd CLI does; one given otherwise is not.
+	cfg.cred = &credential{token: user.AuthToken, refresh: user.RefreshToken, file: path, user: user.Name}
 	if v := os.Getenv(EnvAuthToken); v != "" {
-		cfg.token = strings.TrimSpace(v)
+		cfg.cred = &credential{token: strings.TrimSpace(v)}
 	}
 	if flags.Token != "" {
-		cfg.token = strings.TrimSpace(flags.Token)
+		cfg.cred = &credential{token: strings.TrimSpace(flags.Token)}
 	}
-	if cfg.token == "" {
+	if cfg.cred.token == "" {
 		return nil, fmt.Errorf("Argo CD API server %s has no auth token: run `argocd login %s`, or set %s", cfg.Server, cfg.Server, EnvAuthToken)
 	}
 	cfg.Insecure = settings.Insecure || flags.Insecure
@@ -239,22 +246,22 @@ func readLocalConfig(path string) (*localConfig, error) {
 	return &lc, nil
 }
 
-func (l *localConfig) resolve(name string) (localServer, string, error) {
+func (l *localConfig) resolve(name string) (localServer, localUser, error) {
 	for _, c := range l.Contexts {
 		if c.Name != name {
 			continue
 		}
 		s, ok := l.server(c.Server)
 		if !ok {
-			return localServer{}, "", fmt.Errorf("context %q names server %q, which is not in the file", name, c.Server)
+			return localServer{}, localUser{}, fmt.Errorf("context %q names server %q, which is not in the file", name, c.Server)
 		}
-		token, ok := l.token(c.User)
+		u, ok := l.user(c.User)
 		if !ok {
-			return localServer{}, "", fmt.Errorf("context %q names user %q, who is not in the file", name, c.User)
+			return localServer{}, localUser{}, fmt.Errorf("context %q names user %q, who is not in the file", name, c.User)
 		}
-		return s, token, nil
+		return s, u, nil
 	}
-	return localServer{}, "", fmt.Errorf("context %q is not in the file", name)
+	return localServer{}, localUser{}, fmt.Errorf("context %q is not in the file", name)
 }
 
 func (c *ServerConfig) setCertificates(s localServer) error {
@@ -317,6 +324,12 @@ func (c *ServerConfig) baseURL() (*url.URL, error) {
 // are made by Request.
 func (c *ServerConfig) HTTPClient() (*http.Client, error) { return c.httpClient() }
 
+// Authorize puts the token, as it is now (an SSO login's is renewed), on
+// req.
+func (c *ServerConfig) Authorize(req *http.Request) {
+	req.Header.Set("Authorization", "Bearer "+c.cred.get())
+}
+
 // Request is a request to path under the server's root, authorised by the
 // token, asking for JSON.
 func (c *ServerConfig) Request(ctx context.Context, method string, query url.Values, path ...string) (*http.Request, error) {
@@ -330,7 +343,7 @@ func (c *ServerConfig) Request(ctx context.Context, method string, query url.Val
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
+	c.Authorize(req)
 	req.Header.Set("Accept", "application/json")
 	return req, nil
 }

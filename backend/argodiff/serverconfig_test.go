@@ -69,8 +69,8 @@ func TestLoadServerConfigFromArgoCDConfigFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Server != "localhost:8080" || cfg.token != "token-for-staging" || !cfg.Insecure || !cfg.PlainText || cfg.RootPath != "/argo-cd" {
-		t.Fatalf("current context read as %v (token %q)", cfg, cfg.token)
+	if cfg.Server != "localhost:8080" || cfg.cred.get() != "token-for-staging" || !cfg.Insecure || !cfg.PlainText || cfg.RootPath != "/argo-cd" {
+		t.Fatalf("current context read as %v (token %q)", cfg, cfg.cred.get())
 	}
 	u, err := cfg.baseURL()
 	if err != nil || u.String() != "http://localhost:8080/argo-cd" {
@@ -81,7 +81,7 @@ func TestLoadServerConfigFromArgoCDConfigFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if other.Server != "argocd.example.com" || other.token != "token-for-example" || other.Insecure || other.PlainText {
+	if other.Server != "argocd.example.com" || other.cred.get() != "token-for-example" || other.Insecure || other.PlainText {
 		t.Errorf("named context read as %v", other)
 	}
 	if u, _ := other.baseURL(); u.String() != "https://argocd.example.com" {
@@ -107,8 +107,8 @@ func TestLoadServerConfigOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Server != "argocd.example.com" || cfg.token != "token-for-example" || cfg.PlainText {
-		t.Errorf("env server read as %v (token %q)", cfg, cfg.token)
+	if cfg.Server != "argocd.example.com" || cfg.cred.get() != "token-for-example" || cfg.PlainText {
+		t.Errorf("env server read as %v (token %q)", cfg, cfg.cred.get())
 	}
 
 	// A server nobody logged in to gets no token from the file: the current
@@ -119,14 +119,14 @@ func TestLoadServerConfigOverrides(t *testing.T) {
 	}
 	t.Setenv(EnvAuthToken, "env-token")
 	cfg, err = LoadServerConfig(ServerFlags{})
-	if err != nil || cfg.token != "env-token" || cfg.From != EnvServer {
+	if err != nil || cfg.cred.get() != "env-token" || cfg.From != EnvServer {
 		t.Errorf("env server and token: %v, %v", cfg, err)
 	}
 
 	// Flags beat the environment.
 	cfg, err = LoadServerConfig(ServerFlags{Server: "flag.example.org:8443", Token: " flag-token\n", Insecure: true})
-	if err != nil || cfg.Server != "flag.example.org:8443" || cfg.token != "flag-token" || !cfg.Insecure || cfg.From != "flags" {
-		t.Errorf("flags: %v (token %q), %v", cfg, cfg.token, err)
+	if err != nil || cfg.Server != "flag.example.org:8443" || cfg.cred.get() != "flag-token" || !cfg.Insecure || cfg.From != "flags" {
+		t.Errorf("flags: %v (token %q), %v", cfg, cfg.cred.get(), err)
 	}
 }
 

@@ -112,6 +112,9 @@ func argoRoute(ctx context.Context, g *globals, c *kube.Cluster) (*fleet.ArgoRou
 	if server == nil || !server.Named && mayListApplications(ctx, g, c) {
 		return nil, nil
 	}
+	if err := server.RenewExpired(ctx); err != nil {
+		return nil, err
+	}
 	client, err := argoapi.New(server)
 	if err != nil {
 		return nil, usageError(fmt.Errorf("Argo CD server: %w", err))

@@ -58,6 +58,11 @@ func newDiffer(ctx context.Context, g *globals, clusters func(string) (*kube.Clu
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("Argo CD server: %w", err)}
 	}
+	if server != nil {
+		if err := server.RenewExpired(ctx); err != nil {
+			return nil, err
+		}
+	}
 	flux := &fluxdiff.Differ{Cluster: clusters}
 	if c, ok := clusters(demo.ContextName); g.demo && ok {
 		// The demo answers as an Argo CD API server would, and builds its

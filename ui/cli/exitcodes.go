@@ -10,6 +10,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argoapi"
+	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
@@ -55,6 +56,7 @@ func exitCode(err error) int {
 		refusal *actions.Refusal
 		changed *actions.PlanChanged
 		ee      *exitError
+		expired *argodiff.LoginExpired
 	)
 	switch {
 	case err == nil:
@@ -65,7 +67,7 @@ func exitCode(err error) int {
 	case errors.Is(err, actions.ErrReadOnly),
 		errors.As(err, &refusal) && refusal.Permission,
 		apierrors.IsForbidden(err), apierrors.IsUnauthorized(err),
-		argoapi.PermissionDenied(err), argoapi.Unauthorized(err):
+		argoapi.PermissionDenied(err), argoapi.Unauthorized(err), errors.As(err, &expired):
 		return exitForbidden
 	case refusal != nil && refusal.NotFound, apierrors.IsNotFound(err):
 		return exitNotFound
