@@ -105,7 +105,7 @@ func (c *Client) Watch(ctx context.Context, resourceVersion string, decode Decod
 	for lines.Scan() {
 		var line struct {
 			Result *struct {
-				Type        string         `json:"type"`
+				Type        string          `json:"type"`
 				Application json.RawMessage `json:"application"`
 			} `json:"result"`
 			Error *struct {

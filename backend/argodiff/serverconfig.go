@@ -85,7 +85,7 @@ type localConfig struct {
 		User   string `json:"user"`
 	} `json:"contexts"`
 	Servers []localServer `json:"servers"`
-	Users   []localUser `json:"users"`
+	Users   []localUser   `json:"users"`
 }
 
 type localUser struct {
