@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,26 +15,9 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pause"
+	"github.com/driftdeck/driftdeck/backend/testkit/syncbuf"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
-
-// lockedLog is an agent's log, read while the agent writes it.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func readyz(t *testing.T, a *Agent) (int, string) {
 	t.Helper()
@@ -66,7 +48,7 @@ func TestClusterAnAgentWithoutItsLeaseNamespaceSaysWhyItCannotWrite(t *testing.T
 	election := func(id string) *Election {
 		return &Election{Context: "test", Client: w.kc.Kube, Namespace: leaseNS, Name: "driftdeck-agent", Identity: id, LeaseDuration: time.Second}
 	}
-	log := &lockedLog{}
+	log := &syncbuf.Buffer{}
 	a := w.agent(election("blocked-replica"))
 	a.Log = log
 	start(t, a)
@@ -119,7 +101,7 @@ func TestClusterAnAgentWithoutItsLeaseNamespaceSaysWhyItCannotWrite(t *testing.T
 		t.Errorf("driftdeck_agent_lease_failing of the leader: %v, want no series", got)
 	}
 
-	followerLog := &lockedLog{}
+	followerLog := &syncbuf.Buffer{}
 	b := w.agent(election("following-replica"))
 	b.Log = followerLog
 	start(t, b)

@@ -24,6 +24,15 @@ func (a App) query() url.Values {
 	return q
 }
 
+// body is a request's body naming the Application, with fields.
+func (a App) body(fields map[string]any) map[string]any {
+	fields["name"] = a.Name
+	if a.Namespace != "" {
+		fields["appNamespace"] = a.Namespace
+	}
+	return fields
+}
+
 func (a App) path(rest ...string) []string {
 	return append([]string{"api", "v1", "applications", a.Name}, rest...)
 }
@@ -108,10 +117,7 @@ func (c *Client) Sync(ctx context.Context, a App, r SyncRequest) (map[string]any
 
 // Rollback syncs the Application to its history entry id.
 func (c *Client) Rollback(ctx context.Context, a App, id int64, prune, dryRun bool) (map[string]any, error) {
-	body := map[string]any{"name": a.Name, "id": id, "prune": prune, "dryRun": dryRun}
-	if a.Namespace != "" {
-		body["appNamespace"] = a.Namespace
-	}
+	body := a.body(map[string]any{"id": id, "prune": prune, "dryRun": dryRun})
 	var app map[string]any
 	return app, c.send(ctx, http.MethodPost, nil, body, &app, a.path("rollback")...)
 }
@@ -125,10 +131,7 @@ func (c *Client) Terminate(ctx context.Context, a App) error {
 // The server applies the patch, its tests included, to a fresh read; only
 // spec, labels, annotations and finalizers are written (ADR 0033).
 func (c *Client) Patch(ctx context.Context, a App, jsonPatch []byte) (map[string]any, error) {
-	body := map[string]any{"name": a.Name, "patch": string(jsonPatch), "patchType": "json"}
-	if a.Namespace != "" {
-		body["appNamespace"] = a.Namespace
-	}
+	body := a.body(map[string]any{"patch": string(jsonPatch), "patchType": "json"})
 	var app map[string]any
 	return app, c.send(ctx, http.MethodPatch, nil, body, &app, a.path()...)
 }

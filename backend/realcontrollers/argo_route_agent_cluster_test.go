@@ -1,44 +1,21 @@
 package realcontrollers
 
 import (
-	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
-	"github.com/driftdeck/driftdeck/backend/argoapi"
-	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/headless"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/testkit/syncbuf"
 	"github.com/driftdeck/driftdeck/backend/testkit/testargocd"
-	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
-
-// lockedBuffer is the agent's log, written by its goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // The agent with an Argo CD project role's token, and a kube identity that
 // may do nothing: it ends an expired pause through argocd-server, under the
@@ -61,30 +38,19 @@ func TestClusterTheAgentEndsAPauseThroughTheAPIServerUnderAProjectRole(t *testin
 	e.app("agent-web", repo, autoSync(true))
 	e.do(actions.Request{Kind: actions.Pause, Key: e.key("agent-web"), Reason: "INC-8: short hold", Until: time.Now().Add(3 * time.Second)})
 
-	kc, err := kube.NewCluster("test", testcluster.Shared(t).UserConfig(t, "argo-only-agent", nil, ""), "default")
-	if err != nil {
-		t.Fatal(err)
-	}
-	api, err := argoapi.New(argodiff.NewServerConfig("http://"+srv.Addr, token))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	log, err := audit.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The agent's identity: the project role's token, no Kubernetes rights.
+	w := writerWithToken(t, srv, token, "argo-only-agent")
+	kc, _ := w.exec.Cluster("test")
 	ctx, cancel := context.WithCancel(context.Background())
-	var out lockedBuffer
-	_, done, err := headless.Start(ctx, headless.Options{Clusters: []*kube.Cluster{kc}, Config: &config.Config{}, Audit: log,
-		Interval: time.Second, MetricsAddr: "0", ProbeAddr: "0", Log: &out, Argo: &fleet.ArgoRoute{Client: api, Context: "test"}})
+	var out syncbuf.Buffer
+	_, done, err := headless.Start(ctx, headless.Options{Clusters: []*kube.Cluster{kc}, Config: &config.Config{}, Audit: w.exec.Audit,
+		Interval: time.Second, MetricsAddr: "0", ProbeAddr: "0", Log: &out, Argo: &fleet.ArgoRoute{Client: w.api, Context: "test"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { cancel(); <-done }()
 
 	// The audit line follows the write: wait for both.
-	w := &apiWriter{audit: path}
 	var resumes []audit.Entry
 	e.waitFor("the agent to end the expired pause", func() (bool, string) {
 		u := argoUnit(e, "agent-web")

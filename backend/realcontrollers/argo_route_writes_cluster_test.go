@@ -53,7 +53,14 @@ func newAPIWriter(t *testing.T, srv *testargocd.Server, user, password string) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	kc, err := kube.NewCluster("test", testcluster.Shared(t).UserConfig(t, "argo-only-"+user, nil, ""), "default")
+	return writerWithToken(t, srv, token, "argo-only-"+user)
+}
+
+// writerWithToken writes with token through srv, as kubeUser, who may do
+// nothing in Kubernetes.
+func writerWithToken(t *testing.T, srv *testargocd.Server, token, kubeUser string) *apiWriter {
+	t.Helper()
+	kc, err := kube.NewCluster("test", testcluster.Shared(t).UserConfig(t, kubeUser, nil, ""), "default")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/audit/audittest"
+	"github.com/driftdeck/driftdeck/backend/testkit/syncbuf"
 )
 
 // buildEnv is the environment the tests started with: tests that isolate
@@ -44,7 +45,7 @@ func builtBinary(t *testing.T) string {
 type agentProcess struct {
 	t       *testing.T
 	cmd     *exec.Cmd
-	stderr  *syncBuffer
+	stderr  *syncbuf.Buffer
 	state   string
 	metrics string
 	exited  chan struct{}
@@ -65,7 +66,7 @@ func startAgent(t *testing.T, bin, id, config string, args ...string) *agentProc
 			t.Fatal(err)
 		}
 	}
-	p := &agentProcess{t: t, stderr: &syncBuffer{}, state: filepath.Join(home, "state"), exited: make(chan struct{})}
+	p := &agentProcess{t: t, stderr: &syncbuf.Buffer{}, state: filepath.Join(home, "state"), exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, append([]string{"agent", "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0"}, args...)...)
 	p.cmd.Env = append(os.Environ(), "HOME="+home, "KUBECONFIG=", "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 		"XDG_STATE_HOME="+p.state, "POD_NAME="+id)

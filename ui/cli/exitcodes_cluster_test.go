@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/testkit/syncbuf"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
@@ -110,24 +110,6 @@ func TestClusterARefreshAlreadyRequestedIsDone(t *testing.T) {
 	}
 }
 
-// syncBuffer is a stderr the test reads while the command still runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestClusterAConfirmedPlanIsNotWrittenOnceTheObjectChanged(t *testing.T) {
 	c := testcluster.Shared(t)
 	isolate(t)
@@ -143,7 +125,7 @@ func TestClusterAConfirmedPlanIsNotWrittenOnceTheObjectChanged(t *testing.T) {
 	go func() { _, _ = bytes.NewBuffer(nil).ReadFrom(ptmx) }() // the terminal's echo
 
 	var stdout bytes.Buffer
-	stderr := &syncBuffer{}
+	stderr := &syncbuf.Buffer{}
 	exit := make(chan int, 1)
 	go func() {
 		exit <- Main([]string{"pause", "argocd/" + ns + "/web", "--reason", "INC-1", "--kubeconfig", testcluster.Kubeconfig(t, c.Config(), "test")}, tty, &stdout, stderr)

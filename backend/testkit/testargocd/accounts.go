@@ -93,34 +93,11 @@ func (s *Server) Token(name, password string) (string, error) {
 // expiresIn, made by admin (POST /api/v1/account/{name}/token, what `argocd
 // account generate-token --expires-in` does).
 func (s *Server) AccountToken(name string, expiresIn time.Duration) (string, error) {
-	admin, err := s.Token("admin", s.password)
+	token, err := s.adminToken("/api/v1/account/"+name+"/token", map[string]any{"name": name, "expiresIn": int64(expiresIn.Seconds())})
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("a token for %s: %w", name, err)
 	}
-	body, err := json.Marshal(map[string]any{"name": name, "expiresIn": int64(expiresIn.Seconds())})
-	if err != nil {
-		return "", err
-	}
-	req, err := http.NewRequest(http.MethodPost, "http://"+s.Addr+"/api/v1/account/"+name+"/token", bytes.NewReader(body))
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Authorization", "Bearer "+admin)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Token   string `json:"token"`
-		Message string `json:"message"`
-	}
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	if resp.StatusCode != http.StatusOK || out.Token == "" {
-		return "", fmt.Errorf("a token for %s: %d %s", name, resp.StatusCode, out.Message)
-	}
-	return out.Token, nil
+	return token, nil
 }
 
 // ProjectToken gives project default a role with policies (lines of
@@ -142,38 +119,44 @@ func (s *Server) ProjectToken(a *ArgoCD, role string, policies []string) (string
 	if _, err := dyn.Resource(argocd.AppProjects).Namespace(Namespace).Patch(ctx, "default", types.MergePatchType, roles, metav1.PatchOptions{}); err != nil {
 		return "", err
 	}
+	// The server reads the project from its informer: the role may not be
+	// there at once.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(300 * time.Millisecond) {
+		token, err := s.adminToken("/api/v1/projects/default/roles/"+role+"/token", map[string]any{"project": "default", "role": role})
+		if err == nil || time.Now().After(deadline) {
+			return token, err
+		}
+	}
+}
+
+// adminToken is the token a POST of body to path answers, made as admin.
+func (s *Server) adminToken(path string, body map[string]any) (string, error) {
 	admin, err := s.Token("admin", s.password)
 	if err != nil {
 		return "", err
 	}
-	body, err := json.Marshal(map[string]any{"project": "default", "role": role})
+	data, err := json.Marshal(body)
 	if err != nil {
 		return "", err
 	}
-	// The server reads the project from its informer: the role may not be
-	// there at once.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(300 * time.Millisecond) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+s.Addr+"/api/v1/projects/default/roles/"+role+"/token", bytes.NewReader(body))
-		if err != nil {
-			return "", err
-		}
-		req.Header.Set("Authorization", "Bearer "+admin)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return "", err
-		}
-		var out struct {
-			Token   string `json:"token"`
-			Message string `json:"message"`
-		}
-		_ = json.NewDecoder(resp.Body).Decode(&out)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK && out.Token != "" {
-			return out.Token, nil
-		}
-		if time.Now().After(deadline) {
-			return "", fmt.Errorf("a token for project role %s: %d %s", role, resp.StatusCode, out.Message)
-		}
+	req, err := http.NewRequest(http.MethodPost, "http://"+s.Addr+path, bytes.NewReader(data))
+	if err != nil {
+		return "", err
 	}
+	req.Header.Set("Authorization", "Bearer "+admin)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Token   string `json:"token"`
+		Message string `json:"message"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	if resp.StatusCode != http.StatusOK || out.Token == "" {
+		return "", fmt.Errorf("%d %s", resp.StatusCode, out.Message)
+	}
+	return out.Token, nil
 }
