@@ -232,3 +232,23 @@ func TestResourceTreeShowsClusterTextEscaped(t *testing.T) {
 		t.Errorf("the escaped text is shown:\n%s", text)
 	}
 }
+
+// A tree that came from Argo CD's API server has no kube context to read a
+// Pod's log in: O says so, and where the tree came from, and opens nothing.
+func TestAPodLogFromATreeOfArgoCDsAPIServerSaysWhyNot(t *testing.T) {
+	a, be := newTestApp(t, 160, 30)
+	tr := checkoutTree()
+	tr.Context, tr.Destination = "", "Argo CD's resource tree at https://argocd.example.com"
+	be.tree = tr
+	selectUnit(t, a, "checkout")
+	press(a, "enter", "w")
+	s, ok := a.top().(*resTreeScreen)
+	if !ok {
+		t.Fatalf("w on the detail screen must open the resource tree:\n%s", plain(a))
+	}
+	cursorTo(t, a, s, "Pod", "api-7f9c-crash")
+	press(a, "O")
+	if !topIs[*resTreeScreen](a) || !strings.Contains(plain(a), "this tree came from Argo CD's resource tree at https://argocd.example.com") {
+		t.Errorf("O on a Pod of Argo CD's tree:\n%s", plain(a))
+	}
+}

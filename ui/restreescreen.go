@@ -126,6 +126,10 @@ func (s *resTreeScreen) podLogs(a *App) tea.Cmd {
 	case !ok:
 		a.toastError("logs are of Pods: move the cursor to one")
 		return nil
+	case tr != nil && tr.Context == "" && tr.LiveRead:
+		// Argo CD's API server gave the tree; logs are read in a context.
+		a.toastError("the Pod's log is read through the Kubernetes API, and this tree came from " + tr.Destination + ": no context here reaches its cluster")
+		return nil
 	case tr == nil || tr.Context == "":
 		a.toastError("the live objects were not read, so the Pod's log cannot be either")
 		return nil
