@@ -40,6 +40,9 @@ func New(cfg *argodiff.ServerConfig) (*Client, error) {
 	return &Client{cfg: cfg, requests: hc, stream: &stream}, nil
 }
 
+// Config is the connection the client was made of.
+func (c *Client) Config() *argodiff.ServerConfig { return c.cfg }
+
 // Server names the server, as configured (never the token).
 func (c *Client) Server() string { return c.cfg.Server }
 

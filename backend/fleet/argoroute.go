@@ -26,10 +26,11 @@ type ArgoRoute struct {
 // ArgoAPI is the Argo CD API server a context's Applications are read and
 // written through, when that is their route.
 func (f *Fleet) ArgoAPI(context string) (*argoapi.Client, bool) {
-	if f.argo == nil || f.argo.Context != context {
+	r, ok := f.argo[context]
+	if !ok {
 		return nil, false
 	}
-	return f.argo.Client, true
+	return r.Client, true
 }
 
 // watchArgoAPI feeds the Applications the API server lets the user get
@@ -37,7 +38,7 @@ func (f *Fleet) ArgoAPI(context string) (*argoapi.Client, bool) {
 // server restarts, the link drops) it lists again, so no unit is lost or
 // kept twice.
 func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace string, h *health, done func()) {
-	api := f.argo.Client
+	api := f.argo[c.Context].Client
 	go f.routeIdentity(ctx, c.Context, api)
 	scope := store.Scope{Context: c.Context, Engine: model.EngineArgoCD, Namespace: namespace}
 	mine := func(app map[string]any) *model.Unit {

@@ -98,7 +98,7 @@ func argoServerOf(b *testing.B, items []map[string]any) *httptest.Server {
 
 // modelOf starts a fleet reading only Argo CD (through route, when set)
 // and returns it once its model holds want units, with the time that took.
-func modelOf(b *testing.B, ctx context.Context, kc *kube.Cluster, route *ArgoRoute, ns string, want int) (*Fleet, time.Duration) {
+func modelOf(b *testing.B, ctx context.Context, kc *kube.Cluster, route []*ArgoRoute, ns string, want int) (*Fleet, time.Duration) {
 	b.Helper()
 	began := time.Now()
 	f := New(Options{Engines: []model.Engine{model.EngineArgoCD}, Argo: route})
@@ -156,7 +156,7 @@ func BenchmarkArgoCDThroughItsAPIServer(b *testing.B) {
 
 		base := heapOf()
 		ctx, cancel := context.WithCancel(context.Background())
-		f, took := modelOf(b, ctx, kc, &ArgoRoute{Client: client, Context: "test"}, ns, len(items))
+		f, took := modelOf(b, ctx, kc, []*ArgoRoute{{Client: client, Context: "test"}}, ns, len(items))
 		apiModel += took
 		apiHeap += float64(heapOf()-base) / (1 << 20)
 		runtime.KeepAlive(f)

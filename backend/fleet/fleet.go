@@ -37,7 +37,9 @@ type Fleet struct {
 	refused chan error
 	// engines limits what is read; nil reads every engine.
 	engines []model.Engine
-	argo    *ArgoRoute
+	// argo are the contexts whose Applications go through an Argo CD API
+	// server, by context.
+	argo map[string]*ArgoRoute
 }
 
 // Options select what to watch.
@@ -48,9 +50,9 @@ type Options struct {
 	// Engines limits what is read at all to these engines' units and what
 	// classifies them; nil reads every engine.
 	Engines []model.Engine
-	// Argo, when set, reads its context's Applications through Argo CD's
-	// API server.
-	Argo *ArgoRoute
+	// Argo are Argo CD API servers, each reading its context's
+	// Applications (ADR 0033): several instances side by side.
+	Argo []*ArgoRoute
 }
 
 // New returns a fleet with an empty store.
@@ -67,7 +69,10 @@ func New(opts Options) *Fleet {
 		clusters: map[string]*kube.Cluster{},
 		refused:  make(chan error, 16),
 		engines:  opts.Engines,
-		argo:     opts.Argo,
+		argo:     map[string]*ArgoRoute{},
+	}
+	for _, r := range opts.Argo {
+		f.argo[r.Context] = r
 	}
 	f.Store.AddClassifier(f.Projects)
 	f.Store.AddClassifier(f.Updates)

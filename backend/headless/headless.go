@@ -37,10 +37,10 @@ type Options struct {
 	UnitNames              bool
 	// Lease elects the writer of each context; nil writes without one.
 	Lease *LeaseSpec
-	// Argo, when set, is the first context's Argo CD through its API
-	// server: its Applications are read and written under that token's
-	// Argo CD identity (a project role's, for a machine; ADR 0033).
-	Argo *fleet.ArgoRoute
+	// Argo are Argo CD API servers, each its context's way to its
+	// Applications: read and written under that token's Argo CD identity
+	// (a project role's, for a machine; ADR 0033).
+	Argo []*fleet.ArgoRoute
 	Log  io.Writer
 }
 

@@ -44,7 +44,7 @@ func TestClusterTheAgentEndsAPauseThroughTheAPIServerUnderAProjectRole(t *testin
 	ctx, cancel := context.WithCancel(context.Background())
 	var out syncbuf.Buffer
 	_, done, err := headless.Start(ctx, headless.Options{Clusters: []*kube.Cluster{kc}, Config: &config.Config{}, Audit: w.exec.Audit,
-		Interval: time.Second, MetricsAddr: "0", ProbeAddr: "0", Log: &out, Argo: &fleet.ArgoRoute{Client: w.api, Context: "test"}})
+		Interval: time.Second, MetricsAddr: "0", ProbeAddr: "0", Log: &out, Argo: []*fleet.ArgoRoute{{Client: w.api, Context: "test"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

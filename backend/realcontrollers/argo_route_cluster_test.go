@@ -60,7 +60,7 @@ func apiFleet(t *testing.T, srv *testargocd.Server, token, kubeUser string) *fle
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
-	f := fleet.New(fleet.Options{Argo: &fleet.ArgoRoute{Client: client, Context: "test"}})
+	f := fleet.New(fleet.Options{Argo: []*fleet.ArgoRoute{{Client: client, Context: "test"}}})
 	if err := f.Add(ctx, kc); err != nil {
 		t.Fatal(err)
 	}

@@ -80,9 +80,9 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 	if err != nil {
 		return err
 	}
-	var argo *fleet.ArgoRoute
+	var argo []*fleet.ArgoRoute
 	if len(clusters) > 0 {
-		if argo, err = argoRoute(ctx, g, clusters[0]); err != nil {
+		if argo, err = argoRoutes(ctx, g, clusters); err != nil {
 			return err
 		}
 	}
@@ -105,8 +105,8 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 		return usageError(err)
 	}
 	route := ""
-	if argo != nil {
-		route = fmt.Sprintf(" (Argo CD of %s through %s)", argo.Context, argo.Client.Server())
+	for _, r := range argo {
+		route += fmt.Sprintf(" (Argo CD of %s through %s)", r.Context, r.Client.Server())
 	}
 	fmt.Fprintf(g.errOut, "driftdeck agent: metrics on %s, probes on %s, %d polic(ies), contexts %s%s\n",
 		addrOr(a, "metrics"), addrOr(a, "probes"), len(rules), safetext.Visible(strings.Join(a.Contexts, ", ")), safetext.Visible(route))

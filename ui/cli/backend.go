@@ -42,7 +42,7 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 	if err != nil {
 		return nil, fmt.Errorf("%w (set XDG_STATE_HOME to a writable directory)", err)
 	}
-	differ, err := newDiffer(ctx, g, f.Cluster)
+	differ, err := newDiffer(ctx, g, f.Cluster, f.ArgoAPI)
 	if err != nil {
 		return nil, err
 	}

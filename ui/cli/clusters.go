@@ -20,18 +20,21 @@ import (
 type clusterSet struct {
 	byName map[string]*kube.Cluster
 	order  []string
-	// argo is the way to the first context's Argo CD through its API
-	// server, nil when its Applications go through the Kubernetes API.
-	argo *fleet.ArgoRoute
+	// argo are the ways to the contexts' Argo CD instances through their
+	// API servers; a context without one reads its Applications through
+	// the Kubernetes API.
+	argo []*fleet.ArgoRoute
 }
 
 // argoAPI is the API server a context's Applications go through, when
 // that is their route.
 func (s *clusterSet) argoAPI(context string) (*argoapi.Client, bool) {
-	if s.argo == nil || s.argo.Context != context {
-		return nil, false
+	for _, r := range s.argo {
+		if r.Context == context {
+			return r.Client, true
+		}
 	}
-	return s.argo.Client, true
+	return nil, false
 }
 
 func (s *clusterSet) get(name string) (*kube.Cluster, bool) {
@@ -63,7 +66,11 @@ func connectClusters(ctx context.Context, g *globals) (*clusterSet, error) {
 		s.byName[n] = c
 		s.order = append(s.order, n)
 	}
-	s.argo, err = argoRoute(ctx, g, s.byName[s.order[0]])
+	clusters := make([]*kube.Cluster, len(s.order))
+	for i, n := range s.order {
+		clusters[i] = s.byName[n]
+	}
+	s.argo, err = argoRoutes(ctx, g, clusters)
 	return s, err
 }
 

@@ -4,19 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/driftdeck/driftdeck/backend/argoapi"
-	"github.com/driftdeck/driftdeck/backend/argocd"
-	"github.com/driftdeck/driftdeck/backend/argodiff"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/driftdeck/driftdeck/backend/argoapi"
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
 // errNoKubeconfig explains what to do when there is no cluster to talk to.
@@ -82,7 +84,7 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 			return nil, err
 		}
 	}
-	if opts.Argo, err = argoRoute(ctx, g, clusters[0]); err != nil {
+	if opts.Argo, err = argoRoutes(ctx, g, clusters); err != nil {
 		return nil, err
 	}
 	f := fleet.New(opts)
@@ -96,6 +98,52 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 		}
 	}
 	return f, nil
+}
+
+// argoRoutes are the ways to the contexts' Argo CD instances through
+// their API servers: with --argocd-context, each argocd CLI context named
+// serves the kube context in its place; else the first context's, as
+// argoRoute finds it.
+func argoRoutes(ctx context.Context, g *globals, clusters []*kube.Cluster) ([]*fleet.ArgoRoute, error) {
+	if len(g.argocdContexts) == 0 {
+		r, err := argoRoute(ctx, g, clusters[0])
+		if r == nil {
+			return nil, err
+		}
+		return []*fleet.ArgoRoute{r}, nil
+	}
+	switch {
+	case g.argocdServer != "" || g.argocdToken != "":
+		return nil, usageError(errors.New("--argocd-context takes each server and token from the argocd CLI's contexts: give it without --argocd-server and --argocd-token"))
+	case os.Getenv(argodiff.EnvServer) != "" || os.Getenv(argodiff.EnvAuthToken) != "":
+		return nil, usageError(fmt.Errorf("--argocd-context takes each server and token from the argocd CLI's contexts: unset %s and %s", argodiff.EnvServer, argodiff.EnvAuthToken))
+	case len(g.argocdContexts) > len(clusters):
+		return nil, usageError(fmt.Errorf("--argocd-context names %d Argo CD contexts for %d kube contexts: the first serves the first of --context, and so on", len(g.argocdContexts), len(clusters)))
+	}
+	var routes []*fleet.ArgoRoute
+	for i, name := range g.argocdContexts {
+		if name == "-" {
+			continue
+		}
+		flags := g.argoFlags()
+		flags.Context = name
+		server, err := argodiff.LoadServerConfig(flags)
+		switch {
+		case err != nil:
+			return nil, usageError(fmt.Errorf("--argocd-context %s: %w", safetext.Visible(name), err))
+		case server == nil:
+			return nil, usageError(fmt.Errorf("--argocd-context %s: it has no API server (a --core context)", safetext.Visible(name)))
+		}
+		if err := server.RenewExpired(ctx); err != nil {
+			return nil, err
+		}
+		client, err := argoapi.New(server)
+		if err != nil {
+			return nil, usageError(fmt.Errorf("--argocd-context %s: %w", safetext.Visible(name), err))
+		}
+		routes = append(routes, &fleet.ArgoRoute{Client: client, Context: clusters[i].Context})
+	}
+	return routes, nil
 }
 
 // argoRoute is the way to the first context's Argo CD through its API

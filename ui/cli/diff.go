@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/fluxdiff"
@@ -21,9 +23,13 @@ import (
 // the cluster) and Terraforms (the readable plan tofu-controller stored,
 // bound to its plan id through Result.SyncRevision).
 type unitDiffer struct {
-	argo  *argodiff.Differ
-	flux  *fluxdiff.Differ
-	plans *tfplan.Reader
+	argo *argodiff.Differ
+	// argoOf is the differ of a context whose Applications go through an
+	// Argo CD API server (--argocd-context names several): its diffs come
+	// from that server.
+	argoOf func(context string) (*argodiff.Differ, bool)
+	flux   *fluxdiff.Differ
+	plans  *tfplan.Reader
 }
 
 func (d *unitDiffer) Diff(ctx context.Context, k model.Key) (*argodiff.Result, error) {
@@ -36,6 +42,9 @@ func (d *unitDiffer) Diff(ctx context.Context, k model.Key) (*argodiff.Result, e
 			return nil, err
 		}
 		return planResult(p), nil
+	}
+	if a, ok := d.argoOf(k.Context); ok {
+		return a.Diff(ctx, k)
 	}
 	return d.argo.Diff(ctx, k)
 }
@@ -53,7 +62,7 @@ func planResult(p *tfplan.Plan) *argodiff.Result {
 // newDiffer picks the diff source: the Argo CD API server when one is
 // configured (flags, ARGOCD_SERVER/ARGOCD_AUTH_TOKEN, or the argocd CLI's
 // config), else a local render dry-run against the cluster.
-func newDiffer(ctx context.Context, g *globals, clusters func(string) (*kube.Cluster, bool)) (*unitDiffer, error) {
+func newDiffer(ctx context.Context, g *globals, clusters func(string) (*kube.Cluster, bool), argo func(string) (*argoapi.Client, bool)) (*unitDiffer, error) {
 	server, err := argodiff.LoadServerConfig(g.argoFlags())
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("Argo CD server: %w", err)}
@@ -73,10 +82,32 @@ func newDiffer(ctx context.Context, g *globals, clusters func(string) (*kube.Clu
 		flux.CacheDir, flux.Reach, _ = demo.SourceCache(c)
 	}
 	return &unitDiffer{
-		argo:  &argodiff.Differ{Cluster: clusters, Source: argodiff.NewSource(argodiff.Options{Server: server})},
-		flux:  flux,
-		plans: &tfplan.Reader{Cluster: clusters},
+		argo:   &argodiff.Differ{Cluster: clusters, Source: argodiff.NewSource(argodiff.Options{Server: server})},
+		argoOf: routedDiffers(clusters, argo),
+		flux:   flux,
+		plans:  &tfplan.Reader{Cluster: clusters},
 	}, nil
+}
+
+// routedDiffers are the differs of the contexts whose Applications go
+// through an Argo CD API server, each made once, of that server.
+func routedDiffers(clusters func(string) (*kube.Cluster, bool), argo func(string) (*argoapi.Client, bool)) func(string) (*argodiff.Differ, bool) {
+	var mu sync.Mutex
+	made := map[string]*argodiff.Differ{}
+	return func(context string) (*argodiff.Differ, bool) {
+		api, ok := argo(context)
+		if !ok {
+			return nil, false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if d, ok := made[context]; ok {
+			return d, true
+		}
+		d := &argodiff.Differ{Cluster: clusters, Source: argodiff.NewSource(argodiff.Options{Server: api.Config()})}
+		made[context] = d
+		return d, true
+	}
 }
 
 func newDiffCmd(g *globals) *cobra.Command {
@@ -114,7 +145,7 @@ func runDiff(ctx context.Context, g *globals, ref string) error {
 	if model.InfoOf(k.Engine).Review != model.ReviewDiff {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: diff is for Argo CD Applications, Flux Kustomizations and Terraforms; for a Pulumi Stack use `%s`", ref, g.origin().Driftdeck(k.Context, "preview", k.Ref()))}
 	}
-	d, err := newDiffer(ctx, g, set.get)
+	d, err := newDiffer(ctx, g, set.get, set.argoAPI)
 	if err != nil {
 		return err
 	}

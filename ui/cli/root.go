@@ -38,6 +38,9 @@ type globals struct {
 	dryRun        bool
 	argocdServer  string
 	argocdToken   string
+	// argocdContexts: --argocd-context, the argocd CLI's contexts serving
+	// the kube contexts in their order.
+	argocdContexts []string
 	// argocdPlainText and argocdInsecure: --argocd-plaintext and
 	// --argocd-insecure, as the argocd CLI's own flags.
 	argocdPlainText, argocdInsecure bool
@@ -132,6 +135,7 @@ embedded demo control plane instead of a cluster.`,
 	pf.BoolVar(&g.argocdPlainText, "argocd-plaintext", false, "reach the Argo CD API server over plain HTTP (as argocd --plaintext)")
 	pf.BoolVar(&g.argocdInsecure, "argocd-insecure", false, "do not verify the Argo CD API server's TLS certificate (as argocd --insecure)")
 	pf.StringVar(&g.argocdToken, "argocd-token", "", "Argo CD API token (default: $ARGOCD_AUTH_TOKEN, else the argocd CLI's login)")
+	pf.StringSliceVar(&g.argocdContexts, "argocd-context", nil, "the argocd CLI's contexts (argocd context), one per kube context of --context in its order, each that context's Argo CD: several instances side by side; - leaves a kube context on the Kubernetes API")
 	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newTreeCmd(g), newDiffCmd(g), newPreviewCmd(g), newUnlockCmd(g), newStateCmd(g), newAgentCmd(g), newDoctorCmd(g), newLogsCmd(g))
 	root.AddCommand(newActionCmds(g)...)
 	root.AddCommand(newBulkCmds(g)...)
