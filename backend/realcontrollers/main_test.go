@@ -41,17 +41,25 @@ type env struct {
 	dest    string
 }
 
-func realArgo(t *testing.T) *env {
-	t.Helper()
-	c := testcluster.Shared(t)
+// sharedArgo is the package's real Argo CD, started at its first use.
+func sharedArgo(tb testing.TB) *testargocd.ArgoCD {
+	tb.Helper()
+	c := testcluster.Shared(tb)
 	real.once.Do(func() {
 		if real.argo, real.err = testargocd.Start(c); real.err == nil {
 			c.BeforeStop(real.argo.Stop)
 		}
 	})
 	if real.err != nil {
-		testargocd.Skip(t, real.err)
+		testargocd.Skip(tb, real.err)
 	}
+	return real.argo
+}
+
+func realArgo(t *testing.T) *env {
+	t.Helper()
+	c := testcluster.Shared(t)
+	sharedArgo(t)
 	kc, err := kube.NewCluster("test", c.Config(), "default")
 	if err != nil {
 		t.Fatal(err)

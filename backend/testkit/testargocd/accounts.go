@@ -129,6 +129,9 @@ func (s *Server) ProjectToken(a *ArgoCD, role string, policies []string) (string
 	}
 }
 
+// AdminToken is a session token of admin, who may do everything.
+func (s *Server) AdminToken() (string, error) { return s.Token("admin", s.password) }
+
 // adminToken is the token a POST of body to path answers, made as admin.
 func (s *Server) adminToken(path string, body map[string]any) (string, error) {
 	admin, err := s.Token("admin", s.password)

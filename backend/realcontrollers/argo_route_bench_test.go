@@ -1,0 +1,121 @@
+package realcontrollers
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"runtime"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/driftdeck/driftdeck/backend/argoapi"
+	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/argodiff"
+	"github.com/driftdeck/driftdeck/backend/fleet"
+	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/testkit/testargocd"
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
+	"github.com/driftdeck/driftdeck/testdata/bench/fleetgen"
+)
+
+// The bench's 5,000 Applications in Argo CD's namespace, read by the real
+// argocd-server: driftdeck's model through it against a bare GET
+// /api/v1/applications of it (the bytes, read whole), and the heap that
+// model keeps against the Kubernetes route's over the same Applications.
+// Reported per start: api-model-ms, bare-get-ms, api/bare (target 1.3),
+// api-heap-MB, kube-heap-MB, api/kube-heap (target 1.1).
+func BenchmarkArgoCDThroughARealAPIServer(b *testing.B) {
+	const apps = 5000
+	c := testcluster.Shared(b)
+	srv, err := sharedArgo(b).StartServer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	token, err := srv.AdminToken()
+	if err != nil {
+		b.Fatal(err)
+	}
+	dyn := dynamic.NewForConfigOrDie(c.Config())
+	label := map[string]any{"driftdeck.io/bench": "argo-route"}
+	if _, err := fleetgen.CreateApplications(context.Background(), dyn, testargocd.Namespace, apps, label); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = dyn.Resource(argocd.Applications).Namespace(testargocd.Namespace).DeleteCollection(context.Background(), metav1.DeleteOptions{},
+			metav1.ListOptions{LabelSelector: "driftdeck.io/bench=argo-route"})
+	})
+	bare := func() (time.Duration, int64) {
+		t := time.Now()
+		req, _ := http.NewRequest(http.MethodGet, "http://"+srv.Addr+"/api/v1/applications", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return time.Since(t), n
+	}
+	// The controller compares each Application once (their projects do
+	// not exist): measured once the list stops changing.
+	for last := int64(-1); ; time.Sleep(5 * time.Second) {
+		_, n := bare()
+		if n == last {
+			break
+		}
+		last = n
+	}
+	client, err := argoapi.New(argodiff.NewServerConfig("http://"+srv.Addr, token))
+	if err != nil {
+		b.Fatal(err)
+	}
+	kc, err := kube.NewCluster("test", c.Config(), testargocd.Namespace)
+	if err != nil {
+		b.Fatal(err)
+	}
+	modelOf := func(route []*fleet.ArgoRoute) (time.Duration, float64) {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		t := time.Now()
+		f := fleet.New(fleet.Options{Engines: []model.Engine{model.EngineArgoCD}, Argo: route})
+		if err := f.Add(ctx, kc, testargocd.Namespace); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.WaitSynced(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for f.Store.Tick(); f.Store.Len() < apps; f.Store.Tick() {
+			time.Sleep(time.Millisecond)
+		}
+		took := time.Since(t)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(f)
+		return took, float64(after.HeapAlloc-before.HeapAlloc) / (1 << 20)
+	}
+	var apiModel, floor time.Duration
+	var apiHeap, kubeHeap float64
+	b.ResetTimer()
+	for range b.N {
+		d, _ := bare()
+		floor += d
+		d, h := modelOf([]*fleet.ArgoRoute{{Client: client, Context: "test"}})
+		apiModel, apiHeap = apiModel+d, apiHeap+h
+		_, h = modelOf(nil)
+		kubeHeap += h
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(apiModel.Milliseconds())/n, "api-model-ms")
+	b.ReportMetric(float64(floor.Milliseconds())/n, "bare-get-ms")
+	b.ReportMetric(float64(apiModel)/float64(floor), "api/bare")
+	b.ReportMetric(apiHeap/n, "api-heap-MB")
+	b.ReportMetric(kubeHeap/n, "kube-heap-MB")
+	b.ReportMetric(apiHeap/kubeHeap, "api/kube-heap")
+}
