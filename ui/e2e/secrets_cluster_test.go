@@ -28,18 +28,36 @@ func onUnit(t *testing.T, term *terminal, ref string) {
 		_, rows, _ = strings.Cut(rows, "\n")
 		return strings.HasPrefix(rows, ">")
 	})
-	for range 10 {
+	for range 20 {
 		s := term.screen()
 		if at(s) {
 			return
 		}
+		// The list is live and sorted by state: a unit whose state changes
+		// moves, and may move above the cursor. From the last row the
+		// cursor goes back to the top.
+		key := "j"
+		if onLastRow(s) {
+			key = "g"
+		}
 		// The cursor's row, not the lines under the table, which a count
 		// or a toast changes too: a second j sent before the first was read
 		// would pass the unit by.
-		term.send("j")
-		term.waitUntil(promptly, "the cursor to move", func(n string) bool { return cursorRow(n) != cursorRow(s) })
+		term.send(key)
+		term.waitUntil(promptly, "the cursor to move", func(n string) bool { return cursorRow(n) != cursorRow(s) || at(n) })
 	}
 	term.waitUntil(promptly, "the cursor to reach "+ref, at)
+}
+
+// onLastRow tells whether the cursor is on the list's last row.
+func onLastRow(screen string) bool {
+	lines := strings.Split(screen, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, ">") {
+			return i+1 == len(lines) || strings.TrimSpace(lines[i+1]) == "" || strings.HasPrefix(lines[i+1], "─")
+		}
+	}
+	return false
 }
 
 // cursorRow is the list's row under the cursor (marked ">").
