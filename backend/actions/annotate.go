@@ -94,7 +94,7 @@ func (e *Executor) Annotate(ctx context.Context, k model.Key, action, reason str
 		w.Entry.Patch = body
 		out, err := e.patchAnnotations(ctx, w, api, k, body)
 		switch {
-		case err != nil && preconditionFailed(err):
+		case err != nil && PreconditionFailed(err):
 			return &Refusal{Reason: fmt.Sprintf("%s changed while driftdeck wrote to it (a precondition of the patch failed): nothing written", k.Ref())}
 		case err != nil && api != nil:
 			return argoWriteError(Request{Key: k}, err)

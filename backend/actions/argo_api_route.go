@@ -271,7 +271,7 @@ func (e *Executor) stillAt(ctx context.Context, api *argoapi.Client, p *Plan) er
 func argoWriteError(req Request, err error) error {
 	var ae *argoapi.Error
 	switch {
-	case preconditionFailed(err):
+	case PreconditionFailed(err):
 		return &moved{err: err}
 	case argoapi.PermissionDenied(err), argoapi.Unauthorized(err):
 		return &Refusal{Permission: true, Reason: fmt.Sprintf("%s: %v", req.Key.Ref(), err)}

@@ -339,7 +339,7 @@ func (e *Executor) undoHold(ctx context.Context, req Request, p *Plan, held map[
 // holdError words a failed ApplicationSet write.
 func holdError(h *ownerHold, err error) error {
 	switch {
-	case preconditionFailed(err):
+	case PreconditionFailed(err):
 		return &Refusal{Reason: h.key.Ref() + " changed while driftdeck wrote to it (a precondition of the patch failed): nothing written; look again and retry"}
 	case apierrors.IsForbidden(err):
 		return &Refusal{Reason: "the cluster refused the write to " + h.key.Ref() + ": " + err.Error(), Permission: true}

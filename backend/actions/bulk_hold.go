@@ -158,7 +158,7 @@ func (e *Executor) writeSiblingHolds(ctx context.Context, r BulkRequest, g *sibl
 		held, err := e.writeAppSet(ctx, appSetWrite{key: g.key, action: string(r.Kind), reason: r.Reason, ops: ops, eventReason: "DriftdeckPause",
 			eventVerb: "added ignoreApplicationDifferences entries, so that the pauses of " + strings.Join(names, ", ") + " hold, to"})
 		switch {
-		case err != nil && preconditionFailed(err) && attempt < maxRebinds:
+		case err != nil && PreconditionFailed(err) && attempt < maxRebinds:
 			continue
 		case err != nil:
 			return holdError(&ownerHold{key: g.key}, err)
@@ -227,7 +227,7 @@ func (e *Executor) releaseSiblingHolds(ctx context.Context, r BulkRequest, g *si
 		}
 		_, err = e.writeAppSet(ctx, appSetWrite{key: g.key, action: "undo-" + string(r.Kind), reason: r.Reason, ops: ops, eventReason: "DriftdeckPause",
 			eventVerb: "removed the ignoreApplicationDifferences entries of children whose pause did not hold from"})
-		if err != nil && preconditionFailed(err) && attempt < maxRebinds {
+		if err != nil && PreconditionFailed(err) && attempt < maxRebinds {
 			continue
 		}
 		return err

@@ -58,14 +58,43 @@ type planEnv struct {
 	// api is the Argo CD API server an Application is written through,
 	// nil for the Kubernetes API.
 	api *argoapi.Client
+	// assumed are the schema answers the plan is made with (schemaKnows).
+	assumed map[string]string
 }
 
 func (env *planEnv) knowsEnabled() bool {
-	known, ok := env.exec.schema.knows(env.ctx, env.cluster, "applications.argoproj.io", "v1alpha1",
-		"spec", "syncPolicy", "automated", "enabled")
+	known, ok := env.schemaKnows("applications.argoproj.io", "v1alpha1", "spec", "syncPolicy", "automated", "enabled")
 	// Unreadable CRD: assume the older schema. Removing the automated block
 	// pauses on every generation; the annotation keeps what resume restores.
 	return ok && known
+}
+
+// Answers of schemaKnows, as a plan records them.
+const (
+	schemaKnown   = "known"
+	schemaUnknown = "unknown" // the field is not in the schema
+	schemaUnread  = "unread"  // the CRD could not be read
+)
+
+// schemaKnows is whether the installed CRD knows a field, as the plan
+// assumed it when it was made (a stored plan is judged by another identity,
+// which may read the CRD when the requester could not), else as read now;
+// the answer is recorded for the plan.
+func (env *planEnv) schemaKnows(crd, version string, path ...string) (known, ok bool) {
+	key := crd + "/" + version + "/" + joinPath(path)
+	answer, hit := env.assumed[key]
+	if !hit {
+		known, ok := env.exec.schema.knows(env.ctx, env.cluster, crd, version, path...)
+		answer = map[bool]string{true: schemaKnown, false: schemaUnknown}[known]
+		if !ok {
+			answer = schemaUnread
+		}
+		if env.assumed == nil {
+			env.assumed = map[string]string{}
+		}
+		env.assumed[key] = answer
+	}
+	return answer == schemaKnown, answer != schemaUnread
 }
 
 // windows evaluates the sync windows of an app's AppProject, read fresh: it
@@ -210,7 +239,7 @@ func (e *Executor) plan(env *planEnv, obj map[string]any, req Request, bound boo
 	}
 	p.Request = req
 	p.ResourceVersion = lookupString(obj, "metadata", "resourceVersion")
-	p.at = env.now
+	p.at, p.actor, p.uid, p.assumed = env.now, env.actor, lookupString(obj, "metadata", "uid"), env.assumed
 	if bound {
 		p.Patch = append([]Op{versionTest(p.ResourceVersion)}, p.Patch...)
 	}
@@ -262,7 +291,7 @@ func writeBefore(ctx context.Context, c *kube.Cluster, p *Plan, opts metav1.Patc
 		_, err = c.Dynamic.Resource(sw.gvr).Namespace(sw.namespace).Patch(ctx, sw.name, types.JSONPatchType, body, opts)
 		ref := model.Ref{Kind: sw.gvr.Resource, Namespace: sw.namespace, Name: sw.name}.String()
 		switch {
-		case err != nil && preconditionFailed(err):
+		case err != nil && PreconditionFailed(err):
 			return &Refusal{Reason: ref + " changed while driftdeck wrote to it: nothing written to the unit; look again and retry"}
 		case apierrors.IsForbidden(err):
 			return &Refusal{Reason: "the cluster refused the request to " + ref + ": " + err.Error(), Permission: true}
@@ -351,7 +380,7 @@ func editsSpec(k Kind) bool {
 // operation that does not hold (a test, a path that is gone) with a bare 422
 // that names no cause (k8s.io/apiserver handlers/patch.go, applyJSPatch);
 // schema validation failures name theirs.
-func preconditionFailed(err error) bool {
+func PreconditionFailed(err error) bool {
 	if apierrors.IsConflict(err) {
 		return true
 	}

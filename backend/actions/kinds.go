@@ -221,6 +221,9 @@ type Request struct {
 	// automation was turned off outside driftdeck (no pause record): the
 	// user's choice, never a guess. Nil: such a resume is refused.
 	AutoSync *AutoSyncPolicy
+	// Approval names the change request a stored plan applies, who asked
+	// and who approved (the Event and the audit line say it).
+	Approval string
 
 	// preHeld is the ApplicationSet entry a bulk pause wrote for the unit
 	// with its siblings' before pausing any (bulk_hold.go).

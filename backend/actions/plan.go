@@ -29,7 +29,13 @@ type Plan struct {
 	Also []OtherWrite
 
 	// at is the time the plan was made for (pause records, approvals).
-	at          time.Time
+	at time.Time
+	// actor is who it was made as (a pause records them).
+	actor string
+	// uid of the object it was made from.
+	uid string
+	// assumed are the answers about the installed schema it was made with.
+	assumed     map[string]string
 	gvr         schema.GroupVersionResource
 	subresource string
 	// verify checks the object read back after the write.
@@ -96,3 +102,6 @@ func (p *PlanChanged) Error() string {
 	return fmt.Sprintf("%s changed since the plan was confirmed (now at resourceVersion %s): nothing written; confirm the new plan",
 		p.Plan.Request.Key.Ref(), p.Plan.ResourceVersion)
 }
+
+// UID is the uid of the object the plan was made from.
+func (p *Plan) UID() string { return p.uid }

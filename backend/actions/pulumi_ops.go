@@ -100,7 +100,7 @@ func planStackPause(env *planEnv, obj map[string]any, req Request) (*Plan, error
 	if u.Stack.Preview {
 		return nil, nothingToDo("%s already runs in preview-only mode: nothing is applied", u.Key.Ref())
 	}
-	if known, ok := env.exec.schema.knows(env.ctx, env.cluster, "stacks.pulumi.com", "v1", "spec", "preview"); ok && !known {
+	if known, ok := env.schemaKnows("stacks.pulumi.com", "v1", "spec", "preview"); ok && !known {
 		return nil, refusef("%s: the installed Pulumi operator CRD has no spec.preview (operator v1), so a Stack cannot be paused; pin spec.commit instead", u.Key.Ref())
 	}
 	p := flagPause(env, obj, req, "preview", pause.ModePreview)

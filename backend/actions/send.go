@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -44,7 +45,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) (*Result, error) {
 // reason, actor, permission, audit, Event).
 func (e *Executor) guarded(ctx context.Context, req Request, write func(*writeguard.Write) (*Result, error)) (*Result, error) {
 	gvr, _ := engines.Resource(req.Key.Engine)
-	a := writeguard.Attempt{Key: req.Key, Action: string(req.Kind), Reason: req.Reason, ReasonRequired: Destructive(req.Kind), Resource: gvr}
+	a := writeguard.Attempt{Key: req.Key, Action: string(req.Kind), Reason: req.Reason, ReasonRequired: Destructive(req.Kind), Resource: gvr, Approval: req.Approval}
 	if api := e.argoAPI(req.Key); api != nil {
 		a.Authority = &argoAuthority{api: api, kind: req.Kind}
 	}
@@ -81,7 +82,8 @@ func (e *Executor) sendShown(ctx context.Context, w *writeguard.Write, p *Plan, 
 	}
 	// Judged at the shown plan's time, so that only what the object's change
 	// did shows (not the clock).
-	env := &planEnv{ctx: ctx, cluster: w.Cluster, actor: w.Actor, now: p.at, exec: e, api: e.argoAPI(p.Request.Key)}
+	// And as whom it was made: a stored plan is sent by another identity.
+	env := &planEnv{ctx: ctx, cluster: w.Cluster, actor: orWord(p.actor, w.Actor), now: p.at, exec: e, api: e.argoAPI(p.Request.Key), assumed: maps.Clone(p.assumed)}
 	now, err := e.plan(env, obj, p.Request, true)
 	if err != nil {
 		return nil, err
@@ -172,7 +174,7 @@ func (e *Executor) send(ctx context.Context, w *writeguard.Write, p *Plan) (*Res
 	if h := p.hold; h != nil && h.first && len(h.patch) > 0 {
 		held, err = e.writeHold(ctx, req, p, h.patch, string(req.Kind))
 		switch {
-		case err != nil && preconditionFailed(err):
+		case err != nil && PreconditionFailed(err):
 			return nil, &moved{err: holdError(h, err), sourcesRequested: len(p.before) > 0}
 		case err != nil:
 			return nil, holdError(h, err)
@@ -186,7 +188,7 @@ func (e *Executor) send(ctx context.Context, w *writeguard.Write, p *Plan) (*Res
 		err = e.undoHold(ctx, req, p, held, err)
 	}
 	switch {
-	case err != nil && preconditionFailed(err):
+	case err != nil && PreconditionFailed(err):
 		return nil, &moved{err: err, sourcesRequested: len(p.before) > 0}
 	case err != nil && answerLost(err):
 		// The write may have landed: read it back rather than guess.

@@ -86,7 +86,7 @@ func TestClusterTheConfirmedPlanIsTheWrittenPlan(t *testing.T) {
 		// The server itself enforces the version: the same patch again fails.
 		body, _ := patch(res.Plan.Patch).bytes()
 		_, err = e.dyn.Resource(argocd.Applications).Namespace(e.ns).Patch(ctx, "web", types.JSONPatchType, body, metav1.PatchOptions{})
-		if err == nil || !preconditionFailed(err) {
+		if err == nil || !PreconditionFailed(err) {
 			t.Fatalf("a JSON patch testing a stale resourceVersion must be refused by the API server, got %v", err)
 		}
 	})

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/changereq"
 	"github.com/driftdeck/driftdeck/backend/metrics"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/store"
@@ -43,6 +44,11 @@ type Agent struct {
 	// none, this replica writes to every context (a single replica).
 	Elections []*Election
 	Policies  Remediator
+	// RequestExec applies approved change requests, through the Kubernetes
+	// API (where their plans are made); nil applies none.
+	RequestExec *actions.Executor
+	// RequestNamespace limits the change requests read ("": every one).
+	RequestNamespace string
 	// Interval between the leader's passes over the model (10s by default).
 	Interval time.Duration
 	// MetricsAddr and ProbeAddr are where /metrics and /healthz, /readyz
@@ -56,6 +62,8 @@ type Agent struct {
 	addrs   map[string]net.Addr
 	leading map[string]int // contexts this replica writes to now ("": every context)
 	resumed resumeBook
+	// appliers of change requests, by context.
+	appliers map[string]*changereq.Applier
 
 	// leaseTroubles, by context: its Lease cannot be taken or renewed now.
 	leaseTroubles map[string]*leaseTrouble
@@ -65,6 +73,7 @@ type Agent struct {
 	leader       *prometheus.GaugeVec
 	leaseErrors  *prometheus.CounterVec
 	leaseFailing *prometheus.GaugeVec
+	requests     *prometheus.CounterVec
 }
 
 func (a *Agent) now() time.Time {
@@ -124,6 +133,7 @@ func (a *Agent) Addr(which string) net.Addr {
 // background until ctx ends; done is closed when all of it stopped.
 func (a *Agent) Run(ctx context.Context) (done <-chan struct{}, err error) {
 	reg := a.registry()
+	a.appliers = a.appliersOf()
 	var wg sync.WaitGroup
 	a.addrs = map[string]net.Addr{}
 	serve := func(which, addr string, h http.Handler) error {
@@ -206,11 +216,15 @@ func (a *Agent) registry() *prometheus.Registry {
 		Name: "driftdeck_agent_lease_failing",
 		Help: "1 while the last try to take or renew the context's Lease failed, with its reason: this replica cannot lead the context.",
 	}, []string{"context", "reason"})
+	a.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "driftdeck_agent_change_requests_total",
+		Help: "Change requests the agent closed, by phase (Applied, Stale, Expired, Rejected, Cancelled, Failed).",
+	}, []string{"phase"})
 	leader := a.leader
 	ready := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "driftdeck_agent_ready", Help: "1 while every context has delivered its first lists (0 while one is unreachable: the others are still served and written to).",
 	}, func() float64 { return map[bool]float64{true: 1}[len(a.unsynced()) == 0] })
-	reg.MustRegister(&metrics.Collector{Source: a.Store, UnitNames: a.UnitNames, Now: a.Now}, a.resumes, a.passes, leader, ready, a.leaseErrors, a.leaseFailing)
+	reg.MustRegister(&metrics.Collector{Source: a.Store, UnitNames: a.UnitNames, Now: a.Now}, a.resumes, a.passes, leader, ready, a.leaseErrors, a.leaseFailing, a.requests)
 	if a.Policies != nil {
 		reg.MustRegister(a.Policies)
 	}
@@ -329,7 +343,7 @@ func (a *Agent) lead(ctx context.Context, only string) {
 }
 
 // pass is one look at the units of one context ("": of every context): end
-// expired pauses, then run the policies.
+// expired pauses, apply approved change requests, then run the policies.
 func (a *Agent) pass(ctx context.Context, only string) {
 	a.Store.Tick()
 	units := a.Store.Snapshot()
@@ -340,6 +354,7 @@ func (a *Agent) pass(ctx context.Context, only string) {
 		return !synced[u.Key.Context] || (only != "" && u.Key.Context != only)
 	})
 	a.resumeExpired(ctx, units)
+	a.applyRequests(ctx, only, synced)
 	if a.Policies != nil && ctx.Err() == nil {
 		a.Policies.Remediate(ctx, units)
 	}

@@ -34,6 +34,9 @@ type Entry struct {
 	Server string `json:"server,omitempty"`
 	// NoEvent says why no Kubernetes Event was written for a done write.
 	NoEvent string `json:"noEvent,omitempty"`
+	// Approval names the change request applied, its requester and its
+	// approvers with their reasons.
+	Approval string `json:"approval,omitempty"`
 }
 
 // Log is an append-only JSON-lines file. It is safe for concurrent use.

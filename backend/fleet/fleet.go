@@ -277,10 +277,11 @@ func (f *Fleet) start(ctx context.Context, h *health, run func(ctx context.Conte
 	var once sync.Once
 	done := func() {
 		once.Do(func() {
-			f.synced.Done()
+			// The status first: whoever WaitSynced releases reads it synced.
 			if h.pending.Add(-1) == 0 && !h.abandoned.Load() {
 				h.markSynced()
 			}
+			f.synced.Done()
 		})
 	}
 	go run(ctx, done)

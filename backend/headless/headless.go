@@ -67,6 +67,9 @@ func Start(ctx context.Context, h Options) (a *agent.Agent, done <-chan struct{}
 	a = &agent.Agent{
 		Store: f.Store, Exec: exec, Contexts: names, Interval: h.Interval,
 		MetricsAddr: h.MetricsAddr, ProbeAddr: h.ProbeAddr, UnitNames: h.UnitNames, Log: h.Log,
+		// Change requests are planned on the Kubernetes route, and sent there.
+		RequestExec:      &actions.Executor{Cluster: f.Cluster, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: h.DryRun},
+		RequestNamespace: h.Namespace,
 	}
 	if len(h.Rules) > 0 {
 		a.Policies = &policy.Engine{Rules: h.Rules, Exec: exec, Log: h.Log,

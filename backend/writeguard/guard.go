@@ -62,6 +62,9 @@ type Attempt struct {
 	// the Kubernetes API: Argo CD's API server under the user's Argo CD
 	// identity and RBAC (ADR 0033).
 	Authority Authority
+	// Approval names the change request the write applies, its requester
+	// and every approver with their reasons (the agent's writes).
+	Approval string
 }
 
 // Authority decides a write outside Kubernetes RBAC and names the way it
@@ -122,6 +125,7 @@ func (g *Guard) now() time.Time {
 func (g *Guard) Do(ctx context.Context, a Attempt, write func(w *Write) error) (*Write, error) {
 	w := &Write{DryRun: g.DryRun, Entry: audit.Entry{
 		Time: g.now(), Context: a.Key.Context, Unit: a.Key.Ref(), Action: a.Action, Reason: a.Reason, DryRun: g.DryRun,
+		Approval: a.Approval,
 	}}
 	err := g.check(ctx, a, w)
 	if err == nil {
@@ -249,6 +253,9 @@ func (g *Guard) record(ctx context.Context, w *Write, a Attempt) error {
 	}
 	if !ev.Until.IsZero() {
 		msg += " (until " + ev.Until.UTC().Format("2006-01-02 15:04 MST") + ")"
+	}
+	if a.Approval != "" {
+		msg += "; " + a.Approval
 	}
 	obj := ev.Object
 	obj.Namespace, obj.Name = a.Key.Namespace, a.Key.Name

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argoapi"
@@ -135,6 +136,13 @@ func newActionCmd(g *globals, spec actions.Spec) *cobra.Command {
 	if spec.Bulkable {
 		o.sel.addFlags(f)
 	}
+	o.addFlags(f, kind)
+	return cmd
+}
+
+// addFlags adds the options of an action of this kind (its command's and
+// its request's).
+func (o *actionOpts) addFlags(f *pflag.FlagSet, kind actions.Kind) {
 	switch kind {
 	case actions.Pause:
 		f.StringVar(&o.until, "until", "", "pause expiry: a duration (2h) or a time (2026-12-01T08:00:00Z); shown as expired after it, nothing resumes by itself")
@@ -161,7 +169,6 @@ func newActionCmd(g *globals, spec actions.Spec) *cobra.Command {
 	case actions.Rollback:
 		f.BoolVar(&o.prune, "prune", false, "delete resources not in the rolled-back revision")
 	}
-	return cmd
 }
 
 // exampleUnit names a unit of the first engine that knows the action.
