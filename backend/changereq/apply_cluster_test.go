@@ -151,3 +151,39 @@ func TestClusterTwoAgentsApplyARequestOnce(t *testing.T) {
 		t.Errorf("the two agents wrote the app %d times; want once", n)
 	}
 }
+
+// A namespace made change-request-only by the shipped example policy: even
+// a cluster administrator may not edit its units by hand, and an approved
+// request is applied by the agent.
+func TestClusterAChangeRequestOnlyNamespaceTakesChangesThroughRequests(t *testing.T) {
+	w := newWorld(t)
+	w.app("billing")
+	ctx := context.Background()
+	ns, err := w.c.Kube(t).CoreV1().Namespaces().Get(ctx, w.ns, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Labels["driftdeck.io/change-requests-only"] = "true"
+	if _, err := w.c.Kube(t).CoreV1().Namespaces().Update(ctx, ns, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	byHand := []byte(`{"spec":{"syncPolicy":null}}`)
+	var last error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		// The policy's namespace selector follows the label within moments.
+		if _, last = w.admin.Resource(argocd.Applications).Namespace(w.ns).Patch(ctx, "billing", types.MergePatchType, byHand, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}); last != nil {
+			break
+		}
+	}
+	refusedBecause(t, last, "takes changes through driftdeck change requests only")
+
+	cr := w.ask("alice", "billing", Ask{})
+	if _, err := w.review("bob", cr, Approve, "ok"); err != nil {
+		t.Fatal(err)
+	}
+	ap, _, _ := w.agentApplier(nil)
+	ap.Pass(ctx)
+	if got := w.get(cr); got.Status.Phase != Applied {
+		t.Errorf("the agent could not apply the approved request in a change-request-only namespace: %+v", got.Status)
+	}
+}
