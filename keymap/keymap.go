@@ -16,7 +16,7 @@ type Keymap struct {
 	Open, Back, Quit, ForceQuit, Help       key.Binding
 	Filter, Command, Mark, MarkAll, Sort    key.Binding
 	Redraw, NextTab, PrevTab                key.Binding
-	Actions, Sync, Approve, Refresh         key.Binding
+	Actions, Sync, Approve, Reject, Refresh key.Binding
 	HardRefresh, Terminate, Pause, Resume   key.Binding
 	Retry, Rollback, ConfirmPrune, Diff     key.Binding
 	Freeze, Thaw, Yaml, Wrap                key.Binding
@@ -60,6 +60,7 @@ func Default() *Keymap {
 		Actions:      b("actions", "a"),
 		Sync:         b("sync", "s"),
 		Approve:      b("approve", "A"),
+		Reject:       b("reject", "D"),
 		Refresh:      b("refresh", "r"),
 		HardRefresh:  b("hard refresh", "R"),
 		Terminate:    b("terminate", "T"),
@@ -109,7 +110,7 @@ func (k *Keymap) bindings() map[string]*key.Binding {
 		"open": &k.Open, "back": &k.Back, "quit": &k.Quit, "forcequit": &k.ForceQuit, "help": &k.Help,
 		"filter": &k.Filter, "command": &k.Command, "mark": &k.Mark, "markall": &k.MarkAll, "sort": &k.Sort,
 		"redraw": &k.Redraw, "nexttab": &k.NextTab, "prevtab": &k.PrevTab,
-		"actions": &k.Actions, "sync": &k.Sync, "approve": &k.Approve, "refresh": &k.Refresh,
+		"actions": &k.Actions, "sync": &k.Sync, "approve": &k.Approve, "reject": &k.Reject, "refresh": &k.Refresh,
 		"hardrefresh": &k.HardRefresh, "terminate": &k.Terminate, "pause": &k.Pause, "resume": &k.Resume,
 		"retry": &k.Retry, "rollback": &k.Rollback, "confirmprune": &k.ConfirmPrune, "diff": &k.Diff,
 		"freeze": &k.Freeze, "thaw": &k.Thaw, "yaml": &k.Yaml, "wrap": &k.Wrap, "confirm": &k.Confirm, "cancel": &k.Cancel,

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/driftdeck/driftdeck/backend/changereq"
 	"github.com/driftdeck/driftdeck/backend/logs"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/store"
@@ -66,6 +67,8 @@ type App struct {
 	toasts []toast
 	status []store.ContextStatus
 	counts counts
+	// requests are the change requests, as of the last batch.
+	requests []changereq.Listed
 }
 
 // New builds the app.
@@ -177,6 +180,7 @@ func (a *App) applyBatch(b store.Batch) {
 	}
 	a.list().m.SetUnits(b.Units, b.Changed, a.now())
 	a.counts = countUnits(b.Units, a.now())
+	a.requests = a.opts.Backend.ChangeRequests()
 	a.units = inKeyOrder(b.Units, a.units)
 	a.avail.forget(b.Changed, a.units)
 }

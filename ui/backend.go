@@ -13,6 +13,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
+	"github.com/driftdeck/driftdeck/backend/changereq"
 	"github.com/driftdeck/driftdeck/backend/describe"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
@@ -44,6 +45,10 @@ type Backend interface {
 	Approve(ctx context.Context, r *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error)
 	PlanUnstick(ctx context.Context, k model.Key, clearPending, force bool) (*stackops.Unstick, error)
 	Apply(ctx context.Context, u *stackops.Unstick, reason string) (*stackops.Done, error)
+	// ChangeRequests are those the live model holds; Review adds the user's
+	// review of one as shown (a reject of their own cancels it).
+	ChangeRequests() []changereq.Listed
+	Review(ctx context.Context, l changereq.Listed, decision, reason string) (*changereq.ChangeRequest, error)
 }
 
 // BatchMsg carries a batch of model changes from the store's pump.

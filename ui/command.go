@@ -46,6 +46,12 @@ func init() {
 		}
 	}
 	commands = append(commands, []command{
+		{"requests", "requests", "change requests: review one with A (approve) or D (reject; on your own, cancel)", func(a *App, _ []string) (tea.Cmd, error) {
+			s := &requestsScreen{}
+			s.refresh(a)
+			a.push(s)
+			return nil, nil
+		}},
 		{"tree", "tree", "each unit under its parent (the t key)", func(a *App, _ []string) (tea.Cmd, error) {
 			return a.broadcast(listTreeMsg{on: true}), nil
 		}},

@@ -22,6 +22,7 @@ import (
 // Its fields let a test shape the answers and read what was asked.
 type fakeBackend struct {
 	mu        sync.Mutex
+	reqs      fakeRequests
 	executed  []actions.Request // every write's request
 	sent      []*actions.Plan   // the plans Send wrote
 	plans     int               // Plan calls

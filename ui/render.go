@@ -98,6 +98,7 @@ func (a *App) headerView(now time.Time) string {
 	add(c.drifted, "drifted", t.Warn)
 	add(c.paused, "paused", t.Warn)
 	add(c.expired, "pause expired", t.Bad)
+	add(a.awaitingReview(now), "await your review (:requests)", t.Info)
 	l := a.list().m
 	view := []string{}
 	if shown := len(l.Shown()); shown != c.total {

@@ -194,5 +194,5 @@ func (a *Applier) writeStatus(ctx context.Context, cr *ChangeRequest, st Status)
 	if err != nil {
 		return nil, err
 	}
-	return fromObject(out.Object)
+	return FromObject(out.Object)
 }

@@ -65,7 +65,7 @@ func Create(ctx context.Context, dyn dynamic.Interface, p *actions.Plan, a Ask, 
 	if err != nil {
 		return nil, explain(err)
 	}
-	return fromObject(out.Object)
+	return FromObject(out.Object)
 }
 
 // Get reads one request.
@@ -74,7 +74,7 @@ func Get(ctx context.Context, dyn dynamic.Interface, namespace, name string) (*C
 	if err != nil {
 		return nil, explain(err)
 	}
-	return fromObject(out.Object)
+	return FromObject(out.Object)
 }
 
 // List reads the requests of a namespace ("": every namespace), oldest
@@ -86,7 +86,7 @@ func List(ctx context.Context, dyn dynamic.Interface, namespace string) ([]*Chan
 	}
 	out := make([]*ChangeRequest, 0, len(list.Items))
 	for _, item := range list.Items {
-		c, err := fromObject(item.Object)
+		c, err := FromObject(item.Object)
 		if err != nil {
 			return nil, err
 		}
@@ -149,7 +149,7 @@ func AddReview(ctx context.Context, dyn dynamic.Interface, shown *ChangeRequest,
 		}
 		out, err := dyn.Resource(GVR).Namespace(cur.Namespace).Patch(ctx, cur.Name, types.JSONPatchType, body, metav1.PatchOptions{FieldManager: "driftdeck"})
 		if err == nil {
-			return fromObject(out.Object)
+			return FromObject(out.Object)
 		}
 		if !actions.PreconditionFailed(err) {
 			return nil, explain(err)

@@ -161,8 +161,8 @@ func (c *ChangeRequest) AwaitsReviewBy(user string, now time.Time) bool {
 	return true
 }
 
-// fromObject reads a request from its unstructured object.
-func fromObject(obj map[string]any) (*ChangeRequest, error) {
+// FromObject reads a request from its unstructured object.
+func FromObject(obj map[string]any) (*ChangeRequest, error) {
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/changereq"
 	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/kube"
@@ -27,6 +28,8 @@ type Fleet struct {
 	Projects *argocd.Projects
 	Updates  *pulumiop.UpdateIndex
 	Sources  *flux.Sources
+	// Requests are the change requests of every context.
+	Requests *changereq.Index
 
 	mu       sync.Mutex
 	clusters map[string]*kube.Cluster
@@ -66,6 +69,7 @@ func New(opts Options) *Fleet {
 		Projects: argocd.NewProjects(),
 		Updates:  pulumiop.NewUpdateIndex(),
 		Sources:  flux.NewSources(),
+		Requests: changereq.NewIndex(),
 		clusters: map[string]*kube.Cluster{},
 		refused:  make(chan error, 16),
 		engines:  opts.Engines,
@@ -77,6 +81,7 @@ func New(opts Options) *Fleet {
 	f.Store.AddClassifier(f.Projects)
 	f.Store.AddClassifier(f.Updates)
 	f.Store.AddClassifier(f.Sources)
+	f.Store.AddClassifier(f.Requests)
 	return f
 }
 
@@ -100,7 +105,7 @@ func (f *Fleet) Contexts() []string {
 func Watched() []schema.GroupVersionResource { return slices.Clone(watched) }
 
 // watched lists every resource driftdeck looks for.
-var watched = slices.Concat(unitResources(), []schema.GroupVersionResource{argocd.AppProjects, pulumiop.Updates}, sourceResources())
+var watched = slices.Concat(unitResources(), []schema.GroupVersionResource{argocd.AppProjects, pulumiop.Updates, changereq.GVR}, sourceResources())
 
 // unitResources are every version of every engine's units.
 func unitResources() []schema.GroupVersionResource {
@@ -249,6 +254,7 @@ func (f *Fleet) watchSpecs(c *kube.Cluster, h *health) []watchSpec {
 		specs = append(specs, watchSpec{what: model.InfoOf(d.Engine).Units, units: !d.Optional, engines: read,
 			versions: d.Versions, optional: d.Optional, run: run})
 	}
+	specs = append(specs, f.requestSpec(c, h))
 	return append(specs, f.sourceSpecs(c, h)...)
 }
 

@@ -60,6 +60,9 @@ type watchSpec struct {
 	versions []schema.GroupVersionResource
 	// optional: a cluster without the resource lacks nothing.
 	optional bool
+	// nearby: optional, yet read in the context's namespace, quietly,
+	// when every namespace may not be listed (a tenant's change requests).
+	nearby bool
 	// once: watched once, from the first namespace selected (the watch
 	// decides where it lists), not in each.
 	once bool
@@ -103,9 +106,13 @@ func (l *launcher) start(ctx context.Context, s watchSpec, namespace string, fal
 				return
 			}
 			if apierrors.IsForbidden(gone) {
-				if !s.optional { // what may be left out is, quietly (ADR 0022)
+				switch {
+				case !s.optional:
 					l.refused(ctx, s, namespace, fallback)
+				case s.nearby && namespace == "" && !fallback && l.c.Namespace != "":
+					l.start(ctx, s, l.c.Namespace, true)
 				}
+				// Else what may be left out is, quietly (ADR 0022).
 				done()
 				return
 			}

@@ -51,6 +51,8 @@ type Unit struct {
 
 	// Pause is driftdeck's record of a pause it made, read from the object.
 	Pause *PauseRecord
+	// Request is the open change request for this unit, if any (the newest).
+	Request *RequestMark
 
 	// Owner names whatever will revert spec edits, e.g. "ApplicationSet/team-a".
 	Owner   string

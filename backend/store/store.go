@@ -195,7 +195,15 @@ func (s *Store) deriveLocked(k model.Key, base *model.Unit, now time.Time) {
 func sameShown(a, b *model.Unit) bool {
 	return a.ResourceVersion == b.ResourceVersion && a.UID == b.UID &&
 		a.Run == b.Run && a.StuckRule == b.StuckRule && a.RunReason == b.RunReason &&
-		a.RunSince.Equal(b.RunSince) && a.Window == b.Window && sameSourceState(a.SourceState, b.SourceState)
+		a.RunSince.Equal(b.RunSince) && a.Window == b.Window && sameSourceState(a.SourceState, b.SourceState) &&
+		sameRequest(a.Request, b.Request)
+}
+
+func sameRequest(a, b *model.RequestMark) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func sameSourceState(a, b *model.SourceState) bool {

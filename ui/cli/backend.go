@@ -7,6 +7,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/changereq"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/livedescribe"
@@ -23,6 +24,7 @@ type service struct {
 	*livedescribe.Describer
 	*unitDiffer
 	*stackops.Ops
+	*changereq.Desk
 	trees *livetree.Reader
 }
 
@@ -63,6 +65,7 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 		Describer:  &livedescribe.Describer{Cluster: f.Cluster, Updates: f.Updates, ArgoAPI: f.ArgoAPI},
 		unitDiffer: differ,
 		Ops:        &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun},
+		Desk:       &changereq.Desk{Cluster: f.Cluster, Index: f.Requests, ReadOnly: g.readOnly, DryRun: g.dryRun},
 		trees:      trees,
 	}, nil
 }

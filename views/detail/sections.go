@@ -81,6 +81,7 @@ func (m *Model) overview(now time.Time) []string {
 		out = append(out, m.field("Owner", v(u.Owner)+m.theme.Warn.Render("  (reverts spec edits)")))
 	}
 	out = append(out, m.pause(now)...)
+	out = append(out, m.changeRequest()...)
 	out = append(out, m.engineFacts(now)...)
 	if len(u.ReadErrors) > 0 {
 		out = append(out, "", m.theme.Bad.Render("Could not read"))
@@ -108,6 +109,20 @@ func native(s string) string {
 		return ""
 	}
 	return " (" + v(s) + ")"
+}
+
+// changeRequest is the unit's open change request: what is asked, by whom, and
+// where it stands (`:requests` reviews it).
+func (m *Model) changeRequest() []string {
+	r := m.unit.Request
+	if r == nil {
+		return nil
+	}
+	out := []string{"", m.heading("Change request open")}
+	out = append(out, m.field("  request", v(r.Ref)))
+	out = append(out, m.field("  asks", v(string(r.Action))+" by "+v(r.Requester)))
+	out = append(out, m.field("  state", fmt.Sprintf("%s, %d of %d approvals", v(r.Phase), r.Approvals, r.Required)))
+	return out
 }
 
 func (m *Model) pause(now time.Time) []string {

@@ -83,6 +83,9 @@ func statusText(t *themes.Theme, u *model.Unit, width int) []string {
 	if u.Run == model.Stuck && u.StuckRule != "" && u.StuckRule != reason {
 		out = append(out, wrapped.Field("stuck", statusLabelWidth, u.StuckRule, width, t.Bad)...)
 	}
+	if r := u.Request; r != nil {
+		out = append(out, wrapped.Field("asked", statusLabelWidth, "change request "+r.String(), width, t.Warn)...)
+	}
 	if len(out) == 0 {
 		state := strings.Join([]string{u.Sync.String(), u.Health.String(), u.Run.String()}, " · ")
 		out = append(out, t.Dim.Render(ansi.Truncate(safetext.Visible(u.Key.Ref())+"  "+state, width, "…")))
