@@ -155,14 +155,19 @@ func (s *requestsScreen) view(a *App, now time.Time) string {
 		return strings.Join(lines, "\n")
 	}
 	v := safetext.Visible
-	lines = append(lines, t.Dim.Render(fmt.Sprintf("  %-12s %-40s %-32s %-14s %-16s %-24s %s", "CONTEXT", "REQUEST", "UNIT", "ACTION", "REQUESTER", "REVIEWS", "STATE")))
-	for i, l := range s.rows {
+	table := [][]string{{"CONTEXT", "REQUEST", "UNIT", "ACTION", "REQUESTER", "REVIEWS", "STATE"}}
+	for _, l := range s.rows {
 		p, _ := l.State(now)
-		row := fmt.Sprintf("  %-12s %-40s %-32s %-14s %-16s %-24s %s", v(l.Context), v(l.Ref()), v(string(l.Spec.Unit.Engine)+"/"+l.Spec.Unit.Name),
-			v(string(l.Spec.Action)), v(l.Spec.Requester), v(reviewsText(l.ChangeRequest)), p)
-		row = ansi.Truncate(row, s.width, "…")
-		if i == s.cursor {
-			row = t.Selected.Render(ansi.Truncate(">"+row[1:], s.width, "…"))
+		table = append(table, []string{v(l.Context), v(l.Ref()), v(string(l.Spec.Unit.Engine) + "/" + l.Spec.Unit.Name),
+			v(string(l.Spec.Action)), v(l.Spec.Requester), v(reviewsText(l.ChangeRequest)), string(p)})
+	}
+	for i, cells := range columns(table) {
+		row := ansi.Truncate("  "+cells, s.width, "…")
+		switch {
+		case i == 0:
+			row = t.Dim.Render(row)
+		case i-1 == s.cursor:
+			row = t.Selected.Render(ansi.Truncate("> "+cells, s.width, "…"))
 		}
 		lines = append(lines, row)
 	}
@@ -170,6 +175,31 @@ func (s *requestsScreen) view(a *App, now time.Time) string {
 	_, why := sel.State(now)
 	lines = append(lines, "", t.Dim.Render("why    ")+v(sel.Spec.Reason), t.Dim.Render("state  ")+v(why))
 	return strings.Join(lines[:min(len(lines), max(s.height, 1))], "\n")
+}
+
+// columns lays out a table's rows, each column as wide as its widest cell.
+func columns(rows [][]string) []string {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], ansi.StringWidth(c))
+		}
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		var b strings.Builder
+		for j, c := range r {
+			b.WriteString(c)
+			if j < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[j]-ansi.StringWidth(c)+2))
+			}
+		}
+		out[i] = b.String()
+	}
+	return out
 }
 
 // reviewsText is "bob:approve (1/2)", approvals counted against those
