@@ -18,7 +18,7 @@ func requestFor(name, requester string) changereq.Listed {
 		Spec: changereq.Spec{Unit: changereq.Unit{Engine: model.EngineArgoCD, Name: "checkout"}, Action: actions.Pause,
 			Reason: "INC-7: hold \x1b[31mthe rollout", Requester: requester, ApprovalsRequired: 1, ExpiresAt: fixedNow.Add(time.Hour),
 			Plan: actions.Stored{ResourceVersion: "42", Summary: "pause auto-sync and self-heal of argocd/payments/checkout",
-				Patch: `[{"op":"test","path":"/metadata/resourceVersion","value":"42"},{"op":"remove","path":"/spec/syncPolicy/automated"}]`,
+				Patch:  `[{"op":"test","path":"/metadata/resourceVersion","value":"42"},{"op":"remove","path":"/spec/syncPolicy/automated"}]`,
 				Digest: "sha256:abc", Changes: []string{`spec.syncPolicy.automated: {"selfHeal":true} → (removed)`}}},
 	}}
 }

@@ -108,4 +108,3 @@ func (x *Index) Classify(u *model.Unit, now time.Time) bool {
 		Approvals: len(newest.Approvers()), Required: newest.Spec.ApprovalsRequired}
 	return true
 }
-

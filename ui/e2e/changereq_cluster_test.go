@@ -71,7 +71,9 @@ func TestClusterReviewInTheWorkbench(t *testing.T) {
 	term.waitFor(promptly, " Yes ")
 	term.send("y")
 	term.waitFor(promptly, "approved: "+cr.Ref())
-	term.waitUntil(promptly, "the request approved in the list", func(s string) bool { return strings.Contains(s, "Approved") && !strings.Contains(s, "await your review") })
+	term.waitUntil(promptly, "the request approved in the list", func(s string) bool {
+		return strings.Contains(s, "Approved") && !strings.Contains(s, "await your review")
+	})
 	got, err := changereq.Get(ctx, kc.Dynamic, ns, cr.Name)
 	if err != nil {
 		t.Fatal(err)
