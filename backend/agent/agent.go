@@ -7,6 +7,7 @@ package agent
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 	"io"
@@ -21,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/agent/securemetrics"
 	"github.com/driftdeck/driftdeck/backend/changereq"
 	"github.com/driftdeck/driftdeck/backend/metrics"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -54,9 +56,13 @@ type Agent struct {
 	// MetricsAddr and ProbeAddr are where /metrics and /healthz, /readyz
 	// are served; "" or "0" serves none.
 	MetricsAddr, ProbeAddr string
-	UnitNames              bool
-	Log                    io.Writer
-	Now                    func() time.Time
+	// MetricsTLS, when set, serves /metrics over TLS, and MetricsGuard lets
+	// through only callers the API server authorizes (securemetrics).
+	MetricsTLS   *tls.Config
+	MetricsGuard *securemetrics.Guard
+	UnitNames    bool
+	Log          io.Writer
+	Now          func() time.Time
 
 	mu      sync.Mutex
 	addrs   map[string]net.Addr
@@ -136,13 +142,16 @@ func (a *Agent) Run(ctx context.Context) (done <-chan struct{}, err error) {
 	a.appliers = a.appliersOf()
 	var wg sync.WaitGroup
 	a.addrs = map[string]net.Addr{}
-	serve := func(which, addr string, h http.Handler) error {
+	serve := func(which, addr string, h http.Handler, tlsConfig *tls.Config) error {
 		if addr == "" || addr == "0" {
 			return nil
 		}
 		l, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("--%s-bind-address %s: %w", map[string]string{"metrics": "metrics", "probes": "health-probe"}[which], addr, err)
+		}
+		if tlsConfig != nil {
+			l = tls.NewListener(l, tlsConfig)
 		}
 		a.mu.Lock()
 		a.addrs[which] = l.Addr()
@@ -158,10 +167,14 @@ func (a *Agent) Run(ctx context.Context) (done <-chan struct{}, err error) {
 	probes := http.NewServeMux()
 	probes.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 	probes.HandleFunc("/readyz", a.readyz)
-	if err := serve("metrics", a.MetricsAddr, mux); err != nil {
+	var metricsHandler http.Handler = mux
+	if a.MetricsGuard != nil {
+		metricsHandler = a.MetricsGuard.Wrap(mux)
+	}
+	if err := serve("metrics", a.MetricsAddr, metricsHandler, a.MetricsTLS); err != nil {
 		return nil, err
 	}
-	if err := serve("probes", a.ProbeAddr, probes); err != nil {
+	if err := serve("probes", a.ProbeAddr, probes, nil); err != nil {
 		return nil, err
 	}
 	wg.Add(1)

@@ -6,11 +6,13 @@ package headless
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/agent"
+	"github.com/driftdeck/driftdeck/backend/agent/securemetrics"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/fleet"
@@ -34,7 +36,10 @@ type Options struct {
 	// MetricsAddr and ProbeAddr are where /metrics and /healthz, /readyz
 	// are served; "" or "0" serves none.
 	MetricsAddr, ProbeAddr string
-	UnitNames              bool
+	// MetricsTLS and MetricsGuard secure /metrics (nil: plain, to anyone).
+	MetricsTLS   *tls.Config
+	MetricsGuard *securemetrics.Guard
+	UnitNames    bool
 	// Lease elects the writer of each context; nil writes without one.
 	Lease *LeaseSpec
 	// Argo are Argo CD API servers, each its context's way to its
@@ -67,6 +72,7 @@ func Start(ctx context.Context, h Options) (a *agent.Agent, done <-chan struct{}
 	a = &agent.Agent{
 		Store: f.Store, Exec: exec, Contexts: names, Interval: h.Interval,
 		MetricsAddr: h.MetricsAddr, ProbeAddr: h.ProbeAddr, UnitNames: h.UnitNames, Log: h.Log,
+		MetricsTLS: h.MetricsTLS, MetricsGuard: h.MetricsGuard,
 		// Change requests are planned on the Kubernetes route, and sent there.
 		RequestExec:      &actions.Executor{Cluster: f.Cluster, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: h.DryRun},
 		RequestNamespace: h.Namespace,

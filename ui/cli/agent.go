@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/driftdeck/driftdeck/backend/agent"
+	"github.com/driftdeck/driftdeck/backend/agent/securemetrics"
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/fleet"
@@ -29,6 +30,8 @@ type agentOpts struct {
 	leaseDuration          time.Duration
 	interval               time.Duration
 	unitNames              bool
+	metricsSecure          bool
+	metricsCertDir         string
 }
 
 func newAgentCmd(g *globals) *cobra.Command {
@@ -63,6 +66,8 @@ command; inside, its ServiceAccount.`,
 	f.StringVar(&o.leaseName, "leader-election-id", agent.DefaultLeaseName, "name of the Lease")
 	f.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a Lease not renewed stays held: the longest a handover takes")
 	f.DurationVar(&o.interval, "interval", 10*time.Second, "how often the leader looks for expired pauses and runs the policies")
+	f.BoolVar(&o.metricsSecure, "metrics-secure", true, "serve /metrics over TLS, only to bearer tokens the API server authenticates (TokenReview) and allows to get /metrics (SubjectAccessReview; ClusterRole driftdeck-metrics-reader); false serves plain HTTP to anyone who reaches the port (always so with --demo)")
+	f.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "with --metrics-secure: the directory of tls.crt and tls.key (a mounted kubernetes.io/tls Secret, read again when rotated); empty: a self-signed certificate made at start")
 	f.BoolVar(&o.unitNames, "metrics-unit-names", false, "add per-unit series (a unit label) for stuck and failed ages and pause expiries")
 	return cmd
 }
@@ -97,6 +102,18 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 	h := headless.Options{Clusters: clusters, Namespace: g.namespace(), Config: cfg, Rules: rules, Audit: log,
 		ReadOnly: g.readOnly, DryRun: g.dryRun, Interval: o.interval,
 		MetricsAddr: o.metricsAddr, ProbeAddr: o.probeAddr, UnitNames: o.unitNames, Log: g.errOut, Argo: argo}
+	transport := "plain HTTP (--metrics-secure=false)"
+	switch {
+	case g.demo:
+		transport = "plain HTTP (the demo has no API server to ask who may read it)"
+	case o.metricsSecure && len(clusters) > 0:
+		if h.MetricsTLS, err = securemetrics.TLSConfig(o.metricsCertDir); err != nil {
+			return usageError(err)
+		}
+		// The agent's own cluster (its first context) reviews the callers.
+		h.MetricsGuard = &securemetrics.Guard{Client: clusters[0].Kube}
+		transport = "HTTPS to callers " + clusters[0].Context + "'s API server authorizes (get /metrics)"
+	}
 	if o.leaderElect {
 		h.Lease = &headless.LeaseSpec{Namespace: o.leaseNamespace, Name: o.leaseName, Identity: replicaIdentity(), Duration: o.leaseDuration}
 	}
@@ -108,8 +125,8 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 	for _, r := range argo {
 		route += fmt.Sprintf(" (Argo CD of %s through %s)", r.Context, r.Client.Server())
 	}
-	fmt.Fprintf(g.errOut, "driftdeck agent: metrics on %s, probes on %s, %d polic(ies), contexts %s%s\n",
-		addrOr(a, "metrics"), addrOr(a, "probes"), len(rules), safetext.Visible(strings.Join(a.Contexts, ", ")), safetext.Visible(route))
+	fmt.Fprintf(g.errOut, "driftdeck agent: metrics on %s, probes on %s, %d polic(ies), contexts %s%s; /metrics over %s\n",
+		addrOr(a, "metrics"), addrOr(a, "probes"), len(rules), safetext.Visible(strings.Join(a.Contexts, ", ")), safetext.Visible(route), safetext.Visible(transport))
 	<-done
 	return nil
 }

@@ -67,7 +67,7 @@ func startAgent(t *testing.T, bin, id, config string, args ...string) *agentProc
 		}
 	}
 	p := &agentProcess{t: t, stderr: &syncbuf.Buffer{}, state: filepath.Join(home, "state"), exited: make(chan struct{})}
-	p.cmd = exec.Command(bin, append([]string{"agent", "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0"}, args...)...)
+	p.cmd = exec.Command(bin, append([]string{"agent", "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0", "--metrics-secure=false"}, args...)...)
 	p.cmd.Env = append(os.Environ(), "HOME="+home, "KUBECONFIG=", "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 		"XDG_STATE_HOME="+p.state, "POD_NAME="+id)
 	p.cmd.Stderr = p.stderr
