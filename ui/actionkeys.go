@@ -189,7 +189,8 @@ func isParentRow(from screen) bool {
 
 // startChecked starts an action on one unit whose availability is known.
 func (a *App) startChecked(kind actions.Kind, from screen, u *model.Unit) tea.Cmd {
-	if av, ok := a.availabilityOf(u.Key, kind); ok && !av.Enabled {
+	av, known := a.availabilityOf(u.Key, kind)
+	if known && !av.Enabled && !av.Requestable {
 		a.toastError(string(kind) + " " + u.Key.Ref() + ": " + av.WhyNot)
 		return nil
 	}
@@ -210,6 +211,10 @@ func (a *App) startChecked(kind actions.Kind, from screen, u *model.Unit) tea.Cm
 			return nil
 		}
 		req.HistoryID = id
+	}
+	if known && !av.Enabled {
+		// The user may not write it, but may ask for it.
+		return a.startAsk(req, av.WhyNot)
 	}
 	return a.startRequest(req, from)
 }
@@ -320,7 +325,7 @@ func knowsAny(s actions.Spec, units []*model.Unit) bool {
 }
 
 // actionHints are the action keys of the unit's engine, only those
-// possible now once the backend said so.
+// possible now once the backend said so, or that the user may ask for.
 func (a *App) actionHints(u *model.Unit) []key.Binding {
 	if u == nil {
 		return nil
@@ -332,8 +337,13 @@ func (a *App) actionHints(u *model.Unit) []key.Binding {
 		if !ok || !s.Knows(u.Key.Engine) {
 			continue
 		}
-		if av, found := a.availabilityOf(u.Key, s.Kind); checked && len(known) > 0 && (!found || !av.Enabled) {
+		av, found := a.availabilityOf(u.Key, s.Kind)
+		if checked && len(known) > 0 && (!found || !av.Enabled && !av.Requestable) {
 			continue
+		}
+		if found && !av.Enabled {
+			// Offered as what it does: a request for it.
+			b.SetHelp(b.Help().Key, "ask: "+b.Help().Desc)
 		}
 		out = append(out, b)
 	}

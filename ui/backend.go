@@ -48,6 +48,8 @@ type Backend interface {
 	// ChangeRequests are those the live model holds; Review adds the user's
 	// review of one as shown (a reject of their own cancels it).
 	ChangeRequests() []changereq.Listed
+	// Ask stores a plan shown in a new change request, in the user's name.
+	Ask(ctx context.Context, p *actions.Plan) (*changereq.ChangeRequest, error)
 	Review(ctx context.Context, l changereq.Listed, decision, reason string) (*changereq.ChangeRequest, error)
 }
 

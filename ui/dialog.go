@@ -79,6 +79,9 @@ type dialog struct {
 	// outer is the screen on the stack when a dialog is part of a larger
 	// one (the unlock dialog); nil when the dialog itself is.
 	outer screen
+	// asking: the user may not write the unit (why), and the plan shown is
+	// stored in a change request instead of written.
+	asking string
 }
 
 // self is the dialog as the stack holds it.
@@ -296,6 +299,10 @@ func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
 	case resultMsg:
 		if msg.id == d.id {
 			return d.onResult(a, msg)
+		}
+	case askedMsg:
+		if msg.id == d.id {
+			return d.onAsked(a, msg)
 		}
 	case ownerWritesMsg:
 		if msg.id == d.id {
@@ -563,6 +570,9 @@ func (d *dialog) confirm(a *App) tea.Cmd {
 		return cmd
 	}
 	d.running, d.err = true, ""
+	if d.asking != "" {
+		return a.ask(d.id, d.plan)
+	}
 	return a.send(d.id, d.plan)
 }
 

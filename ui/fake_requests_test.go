@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/changereq"
 )
 
@@ -12,6 +13,15 @@ import (
 type fakeRequests struct {
 	requests []changereq.Listed
 	reviewed []string // "<ref> <decision> <reason>"
+	asked    []*actions.Plan
+}
+
+func (f *fakeBackend) Ask(_ context.Context, p *actions.Plan) (*changereq.ChangeRequest, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reqs.asked = append(f.reqs.asked, p)
+	return &changereq.ChangeRequest{Namespace: p.Request.Key.Namespace, Name: string(p.Request.Kind) + "-" + p.Request.Key.Name + "-x1",
+		Spec: changereq.Spec{ApprovalsRequired: 1}}, nil
 }
 
 func (f *fakeBackend) ChangeRequests() []changereq.Listed {

@@ -31,8 +31,10 @@ type fakeBackend struct {
 	// version is the resourceVersion plans are made from; a test moves it
 	// to play a change on the cluster.
 	version string
-	// whyNot makes a kind impossible for every unit.
-	whyNot map[actions.Kind]string
+	// whyNot makes a kind impossible for every unit; askable lets the user
+	// ask for it in a change request then.
+	whyNot  map[actions.Kind]string
+	askable bool
 	// planRefusal, when set, is every plan's answer: the backend refuses.
 	planRefusal error
 	// preview, when set, plays a preview; else previews fail.
@@ -87,7 +89,7 @@ func (f *fakeBackend) Available(ctx context.Context, u *model.Unit) []model.Avai
 		a := model.Availability{Kind: s.Kind, Enabled: true}
 		switch {
 		case f.whyNot[s.Kind] != "":
-			a.Enabled, a.WhyNot = false, f.whyNot[s.Kind]
+			a.Enabled, a.WhyNot, a.Requestable = false, f.whyNot[s.Kind], f.askable
 		case s.Kind == actions.Terminate:
 			a.Enabled, a.WhyNot = false, "no running operation"
 		case s.Kind == actions.Pause && u.Automation == model.Manual:

@@ -85,3 +85,29 @@ func TestAUnitShowsItsOpenRequest(t *testing.T) {
 		t.Errorf("the detail does not show the unit's open request:\n%s", plain(a))
 	}
 }
+
+// Where the user may not write a unit but may ask for the write, the
+// action key offers the request: the plan is shown as for the action, and
+// yes stores it in a change request instead of writing it.
+func TestAnActionTheUserMayOnlyAskForOpensARequest(t *testing.T) {
+	a, be := newTestApp(t, 160, 40)
+	be.whyNot = map[actions.Kind]string{actions.Pause: `User "dev" cannot patch resource "applications"`}
+	be.askable = true
+	selectUnit(t, a, "checkout")
+	press(a, "p")
+	text := flat(a)
+	if !strings.Contains(text, "Ask for: ") || !strings.Contains(text, "You may not write this yourself") {
+		t.Fatalf("p where the user may only ask does not offer the request:\n%s", plain(a))
+	}
+	typeText(a, "INC-7")
+	press(a, "enter", "enter", "y") // the reason, the expiry, yes
+	if len(be.reqs.asked) != 1 || len(be.sent) != 0 || be.reqs.asked[0].Request.Kind != actions.Pause {
+		t.Fatalf("asked %d, sent %d; want the plan asked for, nothing written", len(be.reqs.asked), len(be.sent))
+	}
+	if !strings.Contains(flat(a), "asked: change request argocd/pause-checkout-x1 needs 1 approval(s)") {
+		t.Errorf("after the request:\n%s", plain(a))
+	}
+	if !strings.Contains(plain(a), "p ask: pause") {
+		t.Errorf("the footer does not offer the key as a request:\n%s", plain(a))
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"maps"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
@@ -41,6 +43,9 @@ type StoredWrite struct {
 	Changes         []string `json:"changes,omitempty"`
 	Patch           string   `json:"patch"`
 }
+
+// ChangeRequests are where change requests are kept (deploy/change-requests).
+var ChangeRequests = schema.GroupVersionResource{Group: "driftdeck.io", Version: "v1alpha1", Resource: "changerequests"}
 
 // Requestable tells why a kind cannot be stored and sent by another
 // process: nil when it can.

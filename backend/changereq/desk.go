@@ -43,3 +43,20 @@ func (d *Desk) Review(ctx context.Context, l Listed, decision, reason string) (*
 	}
 	return AddReview(ctx, c.Dynamic, l.ChangeRequest, Review{User: id, Decision: decision, Reason: reason}, time.Now())
 }
+
+// Ask stores a plan shown to the user in a new request, in their name,
+// for one other person's approval within DefaultOpen.
+func (d *Desk) Ask(ctx context.Context, p *actions.Plan) (*ChangeRequest, error) {
+	if d.ReadOnly {
+		return nil, actions.ErrReadOnly
+	}
+	c, ok := d.Cluster(p.Request.Key.Context)
+	if !ok {
+		return nil, fmt.Errorf("unknown context %q", p.Request.Key.Context)
+	}
+	id, err := c.Access.Identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return Create(ctx, c.Dynamic, p, Ask{Requester: id, DryRun: d.DryRun}, time.Now())
+}

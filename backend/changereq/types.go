@@ -9,14 +9,12 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
 
 // GVR is where ChangeRequests are.
-var GVR = schema.GroupVersionResource{Group: "driftdeck.io", Version: "v1alpha1", Resource: "changerequests"}
+var GVR = actions.ChangeRequests
 
 // ChangeRequest is one request as read from the cluster.
 type ChangeRequest struct {

@@ -11,4 +11,7 @@ type Availability struct {
 	Kind    ActionKind
 	Enabled bool
 	WhyNot  string
+	// Requestable: only the user's rights keep it from being done, and they
+	// may ask for it in a change request that another person approves.
+	Requestable bool
 }

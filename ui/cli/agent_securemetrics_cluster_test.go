@@ -51,7 +51,9 @@ func TestClusterTheAgentServesMetricsOnlyToWhomTheAPIServerAllows(t *testing.T) 
 	if _, err := kc.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = kc.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = kc.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
+	})
 
 	p := startAgent(t, bin, "secure", "", "--metrics-secure=true", "--kubeconfig", testcluster.Kubeconfig(t, c.Config(), "kind-test"),
 		"-n", ns, "--leader-elect=false")

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,14 +15,15 @@ import (
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/changereq"
 	"github.com/driftdeck/driftdeck/backend/kube"
-	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/testkit/testchangereq"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
-// The review of a change request in the workbench, as the second person:
-// the header counts it, the unit shows it, :requests lists it, A shows the
-// stored write whole and takes the reason, and the request reads approved.
+// A change request made and reviewed in the workbench: the first person,
+// who may not write the unit, asks for its pause with the action's key; the
+// second sees it counted in the header and on the unit, :requests lists
+// it, A shows the stored write whole and takes the reason, and the request
+// reads approved.
 func TestClusterReviewInTheWorkbench(t *testing.T) {
 	c := testcluster.Shared(t)
 	testchangereq.Install(t, c)
@@ -45,20 +45,34 @@ func TestClusterReviewInTheWorkbench(t *testing.T) {
 		testchangereq.Bind(t, c, ns, who, "driftdeck-change-requester")
 		testchangereq.Bind(t, c, ns, who, "driftdeck-change-reviewer")
 	}
-	// alice asks, as `driftdeck request pause` does.
-	kc, err := kube.NewCluster("prod", c.UserConfig(t, alice, read, ns), ns)
+	// alice, who may not patch the Application, asks for its pause: p
+	// offers the request, the plan is shown, yes stores it.
+	asker := start(t, 200, 45, nil, "--kubeconfig", testcluster.KubeconfigIn(t, c.UserConfig(t, alice, read, ns), "prod", ns))
+	asker.waitFor(startup, "● live", "p ask: pause")
+	asker.send("p")
+	asker.waitFor(promptly, "Ask for: pause", "You may not write this yourself", "Reason:")
+	asker.send("INC-7: hold the rollout")
+	asker.send("\r")
+	asker.send("\r")
+	asker.waitFor(promptly, " Yes ")
+	asker.send("y")
+	asker.waitFor(promptly, "asked: change request "+ns)
+	asker.send("q")
+	if code := asker.exit(promptly); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	kc, err := kube.NewCluster("prod", c.Config(), ns)
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec := &actions.Executor{Cluster: func(string) (*kube.Cluster, bool) { return kc, true }}
 	ctx := context.Background()
-	plan, err := exec.Plan(ctx, actions.Request{Kind: actions.Pause, Key: model.Key{Context: "prod", Engine: model.EngineArgoCD, Namespace: ns, Name: "web"}, Reason: "INC-7: hold the rollout"})
-	if err != nil {
-		t.Fatal(err)
+	list, err := changereq.List(ctx, kc.Dynamic, ns)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("the requests after alice asked: %v %v", list, err)
 	}
-	cr, err := changereq.Create(ctx, kc.Dynamic, plan, changereq.Ask{Requester: alice}, time.Now())
-	if err != nil {
-		t.Fatal(err)
+	cr := list[0]
+	if cr.Spec.Requester != alice || cr.Spec.Action != actions.Pause || cr.Spec.Reason != "INC-7: hold the rollout" {
+		t.Errorf("alice's request: %+v", cr.Spec)
 	}
 
 	term := start(t, 200, 45, nil, "--kubeconfig", testcluster.KubeconfigIn(t, c.UserConfig(t, bob, read, ns), "prod", ns))
