@@ -7,7 +7,6 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/changereq"
-	"github.com/driftdeck/driftdeck/backend/model"
 )
 
 // askedMsg is the answer of a change request made from a dialog.
@@ -29,13 +28,7 @@ func (a *App) startAsk(req actions.Request, why string) tea.Cmd {
 		a.toastError(errGone(req.Key).Error())
 		return nil
 	}
-	d := a.newDialog(dlgConfirm, req.Kind, []*model.Unit{u})
-	d.req, d.asking = req, why
-	d.req.Single = true
-	d.addSyncOptions(a)
-	d.addAutoSyncOptions(a, u)
-	a.push(d)
-	return tea.Batch(d.setFocus(0), d.requestPlan(a))
+	return a.openConfirm(u, req, why)
 }
 
 // ask stores the plan shown in a change request.

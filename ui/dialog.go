@@ -206,8 +206,15 @@ func (a *App) startRequest(req actions.Request, from screen) tea.Cmd {
 		// Refreshes change nothing but an annotation the controller removes.
 		return a.execute(0, req)
 	}
+	return a.openConfirm(u, req, "")
+}
+
+// openConfirm opens the confirmation of one request on one unit, planned
+// once, now; asking (why the user may not write it) stores the plan shown in
+// a change request instead.
+func (a *App) openConfirm(u *model.Unit, req actions.Request, asking string) tea.Cmd {
 	d := a.newDialog(dlgConfirm, req.Kind, []*model.Unit{u})
-	d.req = req
+	d.req, d.asking = req, asking
 	d.req.Single = true
 	d.addSyncOptions(a)
 	d.addAutoSyncOptions(a, u)

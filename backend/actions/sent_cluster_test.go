@@ -3,10 +3,7 @@ package actions
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,57 +13,20 @@ import (
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/testkit/patchrec"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
-// sentPatch is one PATCH request as it left for the API server.
-type sentPatch struct {
-	path string
-	body []byte
-}
-
-// patchRecorder records the PATCH requests that go through it.
-type patchRecorder struct {
-	next http.RoundTripper
-	mu   sync.Mutex
-	sent []sentPatch
-}
-
-func (r *patchRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method == http.MethodPatch && req.Body != nil {
-		body, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		r.mu.Lock()
-		r.sent = append(r.sent, sentPatch{path: req.URL.Path, body: body})
-		r.mu.Unlock()
-	}
-	return r.next.RoundTrip(req)
-}
-
-// take returns the patches sent since the last take.
-func (r *patchRecorder) take() []sentPatch {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.sent
-	r.sent = nil
-	return out
-}
-
 // recordedEnv is a control plane with our CRDs whose client records every
 // PATCH it sends.
-func recordedEnv(t *testing.T) (*env, *patchRecorder) {
+func recordedEnv(t *testing.T) (*env, *patchrec.Recorder) {
 	own, err := testcluster.OwnCRDs()
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{own}})
-	rec := &patchRecorder{}
 	cfg := rest.CopyConfig(c.Config())
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec })
+	rec := patchrec.On(cfg)
 	return newEnv(t, c, cfg), rec
 }
 
@@ -183,7 +143,7 @@ func TestClusterThePlanShownIsTheBytesSentForEveryKind(t *testing.T) {
 	for _, tc := range cases {
 		base.sub(tc.name, func(t *testing.T, e *env) {
 			req := tc.setup(e)
-			rec.take()
+			rec.Take()
 			before := planned.Load()
 			p := e.planned(req)
 			if n := planned.Load() - before; n != 1 {
@@ -200,17 +160,17 @@ func TestClusterThePlanShownIsTheBytesSentForEveryKind(t *testing.T) {
 			if res.Plan != p {
 				t.Errorf("the result is not of the plan sent")
 			}
-			var unit []sentPatch
-			for _, s := range rec.take() {
-				if strings.HasSuffix(s.path, "/namespaces/"+e.ns+"/"+p.gvr.Resource+"/"+req.Key.Name) {
+			var unit []patchrec.Sent
+			for _, s := range rec.Take() {
+				if strings.HasSuffix(s.Path, "/namespaces/"+e.ns+"/"+p.gvr.Resource+"/"+req.Key.Name) {
 					unit = append(unit, s)
 				}
 			}
 			if len(unit) != 1 {
 				t.Fatalf("%d patches reached the unit, want the one shown: %q", len(unit), unit)
 			}
-			if !bytes.Equal(unit[0].body, shown) {
-				t.Errorf("the bytes sent are not the plan shown:\nsent  %s\nshown %s", unit[0].body, shown)
+			if !bytes.Equal(unit[0].Body, shown) {
+				t.Errorf("the bytes sent are not the plan shown:\nsent  %s\nshown %s", unit[0].Body, shown)
 			}
 			if !strings.HasPrefix(string(shown), `[{"op":"test","path":"/metadata/resourceVersion","value":"`+p.ResourceVersion+`"}`) {
 				t.Errorf("the plan shown is not bound to the version it was made from (%s): %s", p.ResourceVersion, shown)
@@ -241,7 +201,7 @@ func TestClusterABulkSendsThePlansItShowed(t *testing.T) {
 	}
 	e.mergePatch(argocd.Applications, "moved", `{"spec":{"syncPolicy":{"automated":{"selfHeal":false}}}}`)
 	movedBefore := e.get(argocd.Applications, "moved")
-	rec.take()
+	rec.Take()
 	out := e.exec.Bulk(context.Background(), BulkRequest{Kind: Pause, Keys: keys, Reason: "INC-12", Shown: shown})
 	byName := map[string]BulkOutcome{}
 	for _, o := range out {
@@ -261,9 +221,9 @@ func TestClusterABulkSendsThePlansItShowed(t *testing.T) {
 	}
 	want, _ := patch(shown[keys[0]].Patch).bytes()
 	var sent [][]byte
-	for _, s := range rec.take() {
-		if strings.HasSuffix(s.path, "/applications/shown") {
-			sent = append(sent, s.body)
+	for _, s := range rec.Take() {
+		if strings.HasSuffix(s.Path, "/applications/shown") {
+			sent = append(sent, s.Body)
 		}
 	}
 	if len(sent) != 1 || !bytes.Equal(sent[0], want) {

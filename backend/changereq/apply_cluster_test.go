@@ -29,8 +29,8 @@ func TestClusterAnApprovedRequestIsAppliedAsStored(t *testing.T) {
 
 	ap, rec, auditPath := w.agentApplier(nil)
 	ap.Pass(context.Background())
-	if got := w.get(cr); got.Status.Phase != Pending || len(rec.to("/applications/web")) != 0 {
-		t.Fatalf("before any approval the agent wrote %d patches, status %+v", len(rec.to("/applications/web")), got.Status)
+	if got := w.get(cr); got.Status.Phase != Pending || len(rec.To("/applications/web")) != 0 {
+		t.Fatalf("before any approval the agent wrote %d patches, status %+v", len(rec.To("/applications/web")), got.Status)
 	}
 
 	if _, err := w.review("bob", cr, Approve, "matches the incident plan"); err != nil {
@@ -41,8 +41,8 @@ func TestClusterAnApprovedRequestIsAppliedAsStored(t *testing.T) {
 	if got.Status.Phase != Applied || got.Status.Agent != agentUser {
 		t.Fatalf("after bob's approval: %+v", got.Status)
 	}
-	sent := rec.to("/applications/web")
-	if len(sent) != 1 || string(sent[0].body) != cr.Spec.Plan.Patch {
+	sent := rec.To("/applications/web")
+	if len(sent) != 1 || string(sent[0].Body) != cr.Spec.Plan.Patch {
 		t.Fatalf("the agent sent %d patches to the app; want the stored one, byte for byte:\nstored %s\nsent   %v", len(sent), cr.Spec.Plan.Patch, sent)
 	}
 	app := w.getApp("web")
@@ -62,7 +62,7 @@ func TestClusterAnApprovedRequestIsAppliedAsStored(t *testing.T) {
 		t.Errorf("the agent's audit: %+v", lines)
 	}
 	ap.Pass(context.Background())
-	if n := len(rec.to("/applications/web")); n != 1 {
+	if n := len(rec.To("/applications/web")); n != 1 {
 		t.Errorf("an applied request was written again: %d patches", n)
 	}
 	_, err = w.review("carol", got, Approve, "late")
@@ -93,8 +93,8 @@ func TestClusterARequestWhoseUnitChangedIsStale(t *testing.T) {
 	if got.Status.Phase != Stale || !strings.Contains(got.Status.Why, "changed since the request") || !strings.Contains(got.Status.Why, "selfHeal") {
 		t.Errorf("status %+v; want Stale, naming the selfHeal change", got.Status)
 	}
-	if len(rec.to("/applications/api")) > 1 || w.getApp("api").GetResourceVersion() != before {
-		t.Errorf("the app was written: %d patches sent, resourceVersion %s → %s", len(rec.to("/applications/api")), before, w.getApp("api").GetResourceVersion())
+	if len(rec.To("/applications/api")) > 1 || w.getApp("api").GetResourceVersion() != before {
+		t.Errorf("the app was written: %d patches sent, resourceVersion %s → %s", len(rec.To("/applications/api")), before, w.getApp("api").GetResourceVersion())
 	}
 }
 
@@ -112,7 +112,7 @@ func TestClusterAnExpiredRequestIsNeverApplied(t *testing.T) {
 	if got := w.get(cr); got.Status.Phase != Expired {
 		t.Errorf("status %+v; want Expired", got.Status)
 	}
-	if n := len(rec.to("/applications/jobs")); n != 0 {
+	if n := len(rec.To("/applications/jobs")); n != 0 {
 		t.Errorf("an expired request was written: %d patches", n)
 	}
 	_, err := w.review("carol", w.get(cr), Approve, "ok")
@@ -147,7 +147,7 @@ func TestClusterTwoAgentsApplyARequestOnce(t *testing.T) {
 	if got := w.get(cr); got.Status.Phase != Applied {
 		t.Errorf("status %+v; want Applied", got.Status)
 	}
-	if n := len(recOne.to("/applications/shop")) + len(recTwo.to("/applications/shop")); n != 1 {
+	if n := len(recOne.To("/applications/shop")) + len(recTwo.To("/applications/shop")); n != 1 {
 		t.Errorf("the two agents wrote the app %d times; want once", n)
 	}
 }

@@ -1,15 +1,11 @@
 package changereq
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +21,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/testkit/patchrec"
 	"github.com/driftdeck/driftdeck/backend/testkit/testchangereq"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
@@ -156,11 +153,10 @@ func (w *world) get(cr *ChangeRequest) *ChangeRequest {
 
 // agentApplier is an agent's applier for the namespace whose client
 // records every PATCH it sends.
-func (w *world) agentApplier(now func() time.Time) (*Applier, *patchRecorder, string) {
+func (w *world) agentApplier(now func() time.Time) (*Applier, *patchrec.Recorder, string) {
 	w.t.Helper()
-	rec := &patchRecorder{}
 	cfg := rest.CopyConfig(w.agent)
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec })
+	rec := patchrec.On(cfg)
 	kc, err := kube.NewCluster("test", cfg, w.ns)
 	if err != nil {
 		w.t.Fatal(err)
@@ -185,46 +181,6 @@ func (w *world) events(name string) []string {
 	for _, ev := range list.Items {
 		if ev.InvolvedObject.Name == name {
 			out = append(out, ev.Message)
-		}
-	}
-	return out
-}
-
-// patchRecorder records the PATCH requests that go through it.
-type patchRecorder struct {
-	next http.RoundTripper
-	mu   sync.Mutex
-	sent []sentPatch
-}
-
-type sentPatch struct {
-	path string
-	body []byte
-}
-
-func (r *patchRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method == http.MethodPatch && req.Body != nil {
-		body, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		r.mu.Lock()
-		r.sent = append(r.sent, sentPatch{path: req.URL.Path, body: body})
-		r.mu.Unlock()
-	}
-	return r.next.RoundTrip(req)
-}
-
-// to are the patches sent to objects whose path ends so.
-func (r *patchRecorder) to(suffix string) []sentPatch {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []sentPatch
-	for _, p := range r.sent {
-		if strings.HasSuffix(p.path, suffix) {
-			out = append(out, p)
 		}
 	}
 	return out

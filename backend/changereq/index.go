@@ -29,12 +29,17 @@ func NewIndex() *Index { return &Index{byCx: map[string]map[string]*ChangeReques
 func (x *Index) Put(context string, cr *ChangeRequest) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.of(context)[cr.Ref()] = cr
+}
+
+// of is a context's requests, made when missing; x.mu is held.
+func (x *Index) of(context string) map[string]*ChangeRequest {
 	m := x.byCx[context]
 	if m == nil {
 		m = map[string]*ChangeRequest{}
 		x.byCx[context] = m
 	}
-	m[cr.Ref()] = cr
+	return m
 }
 
 // Remove forgets one request.
@@ -48,11 +53,7 @@ func (x *Index) Remove(context, namespace, name string) {
 func (x *Index) Replace(context, namespace string, crs []*ChangeRequest) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	m := x.byCx[context]
-	if m == nil {
-		m = map[string]*ChangeRequest{}
-		x.byCx[context] = m
-	}
+	m := x.of(context)
 	for ref := range m {
 		if namespace == "" || strings.HasPrefix(ref, namespace+"/") {
 			delete(m, ref)
