@@ -58,7 +58,11 @@ func planArgoPause(env *planEnv, obj map[string]any, req Request) (*Plan, error)
 		p.eventVerb = "paused auto-sync of"
 	default:
 		ops.remove(automatedPath...)
-		p.Changes = append(p.Changes, "spec.syncPolicy.automated: "+previous+" → (removed; this Argo CD's CRD has no automated.enabled)")
+		why := "this Argo CD's CRD has no automated.enabled"
+		if _, read := env.schemaKnows("applications.argoproj.io", "v1alpha1", "spec", "syncPolicy", "automated", "enabled"); !read {
+			why = "the Application CRD may not be read to know whether it has automated.enabled; removing pauses on every version"
+		}
+		p.Changes = append(p.Changes, "spec.syncPolicy.automated: "+previous+" → (removed; "+why+")")
 		p.Summary = "pause auto-sync and self-heal of " + u.Key.Ref()
 		p.eventVerb = "paused auto-sync of"
 	}

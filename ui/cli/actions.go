@@ -240,6 +240,7 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 		return err
 	}
 	if err != nil {
+		suggestRequest(ctx, g, set, k, kind, err)
 		return err
 	}
 	if !ask {

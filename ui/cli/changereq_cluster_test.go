@@ -135,6 +135,10 @@ func TestClusterAChangeRequestFromAskingToAppliedOnTheCommandLine(t *testing.T) 
 func TestClusterAStaleRequestExitsSixAndTheRequesterMayCancel(t *testing.T) {
 	w := newRequestWorld(t)
 	unit := "argocd/" + w.ns + "/web"
+	if code, _, errOut := w.as(t, "ask-ann", "pause", unit, "--reason", "hold", "--yes"); code != exitForbidden ||
+		!strings.Contains(errOut, "you may ask for it instead") || !strings.Contains(errOut, "driftdeck --context prod request pause "+unit) {
+		t.Errorf("a pause the requester may not write: exit %d, %s; want 4 and how to ask for it", code, errOut)
+	}
 	stale := w.ask(t, "ask-ann", "pause", unit, "--reason", "hold")
 	if code, out, errOut := w.as(t, "ask-ben", "review", stale, "--approve", "--reason", "ok", "--yes"); code != 0 {
 		t.Fatalf("approve: exit %d %s %s", code, out, errOut)

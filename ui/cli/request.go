@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/changereq"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
@@ -177,4 +179,22 @@ func newRequestCancelCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why (required)")
 	return cmd
+}
+
+// suggestRequest says, after a write refused for the user's rights, how to
+// ask for it instead, where they may.
+func suggestRequest(ctx context.Context, g *globals, set *clusterSet, k model.Key, kind actions.Kind, err error) {
+	var r *actions.Refusal
+	if !errors.As(err, &r) || !r.Permission || actions.Requestable(kind) != nil {
+		return
+	}
+	if _, viaArgo := set.argoAPI(k.Context); viaArgo && k.Engine == model.EngineArgoCD {
+		return
+	}
+	c, _ := set.get(k.Context)
+	if mayRequest(ctx, c, k.Namespace, "create") != nil {
+		return
+	}
+	fmt.Fprintf(g.errOut, "you may ask for it instead (another person approves, the agent applies it): driftdeck --context %s request %s %s --reason <why>\n",
+		safetext.Visible(k.Context), kind, safetext.Visible(k.Ref()))
 }
