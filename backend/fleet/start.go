@@ -94,14 +94,24 @@ func (l *launcher) start(ctx context.Context, s watchSpec, namespace string, fal
 		tried := map[schema.GroupVersionResource]bool{}
 		gvr := s.versions[0]
 		for {
-			var gone error
+			// The reflector's pager may call absent again, from its own
+			// goroutine, after the watch returned: the first answer stands.
+			var mu sync.Mutex
+			var first error
 			s.run(ctx, gvr, namespace, func(err error) bool {
 				if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
-					gone = err
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
 					return true
 				}
 				return false
 			}, done)
+			mu.Lock()
+			gone := first
+			mu.Unlock()
 			if gone == nil || ctx.Err() != nil {
 				return
 			}
