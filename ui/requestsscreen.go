@@ -49,7 +49,7 @@ func (s *requestsScreen) update(a *App, msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		p, why := msg.cr.State(a.now())
-		a.toastInfo(fmt.Sprintf("%s: %s is %s (%s)", pastTense(msg.decision), msg.ref, strings.ToLower(string(p)), why))
+		a.toastInfo(fmt.Sprintf("%s: %s is %s (%s)", changereq.PastTense(msg.decision), msg.ref, strings.ToLower(string(p)), why))
 	case tea.KeyPressMsg:
 		return s.key(a, msg)
 	}
@@ -109,10 +109,6 @@ func (s *requestsScreen) review(a *App, decision string) tea.Cmd {
 	})
 }
 
-func pastTense(decision string) string {
-	return map[string]string{changereq.Approve: "approved", changereq.Reject: "rejected", changereq.Cancel: "cancelled"}[decision]
-}
-
 // storedWriteLines are a request and its stored write, whole: what the
 // agent will send, byte for byte.
 func storedWriteLines(cr *changereq.ChangeRequest, now time.Time) []string {
@@ -159,7 +155,7 @@ func (s *requestsScreen) view(a *App, now time.Time) string {
 	for _, l := range s.rows {
 		p, _ := l.State(now)
 		table = append(table, []string{v(l.Context), v(l.Ref()), v(string(l.Spec.Unit.Engine) + "/" + l.Spec.Unit.Name),
-			v(string(l.Spec.Action)), v(l.Spec.Requester), v(reviewsText(l.ChangeRequest)), string(p)})
+			v(string(l.Spec.Action)), v(l.Spec.Requester), v(l.ChangeRequest.ReviewsText()), string(p)})
 	}
 	for i, cells := range columns(table) {
 		row := ansi.Truncate("  "+cells, s.width, "…")
@@ -200,16 +196,6 @@ func columns(rows [][]string) []string {
 		out[i] = b.String()
 	}
 	return out
-}
-
-// reviewsText is "bob:approve (1/2)", approvals counted against those
-// required.
-func reviewsText(cr *changereq.ChangeRequest) string {
-	var parts []string
-	for _, r := range cr.Reviews {
-		parts = append(parts, r.User+":"+r.Decision)
-	}
-	return strings.TrimSpace(strings.Join(parts, " ") + fmt.Sprintf(" (%d/%d)", len(cr.Approvers()), cr.Spec.ApprovalsRequired))
 }
 
 func (s *requestsScreen) keyHelp(a *App) string {

@@ -7,6 +7,7 @@ package changereq
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
@@ -204,4 +205,19 @@ func generateName(spec Spec) string {
 		name = name[:50]
 	}
 	return name + "-"
+}
+
+// PastTense is what a decision did: approved, rejected, cancelled.
+func PastTense(decision string) string {
+	return map[string]string{Approve: "approved", Reject: "rejected", Cancel: "cancelled"}[decision]
+}
+
+// ReviewsText is "bob:approve carol:reject (1/2)", the approvals counted
+// against those required.
+func (c *ChangeRequest) ReviewsText() string {
+	var parts []string
+	for _, r := range c.Reviews {
+		parts = append(parts, r.User+":"+r.Decision)
+	}
+	return strings.TrimSpace(strings.Join(parts, " ") + fmt.Sprintf(" (%d/%d)", len(c.Approvers()), c.Spec.ApprovalsRequired))
 }

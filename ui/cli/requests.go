@@ -105,7 +105,7 @@ func printRequests(g *globals, all []listedRequest, wide, contexts bool, now tim
 		cr := l.cr
 		p, why := cr.State(now)
 		row := []string{v(cr.Ref()), v(string(cr.Spec.Unit.Engine) + "/" + cr.Spec.Unit.Name), v(string(cr.Spec.Action)), v(cr.Spec.Requester),
-			v(reviewsText(cr)), string(p), shortAge(now.Sub(cr.Created))}
+			v(cr.ReviewsText()), string(p), shortAge(now.Sub(cr.Created))}
 		if contexts {
 			row = append([]string{v(l.context)}, row...)
 		}
@@ -115,16 +115,6 @@ func printRequests(g *globals, all []listedRequest, wide, contexts bool, now tim
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
-}
-
-// reviewsText is "bob:approve carol:reject (1/2)", approvals counted
-// against those required.
-func reviewsText(cr *changereq.ChangeRequest) string {
-	var parts []string
-	for _, r := range cr.Reviews {
-		parts = append(parts, r.User+":"+r.Decision)
-	}
-	return strings.TrimSpace(strings.Join(parts, " ") + fmt.Sprintf(" (%d/%d)", len(cr.Approvers()), cr.Spec.ApprovalsRequired))
 }
 
 func shortAge(d time.Duration) string {

@@ -97,13 +97,9 @@ func runReview(ctx context.Context, g *globals, ref, decision, reason string, ye
 		return err
 	}
 	p, why := got.State(now)
-	fmt.Fprintf(g.out, "%s: %s in context %s is %s (%s)\n", pastTense(decision), safetext.Visible(got.Ref()), safetext.Visible(context),
+	fmt.Fprintf(g.out, "%s: %s in context %s is %s (%s)\n", changereq.PastTense(decision), safetext.Visible(got.Ref()), safetext.Visible(context),
 		strings.ToLower(string(p)), safetext.Visible(why))
 	return nil
-}
-
-func pastTense(decision string) string {
-	return map[string]string{changereq.Approve: "approved", changereq.Reject: "rejected", changereq.Cancel: "cancelled"}[decision]
 }
 
 // requestRef reads [<context>:]<namespace>/<name>.
