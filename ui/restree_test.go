@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -8,6 +9,8 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/diff"
+	"github.com/driftdeck/driftdeck/backend/logs"
+	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/restree"
 )
 
@@ -233,10 +236,12 @@ func TestResourceTreeShowsClusterTextEscaped(t *testing.T) {
 	}
 }
 
-// A tree that came from Argo CD's API server has no kube context to read a
-// Pod's log in: O says so, and where the tree came from, and opens nothing.
-func TestAPodLogFromATreeOfArgoCDsAPIServerSaysWhyNot(t *testing.T) {
+// A tree that came from Argo CD's API server has no kube context: O reads
+// the Pod's log through that API server, as the Application's.
+func TestAPodLogFromATreeOfArgoCDsAPIServerIsReadThroughIt(t *testing.T) {
 	a, be := newTestApp(t, 160, 30)
+	src := &podAsked{}
+	a.opts.Logs = src
 	tr := checkoutTree()
 	tr.Context, tr.Destination = "", "Argo CD's resource tree at https://argocd.example.com"
 	be.tree = tr
@@ -248,7 +253,22 @@ func TestAPodLogFromATreeOfArgoCDsAPIServerSaysWhyNot(t *testing.T) {
 	}
 	cursorTo(t, a, s, "Pod", "api-7f9c-crash")
 	press(a, "O")
-	if !topIs[*resTreeScreen](a) || !strings.Contains(plain(a), "this tree came from Argo CD's resource tree at https://argocd.example.com") {
-		t.Errorf("O on a Pod of Argo CD's tree:\n%s", plain(a))
+	want := logs.PodRef{Context: s.unitKey.Context, Namespace: "shop", Name: "api-7f9c-crash", App: s.unitKey}
+	if !topIs[*logScreen](a) || src.asked != want {
+		t.Errorf("O on a Pod of Argo CD's tree asked for %+v; want %+v\n%s", src.asked, want, plain(a))
 	}
+}
+
+// podAsked is a log source that records the pod asked for and has none.
+type podAsked struct{ asked logs.PodRef }
+
+func (p *podAsked) Targets(context.Context, model.Key) ([]logs.Target, error) {
+	return nil, logs.ErrNoPod
+}
+func (p *podAsked) Pod(_ context.Context, ref logs.PodRef) (logs.Target, error) {
+	p.asked = ref
+	return logs.Target{}, logs.ErrNoPod
+}
+func (p *podAsked) Stream(context.Context, logs.PodRef, logs.Options, func(logs.Line)) error {
+	return logs.ErrNoPod
 }

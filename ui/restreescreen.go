@@ -127,9 +127,8 @@ func (s *resTreeScreen) podLogs(a *App) tea.Cmd {
 		a.toastError("logs are of Pods: move the cursor to one")
 		return nil
 	case tr != nil && tr.Context == "" && tr.LiveRead:
-		// Argo CD's API server gave the tree; logs are read in a context.
-		a.toastError("the Pod's log is read through the Kubernetes API, and this tree came from " + tr.Destination + ": no context here reaches its cluster")
-		return nil
+		// Argo CD's API server gave the tree: it serves the Pod's log too.
+		return navigate(podLogsOf{logs.PodRef{Context: s.unitKey.Context, Namespace: ref.Namespace, Name: ref.Name, App: s.unitKey}})
 	case tr == nil || tr.Context == "":
 		a.toastError("the live objects were not read, so the Pod's log cannot be either")
 		return nil

@@ -24,6 +24,7 @@ type Client struct {
 	// live feed stays open for as long as it is read.
 	requests, stream *http.Client
 	canI             canICache
+	only             Filter
 
 	mu   sync.Mutex
 	user string // the token's user, once known
@@ -58,7 +59,7 @@ func (e *Error) Error() string {
 	hint := ""
 	switch e.Status {
 	case http.StatusUnauthorized:
-		hint = fmt.Sprintf(": the token was rejected (expired or revoked): run `argocd login %s` (with --sso for an SSO login)", loginTarget(e.Server))
+		hint = fmt.Sprintf(": the token was rejected (expired or revoked): run `argocd login %s` (with --sso for an SSO login)", argodiff.LoginArgs(e.Server))
 	case http.StatusForbidden:
 		hint = " (Argo CD RBAC)"
 	}
@@ -67,15 +68,6 @@ func (e *Error) Error() string {
 		msg = http.StatusText(e.Status)
 	}
 	return fmt.Sprintf("Argo CD API server %s: %d %s%s", e.Server, e.Status, msg, hint)
-}
-
-// loginTarget is the server as `argocd login` takes it: host[:port], no
-// scheme.
-func loginTarget(server string) string {
-	if _, rest, ok := strings.Cut(server, "://"); ok {
-		return strings.TrimSuffix(rest, "/")
-	}
-	return server
 }
 
 // Unreachable is the server not answering at all (refused, no route, TLS
@@ -146,10 +138,18 @@ func (c *Client) once(client *http.Client, req *http.Request) (*http.Response, e
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		// A unary answer's error is {"message"}; a stream's, refused before
+		// its first result, is {"error":{"message"}}.
 		var gw struct {
 			Message string `json:"message"`
+			Error   struct {
+				Message string `json:"message"`
+			} `json:"error"`
 		}
 		_ = json.Unmarshal(body, &gw)
+		if gw.Message == "" {
+			gw.Message = gw.Error.Message
+		}
 		return nil, &Error{Server: c.cfg.Server, Status: resp.StatusCode, Message: gw.Message}
 	}
 	return resp, nil

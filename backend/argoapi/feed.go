@@ -1,13 +1,19 @@
 package argoapi
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http/httptrace"
 	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/driftdeck/driftdeck/backend/kube"
 )
 
 // Event is one change of the live feed: ADDED, MODIFIED or DELETED.
@@ -31,53 +37,80 @@ func (d Decoder) app(raw []byte) (map[string]any, error) {
 	return app, err
 }
 
+// Filter limits the Applications read, the list and the feed alike, as
+// argocd app list -p and -l do: argocd-server leaves the others out.
+type Filter struct {
+	Projects []string // none: every project
+	Selector string   // a label selector; empty: every label
+}
+
+func (f Filter) query() url.Values {
+	q := url.Values{}
+	for _, p := range f.Projects {
+		q.Add("projects", p)
+	}
+	if f.Selector != "" {
+		q.Set("selector", f.Selector)
+	}
+	return q
+}
+
+// Only limits the Applications the client reads to filter.
+func (c *Client) Only(filter Filter) { c.only = filter }
+
 // Applications lists every Application the user may get, each decoded by
 // decode as it is read: the list of a large instance is never held whole.
 func (c *Client) Applications(ctx context.Context, decode Decoder) ([]map[string]any, error) {
-	resp, err := c.get(ctx, c.requests, nil, "api", "v1", "applications")
+	resp, err := c.get(ctx, c.requests, c.only.query(), "api", "v1", "applications")
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	bad := func(err error) error {
-		return fmt.Errorf("Argo CD API server %s: the list of Applications is not the expected JSON: %w", c.cfg.Server, err)
+	apps, err := decodeOnEveryCore(io.LimitReader(resp.Body, maxAnswer), decode)
+	if err != nil {
+		return nil, fmt.Errorf("Argo CD API server %s: the list of Applications is not the expected JSON: %w", c.cfg.Server, err)
 	}
-	dec := json.NewDecoder(io.LimitReader(resp.Body, maxAnswer))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, bad(fmt.Errorf("no object (%v)", err))
+	return apps, nil
+}
+
+// decodeOnEveryCore decodes a list's items on every core while it is read,
+// in their order. argocd-server writes its list only once it has
+// marshalled it whole, so the decode cannot overlap the server's work as
+// it does a kube-apiserver's streamed list: the user waits for all of it.
+func decodeOnEveryCore(r io.Reader, decode Decoder) ([]map[string]any, error) {
+	type slot struct {
+		raw []byte
+		app map[string]any
+		err error
 	}
-	var apps []map[string]any
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil, bad(err)
-		}
-		if key != "items" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, bad(err)
+	jobs := make(chan *slot, 64)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for s := range jobs {
+				s.app, s.err = decode.app(s.raw)
+				s.raw = nil
 			}
-			continue
+		})
+	}
+	var slots []*slot
+	err := kube.EachListItem(r, func(raw []byte) error {
+		s := &slot{raw: bytes.Clone(raw)} // raw is the reader's buffer
+		slots = append(slots, s)
+		jobs <- s
+		return nil
+	})
+	close(jobs)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	apps := make([]map[string]any, len(slots))
+	for i, s := range slots {
+		if s.err != nil {
+			return nil, s.err
 		}
-		if t, err := dec.Token(); err != nil || t == nil {
-			continue // "items": null, no Application
-		} else if t != json.Delim('[') {
-			return nil, bad(fmt.Errorf("items is not a list"))
-		}
-		for dec.More() {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return nil, bad(err)
-			}
-			app, err := decode.app(raw)
-			if err != nil {
-				return nil, bad(err)
-			}
-			apps = append(apps, app)
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, bad(err)
-		}
+		apps[i] = s.app
 	}
 	return apps, nil
 }
@@ -86,52 +119,71 @@ func (c *Client) Applications(ctx context.Context, decode Decoder) ([]map[string
 // every resource included).
 const maxEvent = 64 << 20
 
-// Watch streams the changes after resourceVersion to fn, until ctx ends
-// (nil) or the stream breaks (why); from no version, the server first sends
-// every Application as it is now (ADDED). Events of Applications the user
-// may not get are not sent by the server.
-func (c *Client) Watch(ctx context.Context, resourceVersion string, decode Decoder, fn func(Event)) error {
-	q := url.Values{}
-	if resourceVersion != "" {
-		q.Set("resourceVersion", resourceVersion)
+// WatchOptions say where the live feed starts and what it sends.
+type WatchOptions struct {
+	// From is the resourceVersion to start from. From none the server
+	// first sends every Application as it is now (ADDED); from one it
+	// sends none and subscribes at once, passing on the changes of
+	// Applications at that version or later. The changes made before it
+	// subscribed are never sent: argocd-server keeps no history.
+	From string
+	// Fields are the paths of each Application to send (argocd-server's
+	// fields parameter, e.g. status.sync); none sends them whole. The
+	// server also leaves out an event that changes none of them.
+	Fields []string
+	// Sent, when set, is called once the request is written. The answer
+	// begins with the first event, so its return is no sign of the
+	// subscription.
+	Sent func()
+}
+
+// Watch streams the changes to fn until ctx ends (nil) or the stream
+// breaks (why). Events of Applications the user may not get are not sent
+// by the server.
+func (c *Client) Watch(ctx context.Context, opts WatchOptions, decode Decoder, fn func(Event)) error {
+	q := c.only.query()
+	if opts.From != "" {
+		q.Set("resourceVersion", opts.From)
+	}
+	if len(opts.Fields) > 0 {
+		fields := []string{"result.type"}
+		for _, f := range opts.Fields {
+			fields = append(fields, "result.application."+f)
+		}
+		q.Set("fields", strings.Join(fields, ","))
+	}
+	if opts.Sent != nil {
+		var once sync.Once
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { once.Do(opts.Sent) }})
 	}
 	resp, err := c.get(ctx, c.stream, q, "api", "v1", "stream", "applications")
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	lines := bufio.NewScanner(resp.Body)
-	lines.Buffer(make([]byte, 0, 64<<10), maxEvent)
-	for lines.Scan() {
-		var line struct {
-			Result *struct {
-				Type        string          `json:"type"`
-				Application json.RawMessage `json:"application"`
-			} `json:"result"`
-			Error *struct {
-				Code    int    `json:"http_code"`
-				Message string `json:"message"`
-			} `json:"error"`
+	err = c.eachResult(resp.Body, maxEvent, "the live feed", func(raw json.RawMessage) error {
+		var result struct {
+			Type        string          `json:"type"`
+			Application json.RawMessage `json:"application"`
 		}
-		if err := json.Unmarshal(lines.Bytes(), &line); err != nil {
-			return fmt.Errorf("Argo CD API server %s: a feed line is not the expected JSON: %w", c.cfg.Server, err)
+		if err := json.Unmarshal(raw, &result); err != nil {
+			return err
 		}
-		switch {
-		case line.Error != nil:
-			return &Error{Server: c.cfg.Server, Status: line.Error.Code, Message: line.Error.Message}
-		case line.Result != nil && len(line.Result.Application) > 0 && string(line.Result.Application) != "null":
-			app, err := decode.app(line.Result.Application)
-			if err != nil {
-				return fmt.Errorf("Argo CD API server %s: an Application of the feed is not the expected JSON: %w", c.cfg.Server, err)
-			}
-			fn(Event{Type: line.Result.Type, App: app})
+		if len(result.Application) == 0 || string(result.Application) == "null" {
+			return nil
 		}
-	}
-	if ctx.Err() != nil {
+		app, err := decode.app(result.Application)
+		if err != nil {
+			return fmt.Errorf("an Application: %w", err)
+		}
+		fn(Event{Type: result.Type, App: app})
+		return nil
+	})
+	if err == nil || ctx.Err() != nil {
 		return nil
 	}
-	if err := lines.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("Argo CD API server %s: the live feed broke: %w", c.cfg.Server, err)
+	if errors.Is(err, errStreamEnded) {
+		return fmt.Errorf("Argo CD API server %s: the live feed ended", c.cfg.Server)
 	}
-	return fmt.Errorf("Argo CD API server %s: the live feed ended", c.cfg.Server)
+	return err
 }

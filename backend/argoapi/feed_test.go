@@ -11,7 +11,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 )
 
-func serve(t *testing.T, h http.HandlerFunc) *Client {
+func serve(t testing.TB, h http.HandlerFunc) *Client {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -35,7 +35,7 @@ func TestWatchHandsOnEventsAndEndsWithTheServersError(t *testing.T) {
 		w.Write([]byte(`{"error":{"http_code":503,"message":"server shutting down"}}` + "\n"))
 	})
 	var got []string
-	err := c.Watch(context.Background(), "41", nil, func(ev Event) {
+	err := c.Watch(context.Background(), WatchOptions{From: "41"}, nil, func(ev Event) {
 		md, _ := ev.App["metadata"].(map[string]any)
 		got = append(got, ev.Type+" "+md["name"].(string))
 	})

@@ -36,6 +36,21 @@ func DecodeSlim(data []byte) (map[string]any, error) {
 	return a.toMap(children), nil
 }
 
+// SlimFields are the paths of an Application that DecodeSlim reads, for
+// argocd-server's fields parameter: its live feed then sends about half of
+// each of the bench's Applications (their history's sources, last sync
+// result and resources' health left out), and no event that changes none
+// of them.
+var SlimFields = []string{
+	"apiVersion", "kind", "metadata", "operation",
+	"spec.project", "spec.source", "spec.sources", "spec.destination", "spec.syncPolicy.automated",
+	"status.sync", "status.health.status", "status.conditions", "status.reconciledAt", "status.history.id",
+	"status.operationState.phase", "status.operationState.message", "status.operationState.startedAt",
+	"status.operationState.finishedAt", "status.operationState.retryCount",
+	"status.resources.status", "status.resources.requiresPruning", "status.resources.group",
+	"status.resources.kind", "status.resources.namespace", "status.resources.name",
+}
+
 type slimApp struct {
 	APIVersion string          `json:"apiVersion"`
 	Kind       string          `json:"kind"`

@@ -191,7 +191,7 @@ func (s *APISource) statusError(code int, body []byte, namespace, name string) e
 	var hint string
 	switch code {
 	case http.StatusUnauthorized:
-		hint = fmt.Sprintf("the token was rejected (expired or revoked?): run `argocd login %s` or set %s", server, EnvAuthToken)
+		hint = fmt.Sprintf("the token was rejected (expired or revoked?): run `argocd login %s` or set %s", LoginArgs(server), EnvAuthToken)
 	case http.StatusForbidden:
 		hint = fmt.Sprintf("permission denied: the token's account may not get application %s (Argo CD RBAC; it also answers this for apps that do not exist)", app)
 	case http.StatusNotFound:
@@ -223,6 +223,9 @@ func (c *ServerConfig) httpClient() (*http.Client, error) {
 	}
 	if c.clientCert != nil {
 		tr.TLSClientConfig.Certificates = []tls.Certificate{*c.clientCert}
+	}
+	if c.dial != nil {
+		tr.Proxy, tr.DialContext = nil, c.dial
 	}
 	return &http.Client{Transport: tr, Timeout: 2 * time.Minute}, nil
 }

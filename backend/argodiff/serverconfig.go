@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -49,6 +50,21 @@ type ServerConfig struct {
 	cred       *credential
 	caPEM      []byte
 	clientCert *tls.Certificate
+	// dial, when set, makes every connection (a port-forward to the
+	// server's pod).
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// PortForwardServer is the server name argocd --port-forward logs in to
+// and keeps its token under.
+const PortForwardServer = "port-forward"
+
+// Through makes every connection to the server with dial, a port-forward
+// to its pod named by via, as argocd --port-forward does: the pod serves
+// its own self-signed certificate, so TLS is not verified.
+func (c *ServerConfig) Through(dial func(ctx context.Context, network, addr string) (net.Conn, error), via string) {
+	c.dial, c.Insecure = dial, true
+	c.From += ", through " + via
 }
 
 // NewServerConfig is a connection to server with token, verifying TLS.
@@ -211,7 +227,7 @@ func LoadServerConfig(flags ServerFlags) (*ServerConfig, error) {
 		cfg.cred = &credential{token: strings.TrimSpace(flags.Token)}
 	}
 	if cfg.cred.token == "" {
-		return nil, fmt.Errorf("Argo CD API server %s has no auth token: run `argocd login %s`, or set %s", cfg.Server, cfg.Server, EnvAuthToken)
+		return nil, fmt.Errorf("Argo CD API server %s has no auth token: run `argocd login %s`, or set %s", cfg.Server, LoginArgs(cfg.Server), EnvAuthToken)
 	}
 	cfg.Insecure = settings.Insecure || flags.Insecure
 	cfg.PlainText = settings.PlainText || flags.PlainText

@@ -47,13 +47,17 @@ type LoginExpired struct {
 }
 
 func (e *LoginExpired) Error() string {
-	return fmt.Sprintf("the Argo CD login to %s expired and could not be renewed (%v): run `argocd login --sso %s`", e.Server, e.Err, loginServer(e.Server))
+	return fmt.Sprintf("the Argo CD login to %s expired and could not be renewed (%v): run `argocd login --sso %s`", e.Server, e.Err, LoginArgs(e.Server))
 }
 
 func (e *LoginExpired) Unwrap() error { return e.Err }
 
-// loginServer is the server as `argocd login` takes it.
-func loginServer(server string) string {
+// LoginArgs is the server as `argocd login` takes it: host[:port], or
+// --port-forward for the server argocd --port-forward logs in to.
+func LoginArgs(server string) string {
+	if server == PortForwardServer {
+		return "--port-forward"
+	}
 	if _, rest, ok := strings.Cut(server, "://"); ok {
 		return strings.TrimSuffix(rest, "/")
 	}

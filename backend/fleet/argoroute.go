@@ -2,6 +2,9 @@ package fleet
 
 import (
 	"context"
+	"errors"
+	"strconv"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,9 +37,9 @@ func (f *Fleet) ArgoAPI(context string) (*argoapi.Client, bool) {
 }
 
 // watchArgoAPI feeds the Applications the API server lets the user get
-// into the store: a list, then the live feed; when the feed breaks (the
-// server restarts, the link drops) it lists again, so no unit is lost or
-// kept twice.
+// into the store: the live feed, then a list, merged (followArgoAPI); when
+// the feed breaks (the server restarts, the link drops) it does both again,
+// so no unit is lost or kept twice.
 func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace string, h *health, done func()) {
 	api := f.argo[c.Context].Client
 	go f.routeIdentity(ctx, c.Context, api)
@@ -51,47 +54,18 @@ func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace str
 	wait := time.Second
 	listed := false
 	for ctx.Err() == nil {
-		apps, err := api.Applications(ctx, argocd.DecodeSlim)
-		if err == nil {
+		err := f.followArgoAPI(ctx, api, scope, mine, h, func() {
 			listed = true
-			units := make([]*model.Unit, 0, len(apps))
-			for _, app := range apps {
-				if u := mine(app); u != nil {
-					units = append(units, u)
-				}
-			}
-			f.Store.Replace(scope, units)
-			f.Store.UpdateStatus(c.Context, func(s *store.ContextStatus) { s.Lists++ })
 			done()
 			h.Connected()
 			wait = time.Second
-			// From no version: the server first sends every Application as
-			// it is now, so a change between the list and the watch is not
-			// lost (argocd-server subscribes the watch only when it opens).
-			// A deletion in that gap is mended by the next list, at the
-			// latest after relistEvery.
-			wctx, cancel := context.WithTimeout(ctx, relistEvery)
-			err = api.Watch(wctx, "", argocd.DecodeSlim, func(ev argoapi.Event) {
-				h.Event()
-				u := mine(ev.App)
-				switch {
-				case u == nil:
-				case ev.Type == "DELETED":
-					f.Store.Remove(u.Key)
-				default:
-					f.Store.Put(u)
-				}
-			})
-			relist := wctx.Err() != nil && ctx.Err() == nil
-			cancel()
-			if relist {
-				continue
-			}
-		}
+		})
 		if ctx.Err() != nil {
 			return
 		}
 		switch {
+		case errors.Is(err, errRefollow):
+			continue
 		case argoapi.Unauthorized(err):
 			h.refusedBy(err) // no retry mends a rejected token
 		case !listed:
@@ -107,6 +81,117 @@ func (f *Fleet) watchArgoAPI(ctx context.Context, c *kube.Cluster, namespace str
 		}
 		wait = min(2*wait, 30*time.Second)
 	}
+}
+
+// feedFrom is the version the live feed is asked to start from: any, so
+// that argocd-server sends every change and replays nothing (the list
+// gives the state; a replay would send all of it a second time).
+const feedFrom = "1"
+
+// subscribeGrace is how long argocd-server is given, once the feed's
+// request is written, to subscribe it before the list is asked for: a
+// change made between the list and the subscription would otherwise be
+// lost until the Application changes again. It takes a few milliseconds.
+const subscribeGrace = 100 * time.Millisecond
+
+// refollowEvery is how often the feed and the list are taken again while
+// the feed runs: argocd-server drops a change it cannot queue for a slow
+// reader (its buffer holds 1,000), and says so only in its own log.
+const refollowEvery = 10 * time.Minute
+
+// errRefollow ends a connection that ran for refollowEvery.
+var errRefollow = errors.New("taking the feed and the list again")
+
+// followArgoAPI is one connection: the live feed opened first, then the
+// list; the events that arrive while the list is read are kept and
+// applied over it where they are newer than what it holds. synced is
+// called once the list is in the store; it returns when the feed breaks.
+func (f *Fleet) followArgoAPI(ctx context.Context, api *argoapi.Client, scope store.Scope, mine func(map[string]any) *model.Unit, h *health, synced func()) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	early, listing := []*argoEvent{}, true
+	sent := make(chan struct{})
+	broke := make(chan error, 1)
+	go func() {
+		from := argoapi.WatchOptions{From: feedFrom, Fields: argocd.SlimFields, Sent: func() { close(sent) }}
+		broke <- api.Watch(ctx, from, argocd.DecodeSlim, func(ev argoapi.Event) {
+			h.Event()
+			e := &argoEvent{deleted: ev.Type == "DELETED", unit: mine(ev.App)}
+			if e.unit == nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if listing {
+				early = append(early, e)
+				return
+			}
+			f.applyArgoEvent(e)
+		})
+	}()
+	select {
+	case <-sent:
+	case err := <-broke:
+		return err
+	}
+	select {
+	case <-time.After(subscribeGrace):
+	case err := <-broke:
+		return err
+	}
+	apps, err := api.Applications(ctx, argocd.DecodeSlim)
+	if err != nil {
+		return err
+	}
+	units := make([]*model.Unit, 0, len(apps))
+	listedAt := make(map[model.Key]string, len(apps))
+	for _, app := range apps {
+		if u := mine(app); u != nil {
+			units = append(units, u)
+			listedAt[u.Key] = u.ResourceVersion
+		}
+	}
+	mu.Lock()
+	f.Store.Replace(scope, units)
+	for _, e := range early {
+		if rv, ok := listedAt[e.unit.Key]; !ok || newerVersion(e.unit.ResourceVersion, rv) {
+			f.applyArgoEvent(e)
+		}
+	}
+	early, listing = nil, false
+	mu.Unlock()
+	f.Store.UpdateStatus(scope.Context, func(s *store.ContextStatus) { s.Lists++ })
+	synced()
+	select {
+	case err := <-broke:
+		return err
+	case <-time.After(refollowEvery):
+		return errRefollow
+	}
+}
+
+// argoEvent is a change of the live feed, converted.
+type argoEvent struct {
+	deleted bool
+	unit    *model.Unit
+}
+
+func (f *Fleet) applyArgoEvent(e *argoEvent) {
+	if e.deleted {
+		f.Store.Remove(e.unit.Key)
+		return
+	}
+	f.Store.Put(e.unit)
+}
+
+// newerVersion tells whether resourceVersion a is later than b. Argo CD
+// compares them as numbers (they are etcd's revisions); one that is not a
+// number is taken as newer, so that a change is never dropped.
+func newerVersion(a, b string) bool {
+	x, errA := strconv.ParseUint(a, 10, 64)
+	y, errB := strconv.ParseUint(b, 10, 64)
+	return errA != nil || errB != nil || x > y
 }
 
 // argoPollEvery is how often what the API server has no live feed of
@@ -172,10 +257,6 @@ func (f *Fleet) argoAppSets(context, namespace string, convert func(string, map[
 		f.Store.Replace(scope, units)
 	}
 }
-
-// relistEvery is how often the Applications are listed again through the
-// API server while its feed runs.
-const relistEvery = 10 * time.Minute
 
 // routeIdentity names the route on the context's status: the server and
 // the Argo CD user the token is.

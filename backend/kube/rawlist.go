@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -54,8 +55,50 @@ func (l *itemList[T]) DeepCopyObject() runtime.Object {
 
 // decodeList reads a list object: its metadata, and its items one at a time.
 func decodeList[T any](r io.Reader, read func([]byte) (*item[T], error)) (*itemList[T], error) {
-	v := newValueReader(r)
 	list := &itemList[T]{}
+	err := readList(newValueReader(r), listReader{
+		items: func() { list.Items = nil }, // as encoding/json, the last of repeated members counts
+		item: func(raw []byte) error {
+			it, err := read(raw)
+			if err == nil {
+				list.Items = append(list.Items, *it)
+			}
+			return err
+		},
+		metadata: func(raw []byte) error {
+			list.ListMeta = metav1.ListMeta{}
+			return json.Unmarshal(raw, &list.ListMeta)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list, nil
+}
+
+// EachListItem reads a JSON list object (the Kubernetes API's, or Argo
+// CD's API server's) from r, handing each item's raw bytes to fn as they
+// stream in, valid only during the call: a large list is never held whole,
+// and each item is scanned once before fn decodes it. Its other members
+// are validated and skipped.
+func EachListItem(r io.Reader, fn func([]byte) error) error {
+	return readList(newValueReader(r), listReader{items: func() {}, item: fn, metadata: func(raw []byte) error {
+		if !json.Valid(raw) {
+			return errors.New("JSON: invalid value of metadata")
+		}
+		return nil
+	}})
+}
+
+// listReader is what readList does with a list's members.
+type listReader struct {
+	items    func() // "items" begins (again)
+	item     func([]byte) error
+	metadata func([]byte) error
+}
+
+// readList reads a list object and nothing after it.
+func readList(v *valueReader, to listReader) error {
 	err := eachElement(v, '{', '}', func() error {
 		key, err := v.value()
 		if err != nil {
@@ -70,15 +113,14 @@ func decodeList[T any](r io.Reader, read func([]byte) (*item[T], error)) (*itemL
 		}
 		switch name {
 		case "items":
-			list.Items = nil // as encoding/json, the last of repeated members counts
-			return decodeItems(v, list, read)
+			to.items()
+			return eachItem(v, to.item)
 		case "metadata":
 			raw, err := v.value()
 			if err != nil {
 				return err
 			}
-			list.ListMeta = metav1.ListMeta{}
-			return json.Unmarshal(raw, &list.ListMeta)
+			return to.metadata(raw)
 		}
 		raw, err := v.value()
 		if err == nil && !json.Valid(raw) {
@@ -87,15 +129,15 @@ func decodeList[T any](r io.Reader, read func([]byte) (*item[T], error)) (*itemL
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := v.next(); err != io.ErrUnexpectedEOF {
-		return nil, fmt.Errorf("JSON: data after the list (%v)", err)
+		return fmt.Errorf("JSON: data after the list (%v)", err)
 	}
-	return list, nil
+	return nil
 }
 
-func decodeItems[T any](v *valueReader, list *itemList[T], read func([]byte) (*item[T], error)) error {
+func eachItem(v *valueReader, item func([]byte) error) error {
 	if c, err := v.next(); err != nil || c == 'n' {
 		if err == nil {
 			raw, err := v.value()
@@ -111,12 +153,7 @@ func decodeItems[T any](v *valueReader, list *itemList[T], read func([]byte) (*i
 		if err != nil {
 			return err
 		}
-		it, err := read(raw)
-		if err != nil {
-			return err
-		}
-		list.Items = append(list.Items, *it)
-		return nil
+		return item(raw)
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
@@ -17,6 +18,10 @@ import (
 // PodRef names one pod in one context.
 type PodRef struct {
 	Context, Namespace, Name string
+	// App is the Application whose Argo CD API server serves the pod's
+	// log, on a context whose Applications go that way; zero: the pod's
+	// log is read through the Kubernetes API.
+	App model.Key
 }
 
 func (p PodRef) String() string { return "pod/" + p.Namespace + "/" + p.Name }
@@ -81,6 +86,9 @@ type Service struct {
 	Destination func(app map[string]any, own *kube.Cluster) (c *kube.Cluster, where string)
 	// Open is nil for the API server's pods/log (kubelet behind it).
 	Open Opener
+	// ArgoAPI is the Argo CD API server of a context whose Applications
+	// are read through it: their pods' logs are read through it too.
+	ArgoAPI func(context string) (*argoapi.Client, bool)
 }
 
 var _ Source = (*Service)(nil)

@@ -44,6 +44,9 @@ func podLogOptions(o Options) *corev1.PodLogOptions {
 // until the log ends (or, following, until ctx ends). First come the
 // notices of what masking could not cover.
 func (s *Service) Stream(ctx context.Context, p PodRef, o Options, each func(Line)) error {
+	if api := s.argoRoute(p.App); api != nil {
+		return argoStream(ctx, api, p, o, each)
+	}
 	c, err := s.cluster(p.Context)
 	if err != nil {
 		return err

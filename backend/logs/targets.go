@@ -39,6 +39,9 @@ var jobNameLabels = []string{"batch.kubernetes.io/job-name", "job-name"}
 // Targets are the pods a unit's log comes from: a Stack's workspace pod,
 // the pods of an Argo CD operation's hook Jobs, the current ones first.
 func (s *Service) Targets(ctx context.Context, k model.Key) ([]Target, error) {
+	if api := s.argoRoute(k); api != nil {
+		return argoHookTargets(ctx, api, k)
+	}
 	c, err := s.cluster(k.Context)
 	if err != nil {
 		return nil, err
@@ -54,6 +57,13 @@ func (s *Service) Targets(ctx context.Context, k model.Key) ([]Target, error) {
 
 // Pod describes one pod named directly (from a resource tree, --resource).
 func (s *Service) Pod(ctx context.Context, p PodRef) (Target, error) {
+	if api := s.argoRoute(p.App); api != nil {
+		targets, err := argoResource(ctx, api, p.App, "pod", p.Namespace, p.Name)
+		if err != nil {
+			return Target{}, err
+		}
+		return targets[0], nil
+	}
 	c, err := s.cluster(p.Context)
 	if err != nil {
 		return Target{}, err
@@ -69,15 +79,30 @@ func (s *Service) Pod(ctx context.Context, p PodRef) (Target, error) {
 // pod/<namespace>/<name>, on the unit's destination cluster; the namespace
 // defaults to the unit's destination namespace.
 func (s *Service) Resource(ctx context.Context, k model.Key, ref string) ([]Target, error) {
-	c, err := s.cluster(k.Context)
-	if err != nil {
-		return nil, err
-	}
 	parts := strings.Split(ref, "/")
 	if len(parts) < 2 || len(parts) > 3 || parts[len(parts)-1] == "" {
 		return nil, &UsageError{fmt.Errorf("--resource %q: want pod/<name> or job/<name> (or kind/<namespace>/<name>)", ref)}
 	}
 	kind, name := strings.ToLower(parts[0]), parts[len(parts)-1]
+	switch kind {
+	case "pod", "pods", "po":
+		kind = "pod"
+	case "job", "jobs":
+		kind = "job"
+	default:
+		return nil, &UsageError{fmt.Errorf("--resource %q: logs are of pods and Jobs (kind pod or job)", ref)}
+	}
+	if api := s.argoRoute(k); api != nil {
+		ns := "" // any namespace of the tree, unless named
+		if len(parts) == 3 {
+			ns = parts[1]
+		}
+		return argoResource(ctx, api, k, kind, ns, name)
+	}
+	c, err := s.cluster(k.Context)
+	if err != nil {
+		return nil, err
+	}
 	c, ns, err := s.unitDestination(ctx, c, k)
 	if err != nil {
 		return nil, err
@@ -85,17 +110,14 @@ func (s *Service) Resource(ctx context.Context, k model.Key, ref string) ([]Targ
 	if len(parts) == 3 {
 		ns = parts[1]
 	}
-	switch kind {
-	case "pod", "pods", "po":
-		t, err := s.Pod(ctx, PodRef{Context: c.Context, Namespace: ns, Name: name})
-		if err != nil {
-			return nil, err
-		}
-		return []Target{t}, nil
-	case "job", "jobs":
+	if kind == "job" {
 		return jobTargets(ctx, c, ns, name, "Job "+name)
 	}
-	return nil, &UsageError{fmt.Errorf("--resource %q: logs are of pods and Jobs (kind pod or job)", ref)}
+	t, err := s.Pod(ctx, PodRef{Context: c.Context, Namespace: ns, Name: name})
+	if err != nil {
+		return nil, err
+	}
+	return []Target{t}, nil
 }
 
 // UsageError is a bad argument, not a failure of the cluster.

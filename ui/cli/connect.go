@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
@@ -101,10 +103,43 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 }
 
 // argoRoutes are the ways to the contexts' Argo CD instances through
-// their API servers: with --argocd-context, each argocd CLI context named
+// their API servers (argoRoutesOf), each reading what --argocd-project and
+// --argocd-selector let through.
+func argoRoutes(ctx context.Context, g *globals, clusters []*kube.Cluster) ([]*fleet.ArgoRoute, error) {
+	filter, err := g.argoFilter()
+	if err != nil {
+		return nil, err
+	}
+	routes, err := argoRoutesOf(ctx, g, clusters)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(routes) == 0 && (len(filter.Projects) > 0 || filter.Selector != ""):
+		return nil, usageError(errors.New("--argocd-project and --argocd-selector limit what the Argo CD API server sends: name one with --argocd-server, --argocd-port-forward or --argocd-context"))
+	}
+	for _, r := range routes {
+		r.Client.Only(filter)
+	}
+	return routes, nil
+}
+
+// argoFilter is --argocd-project and --argocd-selector, checked.
+func (g *globals) argoFilter() (argoapi.Filter, error) {
+	for _, p := range g.argocdProjects {
+		if strings.TrimSpace(p) == "" {
+			return argoapi.Filter{}, usageError(errors.New("--argocd-project: a project name is empty"))
+		}
+	}
+	if _, err := labels.Parse(g.argocdSelector); err != nil {
+		return argoapi.Filter{}, usageError(fmt.Errorf("--argocd-selector: %w", err))
+	}
+	return argoapi.Filter{Projects: g.argocdProjects, Selector: g.argocdSelector}, nil
+}
+
+// argoRoutesOf: with --argocd-context, each argocd CLI context named
 // serves the kube context in its place; else the first context's, as
 // argoRoute finds it.
-func argoRoutes(ctx context.Context, g *globals, clusters []*kube.Cluster) ([]*fleet.ArgoRoute, error) {
+func argoRoutesOf(ctx context.Context, g *globals, clusters []*kube.Cluster) ([]*fleet.ArgoRoute, error) {
 	if len(g.argocdContexts) == 0 {
 		r, err := argoRoute(ctx, g, clusters[0])
 		if r == nil {
@@ -127,7 +162,7 @@ func argoRoutes(ctx context.Context, g *globals, clusters []*kube.Cluster) ([]*f
 		}
 		flags := g.argoFlags()
 		flags.Context = name
-		server, err := argodiff.LoadServerConfig(flags)
+		server, err := g.argoServer(flags, clusters[i])
 		switch {
 		case err != nil:
 			return nil, usageError(fmt.Errorf("--argocd-context %s: %w", safetext.Visible(name), err))
@@ -153,7 +188,7 @@ func argoRoutes(ctx context.Context, g *globals, clusters []*kube.Cluster) ([]*f
 // file may be another instance's: it is not taken over a kube identity
 // that can read them); nil otherwise.
 func argoRoute(ctx context.Context, g *globals, c *kube.Cluster) (*fleet.ArgoRoute, error) {
-	server, err := argodiff.LoadServerConfig(g.argoFlags())
+	server, err := g.argoServer(g.argoFlags(), c)
 	if err != nil {
 		return nil, usageError(fmt.Errorf("Argo CD server: %w", err))
 	}
@@ -168,6 +203,39 @@ func argoRoute(ctx context.Context, g *globals, c *kube.Cluster) (*fleet.ArgoRou
 		return nil, usageError(fmt.Errorf("Argo CD server: %w", err))
 	}
 	return &fleet.ArgoRoute{Client: client, Context: c.Context}, nil
+}
+
+// argoServerSelector picks argocd-server's pod, as argocd --port-forward
+// does (its --server-name default).
+const argoServerSelector = "app.kubernetes.io/name=argocd-server"
+
+// argoServerPort is the port argocd-server's pod serves its API on.
+const argoServerPort = 8080
+
+// argoServer resolves the Argo CD API server of flags; with
+// --argocd-port-forward, or a login made by `argocd login --port-forward`,
+// it is reached through a port-forward to its pod on c.
+func (g *globals) argoServer(flags argodiff.ServerFlags, c *kube.Cluster) (*argodiff.ServerConfig, error) {
+	if g.argocdPortForward {
+		if flags.Server != "" {
+			return nil, usageError(errors.New("--argocd-port-forward reaches argocd-server through its pod: give it without --argocd-server"))
+		}
+		flags.Server = argodiff.PortForwardServer
+	}
+	server, err := argodiff.LoadServerConfig(flags)
+	if err != nil || server == nil || server.Server != argodiff.PortForwardServer {
+		return server, err
+	}
+	if g.demo || c.REST == nil {
+		return nil, usageError(errors.New("--argocd-port-forward needs a cluster: the demo has no argocd-server pod"))
+	}
+	ns := g.argocdPortForwardNamespace
+	if ns == "" {
+		ns = c.Namespace
+	}
+	fwd := c.ForwardToPod(ns, argoServerSelector, argoServerPort)
+	server.Through(fwd.DialContext, fwd.String())
+	return server, nil
 }
 
 // mayListApplications tells whether the kube identity may list Argo CD

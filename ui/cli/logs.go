@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/driftdeck/driftdeck/backend/argoapi"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/kube"
@@ -59,8 +60,8 @@ sequences are shown escaped.`,
 
 // newLogService reads logs from the clusters' API servers, or from the
 // demo's scripts.
-func newLogService(g *globals, clusters func(string) (*kube.Cluster, bool), dest livetree.Destinations) *logs.Service {
-	s := &logs.Service{Cluster: clusters, Destination: func(app map[string]any, own *kube.Cluster) (*kube.Cluster, string) {
+func newLogService(g *globals, clusters func(string) (*kube.Cluster, bool), argo func(string) (*argoapi.Client, bool), dest livetree.Destinations) *logs.Service {
+	s := &logs.Service{Cluster: clusters, ArgoAPI: argo, Destination: func(app map[string]any, own *kube.Cluster) (*kube.Cluster, string) {
 		c, where, _ := dest.Resolve(app, own, clusters)
 		return c, where
 	}}
@@ -86,7 +87,7 @@ func runLogs(ctx context.Context, g *globals, ref string, f *logsFlags) error {
 	if err != nil {
 		return err
 	}
-	s := newLogService(g, set.get, trees.Destinations)
+	s := newLogService(g, set.get, set.argoAPI, trees.Destinations)
 	var targets []logs.Target
 	if f.resource != "" {
 		targets, err = s.Resource(ctx, k, f.resource)
@@ -97,14 +98,17 @@ func runLogs(ctx context.Context, g *globals, ref string, f *logsFlags) error {
 		return logsError(err)
 	}
 	t := targets[0]
-	container := t.Container
-	if f.container != "" {
-		if !slices.Contains(t.Containers, f.container) {
-			return usageError(fmt.Errorf("%s has no container %q (have: %s)", t.Pod, f.container, strings.Join(t.Containers, ", ")))
-		}
-		container = f.container
+	container := f.containerOr(t.Container)
+	// Through Argo CD's API server the containers are not known: the
+	// server says so if there is no such one.
+	if f.container != "" && t.Containers != nil && !slices.Contains(t.Containers, f.container) {
+		return usageError(fmt.Errorf("%s has no container %q (have: %s)", t.Pod, f.container, strings.Join(t.Containers, ", ")))
 	}
-	header := fmt.Sprintf("# %s, container %s", safetext.Visible(t.Pod.String()), safetext.Visible(container))
+	shown := container
+	if shown == "" {
+		shown = "(the pod's default)"
+	}
+	header := fmt.Sprintf("# %s, container %s", safetext.Visible(t.Pod.String()), safetext.Visible(shown))
 	if t.Why != "" {
 		header += ": " + safetext.Visible(t.Why)
 	}
@@ -127,6 +131,14 @@ func runLogs(ctx context.Context, g *globals, ref string, f *logsFlags) error {
 
 // logsError gives the backend's answers their exit codes: no pod is "not
 // found", a malformed --resource is usage.
+// containerOr is the container asked for, else def.
+func (f *logsFlags) containerOr(def string) string {
+	if f.container != "" {
+		return f.container
+	}
+	return def
+}
+
 func logsError(err error) error {
 	var ue *logs.UsageError
 	switch {

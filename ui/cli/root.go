@@ -44,7 +44,15 @@ type globals struct {
 	// argocdPlainText and argocdInsecure: --argocd-plaintext and
 	// --argocd-insecure, as the argocd CLI's own flags.
 	argocdPlainText, argocdInsecure bool
-	output                          string
+	// argocdPortForward and argocdPortForwardNamespace: reach argocd-server
+	// through the Kubernetes API's port-forward (as argocd --port-forward).
+	argocdPortForward          bool
+	argocdPortForwardNamespace string
+	// argocdProjects and argocdSelector: --argocd-project and
+	// --argocd-selector, what argocd-server sends (as argocd app list -p, -l).
+	argocdProjects []string
+	argocdSelector string
+	output         string
 	// engines limits what is read to these engines' units (--engine); nil
 	// reads every engine.
 	engines     []model.Engine
@@ -134,6 +142,10 @@ embedded demo control plane instead of a cluster.`,
 	pf.StringVar(&g.argocdServer, "argocd-server", "", "Argo CD API server: the first context's Applications are read through it, under your Argo CD identity, and diffs come from it (default: $ARGOCD_SERVER, else the argocd CLI's current context)")
 	pf.BoolVar(&g.argocdPlainText, "argocd-plaintext", false, "reach the Argo CD API server over plain HTTP (as argocd --plaintext)")
 	pf.BoolVar(&g.argocdInsecure, "argocd-insecure", false, "do not verify the Argo CD API server's TLS certificate (as argocd --insecure)")
+	pf.BoolVar(&g.argocdPortForward, "argocd-port-forward", false, "reach argocd-server through the Kubernetes API's port-forward to its pod, when it is not exposed (as argocd --port-forward; its login is `argocd login --port-forward`)")
+	pf.StringVar(&g.argocdPortForwardNamespace, "argocd-port-forward-namespace", "", "the namespace of argocd-server's pod for --argocd-port-forward (default: the context's namespace)")
+	pf.StringSliceVar(&g.argocdProjects, "argocd-project", nil, "through the Argo CD API server, read only these projects' Applications (as argocd app list -p): argocd-server sends no others")
+	pf.StringVar(&g.argocdSelector, "argocd-selector", "", "through the Argo CD API server, read only the Applications with these labels, e.g. team=payments (as argocd app list -l)")
 	pf.StringVar(&g.argocdToken, "argocd-token", "", "Argo CD API token (default: $ARGOCD_AUTH_TOKEN, else the argocd CLI's login)")
 	pf.StringSliceVar(&g.argocdContexts, "argocd-context", nil, "the argocd CLI's contexts (argocd context), one per kube context of --context in its order, each that context's Argo CD: several instances side by side; - leaves a kube context on the Kubernetes API")
 	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newTreeCmd(g), newDiffCmd(g), newPreviewCmd(g), newUnlockCmd(g), newStateCmd(g), newAgentCmd(g), newDoctorCmd(g), newLogsCmd(g), newRequestCmd(g), newRequestsCmd(g), newReviewCmd(g))

@@ -72,7 +72,7 @@ func startWorkbench(t *testing.T, g *globals) *workbench {
 	settled(f, 1, time.Now().Add(5*time.Second)) // one context: the demo, or the test cluster
 	f.Store.Tick()
 	initial, _ := f.Store.Flush()
-	obs := &observed{Model: ui.New(ui.Options{Backend: svc, Demo: g.demo, Initial: initial, Context: ctx, Logs: newLogService(g, f.Cluster, svc.trees.Destinations)}), changed: make(chan struct{}, 1)}
+	obs := &observed{Model: ui.New(ui.Options{Backend: svc, Demo: g.demo, Initial: initial, Context: ctx, Logs: newLogService(g, f.Cluster, f.ArgoAPI, svc.trees.Destinations)}), changed: make(chan struct{}, 1)}
 	p := tea.NewProgram(obs, tea.WithContext(ctx), tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutRenderer(),
 		tea.WithWindowSize(160, 50), tea.WithoutSignalHandler())
 	go f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) { p.Send(ui.BatchMsg(b)) })

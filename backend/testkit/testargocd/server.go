@@ -107,6 +107,22 @@ func (s *Server) Login(home string) error {
 	}
 }
 
+// LoginPortForward runs `argocd login --port-forward` as admin, as a user
+// reaching argocd-server's pod through the Kubernetes API does, with home
+// as HOME and kubeconfig as the kube identity; it retries while the server
+// is still starting.
+func (s *Server) LoginPortForward(home, kubeconfig, namespace string) error {
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=", "ARGOCD_CONFIG_DIR=", "KUBECONFIG=" + kubeconfig}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		_, err := s.cli(env, "login", "--port-forward", "--port-forward-namespace", namespace, "--plaintext", "--username", "admin", "--password", s.password)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
+}
+
 // cli runs the argocd CLI (the same multi-call binary) with the extra
 // environment; its output, or an error with it.
 func (s *Server) cli(env []string, args ...string) (string, error) {

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,6 +32,9 @@ type FakeKubelet struct {
 	logs     map[string]string
 	follows  map[string]chan string
 	requests []KubeletRequest
+	// ports maps "<ns>/<pod>/<port>" to the address a port-forward to it
+	// reaches.
+	ports map[string]string
 }
 
 // KubeletRequest is one log request as the kubelet got it from the
@@ -45,9 +49,10 @@ type KubeletRequest struct {
 // both go when the test ends.
 func (c *Cluster) FakeKubelet(t testing.TB) *FakeKubelet {
 	t.Helper()
-	k := &FakeKubelet{logs: map[string]string{}, follows: map[string]chan string{}}
+	k := &FakeKubelet{logs: map[string]string{}, follows: map[string]chan string{}, ports: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /containerLogs/{ns}/{pod}/{container}", k.serve)
+	mux.HandleFunc("/portForward/{ns}/{pod}", k.portForward)
 	k.srv = httptest.NewTLSServer(mux)
 	t.Cleanup(k.srv.Close)
 	u, _ := url.Parse(k.srv.URL)
@@ -82,7 +87,8 @@ func (k *FakeKubelet) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "container not found", http.StatusNotFound)
 		return
 	}
-	_, _ = w.Write([]byte(text))
+	stamped := req.Query.Get("timestamps") == "true"
+	_, _ = w.Write([]byte(stamp(text, stamped)))
 	if req.Query.Get("follow") != "true" || follow == nil {
 		return
 	}
@@ -92,10 +98,26 @@ func (k *FakeKubelet) serve(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case line := <-follow:
-			_, _ = w.Write([]byte(line + "\n"))
+			_, _ = w.Write([]byte(stamp(line+"\n", stamped)))
 			w.(http.Flusher).Flush()
 		}
 	}
+}
+
+// stamp prefixes each line with the time, as a kubelet asked for
+// timestamps does (RFC 3339 with nanoseconds, then a space).
+func stamp(text string, stamped bool) string {
+	if !stamped || text == "" {
+		return text
+	}
+	now := time.Now().UTC().Format(time.RFC3339Nano) + " "
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = now + l
+		}
+	}
+	return strings.Join(lines, "")
 }
 
 // SetLog is what a container has logged so far; when follow is not nil, a
