@@ -1,7 +1,6 @@
 package argoapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -79,7 +78,7 @@ func (c *Client) Applications(ctx context.Context, decode Decoder) ([]map[string
 // it does a kube-apiserver's streamed list: the user waits for all of it.
 func decodeOnEveryCore(r io.Reader, decode Decoder) ([]map[string]any, error) {
 	type slot struct {
-		raw []byte
+		raw *[]byte
 		app map[string]any
 		err error
 	}
@@ -88,14 +87,17 @@ func decodeOnEveryCore(r io.Reader, decode Decoder) ([]map[string]any, error) {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for s := range jobs {
-				s.app, s.err = decode.app(s.raw)
+				s.app, s.err = decode.app(*s.raw)
+				rawBuffers.Put(s.raw) // the decoded app keeps none of it
 				s.raw = nil
 			}
 		})
 	}
 	var slots []*slot
 	err := kube.EachListItem(r, func(raw []byte) error {
-		s := &slot{raw: bytes.Clone(raw)} // raw is the reader's buffer
+		buf := rawBuffers.Get().(*[]byte) // raw is the reader's buffer
+		*buf = append((*buf)[:0], raw...)
+		s := &slot{raw: buf}
 		slots = append(slots, s)
 		jobs <- s
 		return nil
@@ -114,6 +116,10 @@ func decodeOnEveryCore(r io.Reader, decode Decoder) ([]map[string]any, error) {
 	}
 	return apps, nil
 }
+
+// rawBuffers hold the items on their way to the decoders: a list of
+// thousands allocates a few dozen of them, not one per item.
+var rawBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // maxEvent bounds one event of the feed (one Application, its status with
 // every resource included).

@@ -67,6 +67,21 @@ func (g *Group) Restart(name string) error {
 	return fmt.Errorf("no process %s in the group", name)
 }
 
+// Freeze stops the named process where it is (SIGSTOP) until the returned
+// thaw continues it: a component holding still while what it would
+// disturb is measured.
+func (g *Group) Freeze(name string) (thaw func(), err error) {
+	for _, p := range g.procs {
+		if p.name == name {
+			if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+				return nil, err
+			}
+			return func() { _ = p.cmd.Process.Signal(syscall.SIGCONT) }, nil
+		}
+	}
+	return nil, fmt.Errorf("no process %s in the group", name)
+}
+
 // start runs one process; mode is os.O_TRUNC or os.O_APPEND for its log.
 func (g *Group) start(name, bin string, env, args []string, mode int) (*process, error) {
 	logFile, err := os.OpenFile(filepath.Join(g.Dir, name+".log"), os.O_CREATE|os.O_WRONLY|mode, 0o644)

@@ -173,3 +173,10 @@ func seed(cfg *rest.Config) error {
 	}
 	return nil
 }
+
+// FreezeController holds the application controller still (SIGSTOP) until
+// thaw: argocd-server keeps serving what it last wrote, and nothing
+// reconciles meanwhile.
+func (a *ArgoCD) FreezeController() (thaw func(), err error) {
+	return a.procs.Freeze("application-controller")
+}
