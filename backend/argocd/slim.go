@@ -54,10 +54,42 @@ var SlimFields = []string{
 type slimApp struct {
 	APIVersion string          `json:"apiVersion"`
 	Kind       string          `json:"kind"`
-	Metadata   map[string]any  `json:"metadata"`
+	Metadata   *slimMetadata   `json:"metadata"`
 	Spec       *slimSpec       `json:"spec"`
 	Operation  json.RawMessage `json:"operation"`
 	Status     *slimStatus     `json:"status"`
+}
+
+// slimMetadata is what Convert reads of the metadata. managedFields, a
+// third of an Application as an API server sends it, is skipped, not
+// decoded into maps; the numbers and free-form members decode as they
+// would into a map, so Convert judges them alike.
+type slimMetadata struct {
+	Name              *string        `json:"name"`
+	Namespace         *string        `json:"namespace"`
+	UID               *string        `json:"uid"`
+	ResourceVersion   *string        `json:"resourceVersion"`
+	Generation        *float64       `json:"generation"`
+	CreationTimestamp *string        `json:"creationTimestamp"`
+	Labels            map[string]any `json:"labels"`
+	Annotations       map[string]any `json:"annotations"`
+	OwnerReferences   []any          `json:"ownerReferences"`
+}
+
+func (m *slimMetadata) toMap() map[string]any {
+	out := map[string]any{}
+	putPtr(out, "name", m.Name)
+	putPtr(out, "namespace", m.Namespace)
+	putPtr(out, "uid", m.UID)
+	putPtr(out, "resourceVersion", m.ResourceVersion)
+	putPtr(out, "generation", m.Generation)
+	putPtr(out, "creationTimestamp", m.CreationTimestamp)
+	put(out, "labels", m.Labels)
+	put(out, "annotations", m.Annotations)
+	if m.OwnerReferences != nil {
+		out["ownerReferences"] = m.OwnerReferences
+	}
+	return out
 }
 
 type slimSpec struct {
@@ -153,8 +185,7 @@ type slimHistory struct {
 func (a *slimApp) toMap(children []slimChild) map[string]any {
 	obj := map[string]any{"apiVersion": a.APIVersion, "kind": a.Kind}
 	if a.Metadata != nil {
-		delete(a.Metadata, "managedFields")
-		obj["metadata"] = a.Metadata
+		obj["metadata"] = a.Metadata.toMap()
 	}
 	if len(a.Operation) > 0 && !bytes.Equal(a.Operation, []byte("null")) {
 		obj["operation"] = map[string]any{}

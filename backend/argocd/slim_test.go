@@ -16,6 +16,10 @@ func TestDecodeSlimConvertsLikeTheWholeObject(t *testing.T) {
 	set(whole, []any{"r1", "r2"}, "status", "sync", "revisions")
 	set(whole, map[string]any{"enabled": false}, "spec", "syncPolicy", "automated")
 	checkSlim(t, whole)
+	set(whole, []any{map[string]any{"manager": "argocd-application-controller", "operation": "Update", "fieldsType": "FieldsV1",
+		"fieldsV1": map[string]any{"f:status": map[string]any{"f:sync": map[string]any{}}}}}, "metadata", "managedFields")
+	set(whole, float64(7), "metadata", "generation")
+	checkSlim(t, whole)
 	delete(whole, "operation")
 	delete(whole, "status")
 	checkSlim(t, whole)
