@@ -2,9 +2,9 @@ package argoapi
 
 import (
 	"bytes"
-	"fmt"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
