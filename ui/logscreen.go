@@ -266,6 +266,8 @@ func (s *logScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case !ok:
 			a.toastError("no pod yet: there is no container to pick")
+		case t.Containers == nil:
+			a.toastInfo("Argo CD's API server names no containers: the pod's default is shown")
 		case len(t.Containers) < 2:
 			a.toastInfo("only one container: " + s.container)
 		default:
@@ -401,7 +403,11 @@ func (s *logScreen) titleLine() string {
 		}
 		return t.Title.Render(name)
 	}
-	parts := []string{t.Title.Render(safetext.Visible(tg.Pod.String())), "container " + t.Bold.Render(safetext.Visible(s.container))}
+	container := s.container
+	if container == "" {
+		container = "(the pod's default)"
+	}
+	parts := []string{t.Title.Render(safetext.Visible(tg.Pod.String())), "container " + t.Bold.Render(safetext.Visible(container))}
 	if s.previous {
 		parts = append(parts, t.Warn.Render("previous instance"))
 	}

@@ -245,3 +245,35 @@ func TestLogScreenSinceKeyCyclesTheWindowShownInTheHeader(t *testing.T) {
 		t.Fatalf("help lists the since key:\n%s", got)
 	}
 }
+
+// A log read through Argo CD's API server names no containers: the screen
+// says the pod's default is shown, and c says why it picks none.
+func TestALogThroughArgoCDsAPIServerShowsThePodsDefaultContainer(t *testing.T) {
+	a, _ := newTestApp(t, 140, 30)
+	a.opts.Logs = &argoLog{}
+	ch := make(chan tea.Msg, 64)
+	app := model.Key{Context: "prod-eu-1", Engine: model.EngineArgoCD, Namespace: "argocd", Name: "checkout"}
+	_, cmd := a.Update(openMsg{podLogsOf{logs.PodRef{Context: "prod-eu-1", Namespace: "shop", Name: "api-0", App: app}}})
+	async(cmd, ch)
+	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "listening on :8080") })
+	if got := plain(a); !strings.Contains(got, "container (the pod's default)") {
+		t.Errorf("the header must say which container is shown:\n%s", got)
+	}
+	sendKey(a, ch, "c")
+	if got := plain(a); !strings.Contains(got, "names no containers") {
+		t.Errorf("c must say why it picks none:\n%s", got)
+	}
+}
+
+// argoLog is a pod's log as the Argo CD API route gives it: one line, no
+// containers named.
+type argoLog struct{}
+
+func (argoLog) Targets(context.Context, model.Key) ([]logs.Target, error) { return nil, logs.ErrNoPod }
+func (argoLog) Pod(_ context.Context, p logs.PodRef) (logs.Target, error) {
+	return logs.Target{Pod: p}, nil
+}
+func (argoLog) Stream(_ context.Context, _ logs.PodRef, _ logs.Options, each func(logs.Line)) error {
+	each(logs.Line{Text: "listening on :8080"})
+	return nil
+}

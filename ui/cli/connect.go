@@ -212,11 +212,17 @@ const argoServerSelector = "app.kubernetes.io/name=argocd-server"
 // argoServerPort is the port argocd-server's pod serves its API on.
 const argoServerPort = 8080
 
+// portForward: --argocd-port-forward, or a namespace for it (as the argocd
+// CLI takes --port-forward-namespace alone).
+func (g *globals) portForward() bool {
+	return g.argocdPortForward || g.argocdPortForwardNamespace != ""
+}
+
 // argoServer resolves the Argo CD API server of flags; with
 // --argocd-port-forward, or a login made by `argocd login --port-forward`,
 // it is reached through a port-forward to its pod on c.
 func (g *globals) argoServer(flags argodiff.ServerFlags, c *kube.Cluster) (*argodiff.ServerConfig, error) {
-	if g.argocdPortForward {
+	if g.portForward() {
 		if flags.Server != "" {
 			return nil, usageError(errors.New("--argocd-port-forward reaches argocd-server through its pod: give it without --argocd-server"))
 		}

@@ -67,7 +67,7 @@ func newDiffer(ctx context.Context, g *globals, clusters func(string) (*kube.Clu
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("Argo CD server: %w", err)}
 	}
-	if g.argocdPortForward || server != nil && server.Server == argodiff.PortForwardServer {
+	if g.portForward() || server != nil && server.Server == argodiff.PortForwardServer {
 		// The port-forwarded server is the first context's own, reached
 		// through its route; it diffs no other context's Applications.
 		server = nil

@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,25 +39,9 @@ func TestClusterPodLogsOfAnArgoCDUserComeThroughTheAPIServer(t *testing.T) {
 	if _, err := kc.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	passwords := map[string]string{"frank": "frank-password-logs-7", "gina": "gina-password-logs-3"}
-	for user, password := range passwords {
-		if err := srv.AddAccount(argo, user, password); err != nil {
-			t.Fatal(err)
-		}
-	}
-	policy := "p, role:reader, applications, get, default/*, allow\np, role:reader, logs, get, default/*, allow\n" +
-		"p, role:looker, applications, get, default/*, allow\ng, frank, role:reader\ng, gina, role:looker\n"
-	if err := srv.SetPolicy(argo, policy); err != nil {
-		t.Fatal(err)
-	}
-	tokens := map[string]string{}
-	for user, password := range passwords {
-		token, err := srv.Token(user, password)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tokens[user] = token
-	}
+	tokens := argoAccounts(t, argo, srv, map[string]string{"frank": "frank-password-logs-7", "gina": "gina-password-logs-3"},
+		"p, role:reader, applications, get, default/*, allow\np, role:reader, logs, get, default/*, allow\n"+
+			"p, role:looker, applications, get, default/*, allow\ng, frank, role:reader\ng, gina, role:looker\n")
 
 	repo := testargocd.NewRepo(t)
 	repo.Commit("v1", map[string]string{
@@ -114,20 +96,11 @@ func TestClusterPodLogsOfAnArgoCDUserComeThroughTheAPIServer(t *testing.T) {
 
 	nobody := testcluster.KubeconfigIn(t, c.UserConfig(t, "logs-nobody-"+ns, nil, ""), "argo-user", "default")
 	logs := func(user string, args ...string) (int, string, string) {
-		cmd := exec.Command(binary, append([]string{"logs", "argocd/" + testargocd.Namespace + "/e2e-logs",
-			"--kubeconfig", nobody, "--argocd-server", srv.Addr, "--argocd-plaintext"}, args...)...)
-		cmd.Env = append(os.Environ(), argodiff.EnvAuthToken+"="+tokens[user], argodiff.EnvServer+"=",
+		env := append(os.Environ(), argodiff.EnvAuthToken+"="+tokens[user], argodiff.EnvServer+"=",
 			"XDG_STATE_HOME="+filepath.Join(t.TempDir(), "state"), "XDG_CONFIG_HOME="+t.TempDir())
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, stdout.String(), stderr.String()
+		stdout, code, stderr := runDriftdeck(env, append([]string{"logs", "argocd/" + testargocd.Namespace + "/e2e-logs",
+			"--kubeconfig", nobody, "--argocd-server", srv.Addr, "--argocd-plaintext"}, args...)...)
+		return code, stdout, stderr
 	}
 	var code int
 	var stdout, stderr string

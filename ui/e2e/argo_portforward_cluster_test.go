@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,20 +60,11 @@ func TestClusterArgoCDThroughAPortForwardToItsPodAsTheArgocdCLIReachesIt(t *test
 		t.Fatalf("argocd login --port-forward: %v", err)
 	}
 	status := func(extra ...string) (int, string, string) {
-		cmd := exec.Command(binary, append([]string{"status", "-A", "--engine", "argocd", "--kubeconfig", kubeconfig,
-			"--argocd-port-forward", "--argocd-port-forward-namespace", testargocd.Namespace, "--request-timeout", "60s"}, extra...)...)
-		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=", "ARGOCD_CONFIG_DIR=", "ARGOCD_SERVER=", "ARGOCD_AUTH_TOKEN=",
+		env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=", "ARGOCD_CONFIG_DIR=", "ARGOCD_SERVER=", "ARGOCD_AUTH_TOKEN=",
 			"XDG_STATE_HOME="+filepath.Join(home, "state"))
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, stdout.String(), stderr.String()
+		stdout, code, stderr := runDriftdeck(env, append([]string{"status", "-A", "--engine", "argocd", "--kubeconfig", kubeconfig,
+			"--argocd-port-forward", "--argocd-port-forward-namespace", testargocd.Namespace, "--request-timeout", "60s"}, extra...)...)
+		return code, stdout, stderr
 	}
 	code, stdout, stderr := status()
 	if code != 0 || !strings.Contains(stdout, "e2e-forwarded ") || !strings.Contains(stdout, "e2e-forwarded-payments") {

@@ -35,24 +35,16 @@ func argoServer(t *testing.T, c *testcluster.Cluster) (*testargocd.ArgoCD, *test
 	return argo, srv
 }
 
-// The workbench and the commands as Argo CD users whose kube identity may
-// do nothing: the list is live from argocd-server, the header names the
-// route and the user; `s` on an Application the policy lets dave only look
-// at says why in Argo CD's words and opens nothing, and `driftdeck sync`
-// as dave exits 4 writing nothing; as erin, who may sync, it syncs, and
-// the operation names erin.
-func TestClusterTheWorkbenchOfAnArgoCDUserIsLiveFromTheAPIServerAndAsksArgoCDsRBACFirst(t *testing.T) {
-	c := testcluster.Shared(t)
-	argo, srv := argoServer(t, c)
-	passwords := map[string]string{"dave": "dave-password-e2e-41", "erin": "erin-password-e2e-93"}
+// argoAccounts adds local accounts (user: password) to the real
+// argocd-server, sets its RBAC policy (argocd-rbac-cm's CSV), and logs each
+// in: their tokens.
+func argoAccounts(t *testing.T, argo *testargocd.ArgoCD, srv *testargocd.Server, passwords map[string]string, policy string) map[string]string {
+	t.Helper()
 	for user, password := range passwords {
 		if err := srv.AddAccount(argo, user, password); err != nil {
 			t.Fatal(err)
 		}
 	}
-	policy := "p, role:viewer, applications, get, default/*, allow\n" +
-		"p, role:deployer, applications, get, default/*, allow\np, role:deployer, applications, sync, default/*, allow\n" +
-		"g, dave, role:viewer\ng, erin, role:deployer\n"
 	if err := srv.SetPolicy(argo, policy); err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +56,22 @@ func TestClusterTheWorkbenchOfAnArgoCDUserIsLiveFromTheAPIServerAndAsksArgoCDsRB
 		}
 		tokens[user] = token
 	}
+	return tokens
+}
+
+// The workbench and the commands as Argo CD users whose kube identity may
+// do nothing: the list is live from argocd-server, the header names the
+// route and the user; `s` on an Application the policy lets dave only look
+// at says why in Argo CD's words and opens nothing, and `driftdeck sync`
+// as dave exits 4 writing nothing; as erin, who may sync, it syncs, and
+// the operation names erin.
+func TestClusterTheWorkbenchOfAnArgoCDUserIsLiveFromTheAPIServerAndAsksArgoCDsRBACFirst(t *testing.T) {
+	c := testcluster.Shared(t)
+	argo, srv := argoServer(t, c)
+	tokens := argoAccounts(t, argo, srv, map[string]string{"dave": "dave-password-e2e-41", "erin": "erin-password-e2e-93"},
+		"p, role:viewer, applications, get, default/*, allow\n"+
+			"p, role:deployer, applications, get, default/*, allow\np, role:deployer, applications, sync, default/*, allow\n"+
+			"g, dave, role:viewer\ng, erin, role:deployer\n")
 	ns := c.Namespace(t)
 	repo := testargocd.NewRepo(t)
 	repo.Commit("v1", map[string]string{"web/cm.yaml": testargocd.ConfigMap("web", "v1")})
