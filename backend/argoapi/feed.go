@@ -22,7 +22,8 @@ type Event struct {
 }
 
 // Decoder decodes one Application's JSON (argocd.DecodeSlim keeps what
-// the model reads); nil, or one that fails, decodes it whole.
+// the model reads); nil, or one that fails, decodes it whole. A list's
+// items are decoded on several goroutines at once.
 type Decoder func([]byte) (map[string]any, error)
 
 func (d Decoder) app(raw []byte) (map[string]any, error) {

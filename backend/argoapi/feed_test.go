@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/driftdeck/driftdeck/backend/argodiff"
@@ -65,8 +66,11 @@ func TestARejectedTokenSaysToLogInAgain(t *testing.T) {
 func TestTheListIsDecodedOneApplicationAtATime(t *testing.T) {
 	body := `{"metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"web"}},{"metadata":{"name":"odd"}}]}`
 	c := serve(t, func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(body)) })
+	var mu sync.Mutex
 	var decoded []string
 	slim := func(raw []byte) (map[string]any, error) {
+		mu.Lock()
+		defer mu.Unlock()
 		decoded = append(decoded, string(raw))
 		if strings.Contains(string(raw), "odd") {
 			return nil, errors.New("not an Application's types")
