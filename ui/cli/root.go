@@ -142,7 +142,7 @@ embedded demo control plane instead of a cluster.`,
 	pf.StringVar(&g.argocdServer, "argocd-server", "", "Argo CD API server: the first context's Applications are read through it, under your Argo CD identity, and diffs come from it (default: $ARGOCD_SERVER, else the argocd CLI's current context)")
 	pf.BoolVar(&g.argocdPlainText, "argocd-plaintext", false, "reach the Argo CD API server over plain HTTP (as argocd --plaintext)")
 	pf.BoolVar(&g.argocdInsecure, "argocd-insecure", false, "do not verify the Argo CD API server's TLS certificate (as argocd --insecure)")
-	pf.BoolVar(&g.argocdPortForward, "argocd-port-forward", false, "reach argocd-server through the Kubernetes API's port-forward to its pod, when it is not exposed (as argocd --port-forward; its login is `argocd login --port-forward`)")
+	pf.BoolVar(&g.argocdPortForward, "argocd-port-forward", false, "reach argocd-server through the Kubernetes API's port-forward to its pod, when it is not exposed (as argocd --port-forward; log in with argocd login --port-forward)")
 	pf.StringVar(&g.argocdPortForwardNamespace, "argocd-port-forward-namespace", "", "the namespace of argocd-server's pod, reached through a port-forward (implies --argocd-port-forward; default: the context's namespace)")
 	pf.StringSliceVar(&g.argocdProjects, "argocd-project", nil, "through the Argo CD API server, read only these projects' Applications (as argocd app list -p): argocd-server sends no others")
 	pf.StringVar(&g.argocdSelector, "argocd-selector", "", "through the Argo CD API server, read only the Applications with these labels, e.g. team=payments (as argocd app list -l)")
