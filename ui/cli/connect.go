@@ -274,6 +274,9 @@ func stateDir() (string, error) {
 // demo.ContextName: a --context naming another is an unknown context, as it
 // is without --demo.
 func startDemo(ctx context.Context, g *globals) (*kube.Cluster, error) {
+	if g.portForward() || len(g.argocdProjects) > 0 || g.argocdSelector != "" {
+		return nil, usageError(errors.New("--argocd-port-forward, --argocd-project and --argocd-selector choose how argocd-server is reached and what it sends: the demo has no argocd-server"))
+	}
 	for _, n := range strings.Split(g.kube.Context, ",") {
 		if n = strings.TrimSpace(n); n != "" && n != demo.ContextName {
 			return nil, usageError(fmt.Errorf("context %q not found in the demo (have: %s)", n, demo.ContextName))

@@ -33,3 +33,15 @@ func TestTheDemoRefusesAContextItDoesNotHave(t *testing.T) {
 		t.Errorf("the demo's own context: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// The flags that choose how argocd-server is reached and what it sends
+// have nothing to act on in the demo: refused, not ignored.
+func TestTheDemoRefusesTheArgoCDServerRoutesFlags(t *testing.T) {
+	isolate(t)
+	for _, flag := range [][]string{{"--argocd-port-forward"}, {"--argocd-port-forward-namespace", "argocd"}, {"--argocd-project", "default"}, {"--argocd-selector", "team=web"}} {
+		code, out, stderr := run(t, append([]string{"--demo", "status"}, flag...)...)
+		if code != exitUsage || !strings.Contains(stderr, "the demo has no argocd-server") || out != "" {
+			t.Errorf("driftdeck --demo status %s: exit %d, stdout %q, stderr %q; want exit 2 saying why", strings.Join(flag, " "), code, out, stderr)
+		}
+	}
+}
