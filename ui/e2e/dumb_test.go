@@ -8,15 +8,27 @@ import (
 // TERM=dumb: Bubble Tea writes no colour and no video attributes at all, so
 // only glyphs can show the cursor row and the focused button.
 
-// cursorRows are the screen's list rows that carry the cursor glyph.
+// cursorRows are the screen's list rows that carry the cursor glyph, of
+// whichever engine: on a busy machine the demo's first batch may put
+// another engine's unit under the cursor, which keeps it as the rest
+// arrive.
 func cursorRows(s string) []string {
 	var rows []string
 	for _, l := range strings.Split(s, "\n") {
-		if strings.HasPrefix(l, ">") && (strings.Contains(l, "argocd ") || strings.Contains(l, "pulumi ")) {
+		if strings.HasPrefix(l, ">") && containsAny(l, "argocd ", "pulumi ", "flux ", "tofu ") {
 			rows = append(rows, l)
 		}
 	}
 	return rows
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // buttonsLine is the dialog's line with its No and Yes buttons.
