@@ -115,7 +115,7 @@ func (e *Executor) patchAnnotations(ctx context.Context, w *writeguard.Write, ap
 		if w.DryRun {
 			return getThroughArgo(ctx, api, k)
 		}
-		return api.Patch(ctx, appOf(k), body)
+		return api.Patch(ctx, argoapi.AppOf(k), body)
 	}
 	res, _ := resourceOf(w.Cluster, k.Engine)
 	out, err := w.Cluster.Dynamic.Resource(res).Namespace(k.Namespace).Patch(ctx, k.Name, types.JSONPatchType, body, w.PatchOptions("driftdeck"))

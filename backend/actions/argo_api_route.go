@@ -15,24 +15,13 @@ import (
 
 // argoAPI is the API server an Argo CD unit is read and written through,
 // nil when it goes through the Kubernetes API.
-func (e *Executor) argoAPI(k model.Key) *argoapi.Client {
-	if e.ArgoAPI == nil || k.Engine != model.EngineArgoCD {
-		return nil
-	}
-	api, ok := e.ArgoAPI(k.Context)
-	if !ok {
-		return nil
-	}
-	return api
-}
-
-func appOf(k model.Key) argoapi.App { return argoapi.App{Namespace: k.Namespace, Name: k.Name} }
+func (e *Executor) argoAPI(k model.Key) *argoapi.Client { return argoapi.Routes(e.ArgoAPI).For(k) }
 
 // getThroughArgo reads an Application as the user may get it. Argo CD
 // answers 403 both for an Application the user may not get and for one
 // that does not exist (so as not to tell them apart).
 func getThroughArgo(ctx context.Context, api *argoapi.Client, k model.Key) (map[string]any, error) {
-	app, err := api.Application(ctx, appOf(k))
+	app, err := api.Application(ctx, argoapi.AppOf(k))
 	switch {
 	case argoapi.PermissionDenied(err):
 		return nil, &Refusal{Permission: true, Reason: fmt.Sprintf("%s: Argo CD RBAC: it may not be read, or it does not exist: %v", k.Ref(), err)}
@@ -164,7 +153,7 @@ func argoWhyNotAllowed(ctx context.Context, api *argoapi.Client, user string, u 
 // Application: argocd-server refuses a manual sync in a closed window
 // itself, and says so first here.
 func (env *planEnv) windowsThroughArgo(u *model.Unit) (argocd.Verdict, []string) {
-	w, err := env.api.SyncWindows(env.ctx, appOf(u.Key))
+	w, err := env.api.SyncWindows(env.ctx, argoapi.AppOf(u.Key))
 	if err != nil {
 		return argocd.Verdict{AutoOK: true, ManualOK: true}, []string{"sync windows unknown: " + err.Error()}
 	}
@@ -191,7 +180,7 @@ func (e *Executor) sendThroughArgo(ctx context.Context, w *writeguard.Write, api
 	if err != nil {
 		return nil, err
 	}
-	app := appOf(req.Key)
+	app := argoapi.AppOf(req.Key)
 	var after map[string]any
 	if !sentAsPatch(req.Kind) && req.Kind != Refresh && req.Kind != HardRefresh {
 		if err := e.stillAt(ctx, api, p); err != nil {

@@ -51,7 +51,7 @@ func (d *Describer) Describe(ctx context.Context, k model.Key) (*describe.Detail
 	api := d.argoAPI(k)
 	var obj *unstructured.Unstructured
 	if api != nil {
-		app, err := api.Application(ctx, argoapi.App{Namespace: k.Namespace, Name: k.Name})
+		app, err := api.Application(ctx, argoapi.AppOf(k))
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
 		}
@@ -117,19 +117,13 @@ func (d *Describer) Describe(ctx context.Context, k model.Key) (*describe.Detail
 	return det, nil
 }
 
-func (d *Describer) argoAPI(k model.Key) *argoapi.Client {
-	if d.ArgoAPI == nil || k.Engine != model.EngineArgoCD {
-		return nil
-	}
-	api, _ := d.ArgoAPI(k.Context)
-	return api
-}
+func (d *Describer) argoAPI(k model.Key) *argoapi.Client { return argoapi.Routes(d.ArgoAPI).For(k) }
 
 // events are the unit's Events: through Argo CD's API server for an
 // Application read there, else from the unit's namespace.
 func (d *Describer) events(ctx context.Context, c *kube.Cluster, api *argoapi.Client, k model.Key, uid types.UID) ([]corev1.Event, error) {
 	if api != nil {
-		return api.Events(ctx, argoapi.App{Namespace: k.Namespace, Name: k.Name})
+		return api.Events(ctx, argoapi.AppOf(k))
 	}
 	list, err := c.Kube.CoreV1().Events(k.Namespace).List(ctx, metav1.ListOptions{
 		FieldSelector: fields.AndSelectors(

@@ -81,11 +81,11 @@ func (r *Reader) Read(ctx context.Context, k model.Key) (*restree.Tree, error) {
 // readThroughArgo is the tree Argo CD's API server keeps of the
 // Application, under the user's Argo CD identity.
 func readThroughArgo(ctx context.Context, api *argoapi.Client, k model.Key) (*restree.Tree, error) {
-	app, err := api.Application(ctx, argoapi.App{Namespace: k.Namespace, Name: k.Name})
+	app, err := api.Application(ctx, argoapi.AppOf(k))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
 	}
-	nodes, err := api.ResourceTree(ctx, argoapi.App{Namespace: k.Namespace, Name: k.Name})
+	nodes, err := api.ResourceTree(ctx, argoapi.AppOf(k))
 	if err != nil {
 		t := restree.Build(app, nil, nil)
 		t.Destination = api.Server()

@@ -20,13 +20,7 @@ import (
 
 // argoRoute is the API server a unit's pods' logs are read through; nil on
 // the Kubernetes route.
-func (s *Service) argoRoute(k model.Key) *argoapi.Client {
-	if s.ArgoAPI == nil || k.Engine != model.EngineArgoCD {
-		return nil
-	}
-	api, _ := s.ArgoAPI(k.Context)
-	return api
-}
+func (s *Service) argoRoute(k model.Key) *argoapi.Client { return argoapi.Routes(s.ArgoAPI).For(k) }
 
 // treePod is a Pod of an Application's resource tree.
 type treePod struct {
@@ -38,7 +32,7 @@ type treePod struct {
 // treePods are the Pods of the Application's resource tree, as its
 // controller keeps it.
 func treePods(ctx context.Context, api *argoapi.Client, k model.Key) ([]treePod, error) {
-	nodes, err := api.ResourceTree(ctx, argoapi.App{Namespace: k.Namespace, Name: k.Name})
+	nodes, err := api.ResourceTree(ctx, argoapi.AppOf(k))
 	if err != nil {
 		return nil, fmt.Errorf("the resource tree of %s: %w", k.Ref(), err)
 	}
@@ -142,7 +136,7 @@ func argoStream(ctx context.Context, api *argoapi.Client, p PodRef, o Options, e
 	if o.Tail > 0 {
 		q.TailLines = o.Tail
 	}
-	err := api.PodLogs(ctx, argoapi.App{Namespace: p.App.Namespace, Name: p.App.Name}, q, func(e argoapi.LogEntry) {
+	err := api.PodLogs(ctx, argoapi.AppOf(p.App), q, func(e argoapi.LogEntry) {
 		text := e.Content
 		if o.Timestamps {
 			text = e.Time + " " + text

@@ -113,7 +113,7 @@ func lookUnit(ctx context.Context, set *clusterSet, k model.Key) error {
 	}
 	c, _ := set.get(k.Context)
 	if api, ok := set.argoAPI(k.Context); ok && k.Engine == model.EngineArgoCD {
-		if _, err := api.Application(ctx, argoapi.App{Namespace: k.Namespace, Name: k.Name}); err != nil {
+		if _, err := api.Application(ctx, argoapi.AppOf(k)); err != nil {
 			return fmt.Errorf("reading %s through Argo CD (it may not be read, or it does not exist): %w", k.Ref(), err)
 		}
 		return nil
