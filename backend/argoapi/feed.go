@@ -58,39 +58,46 @@ func (f Filter) query() url.Values {
 // Only limits the Applications the client reads to filter.
 func (c *Client) Only(filter Filter) { c.only = filter }
 
-// Applications lists every Application the user may get, each decoded by
-// decode as it is read: the list of a large instance is never held whole.
-func (c *Client) Applications(ctx context.Context, decode Decoder) ([]map[string]any, error) {
+// ListApplications lists every Application the user may get, each decoded
+// by decode and made into what keep returns. argocd-server sends its list
+// only once it has marshalled all of it, so the user waits for the
+// client's work after the server's: it is done on every core as the list
+// is read (keep runs on several goroutines at once), and neither the list
+// nor its decoded maps are held whole.
+func ListApplications[T any](ctx context.Context, c *Client, decode Decoder, keep func(app map[string]any) T) ([]T, error) {
 	resp, err := c.get(ctx, c.requests, c.only.query(), "api", "v1", "applications")
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	apps, err := decodeOnEveryCore(io.LimitReader(resp.Body, maxAnswer), decode)
+	kept, err := decodeOnEveryCore(io.LimitReader(resp.Body, maxAnswer), decode, keep)
 	if err != nil {
 		return nil, fmt.Errorf("Argo CD API server %s: the list of Applications is not the expected JSON: %w", c.cfg.Server, err)
 	}
-	return apps, nil
+	return kept, nil
 }
 
-// decodeOnEveryCore decodes a list's items on every core while it is read,
-// in their order. argocd-server writes its list only once it has
-// marshalled it whole, so the decode cannot overlap the server's work as
-// it does a kube-apiserver's streamed list: the user waits for all of it.
-func decodeOnEveryCore(r io.Reader, decode Decoder) ([]map[string]any, error) {
+// decodeOnEveryCore decodes a list's items and keeps each on every core
+// while it is read, in the list's order. Each item is cut out by the
+// scanner the Kubernetes route uses, so it is not scanned twice by
+// encoding/json.
+func decodeOnEveryCore[T any](r io.Reader, decode Decoder, keep func(map[string]any) T) ([]T, error) {
 	type slot struct {
-		raw *[]byte
-		app map[string]any
-		err error
+		raw  *[]byte
+		kept T
+		err  error
 	}
 	jobs := make(chan *slot, 64)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for s := range jobs {
-				s.app, s.err = decode.app(*s.raw)
+				app, err := decode.app(*s.raw)
 				rawBuffers.Put(s.raw) // the decoded app keeps none of it
 				s.raw = nil
+				if s.err = err; err == nil {
+					s.kept = keep(app)
+				}
 			}
 		})
 	}
@@ -108,14 +115,14 @@ func decodeOnEveryCore(r io.Reader, decode Decoder) ([]map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	apps := make([]map[string]any, len(slots))
+	kept := make([]T, len(slots))
 	for i, s := range slots {
 		if s.err != nil {
 			return nil, s.err
 		}
-		apps[i] = s.app
+		kept[i] = s.kept
 	}
-	return apps, nil
+	return kept, nil
 }
 
 // rawBuffers hold the items on their way to the decoders: a list of

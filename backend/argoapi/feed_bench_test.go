@@ -44,7 +44,7 @@ func BenchmarkTheListOfFiveThousandApplications(b *testing.B) {
 	b.SetBytes(int64(len(raw)))
 	b.ResetTimer()
 	for range b.N {
-		apps, err := c.Applications(b.Context(), argocd.DecodeSlim)
+		apps, err := applications(c, argocd.DecodeSlim)
 		if err != nil || len(apps) != len(items) {
 			b.Fatalf("%d Applications, %v", len(apps), err)
 		}

@@ -3,6 +3,7 @@ package argoapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -54,9 +55,43 @@ func TestARejectedTokenSaysToLogInAgain(t *testing.T) {
 		w.WriteHeader(http.StatusUnauthorized)
 		w.Write([]byte(`{"error":"invalid session: token has expired","code":16,"message":"invalid session: token has expired"}`))
 	})
-	_, err := c.Applications(context.Background(), nil)
+	_, err := applications(c, nil)
 	if !Unauthorized(err) || !strings.Contains(err.Error(), "token has expired") || !strings.Contains(err.Error(), "argocd login") || strings.Contains(err.Error(), "secret-token") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// applications lists the Applications as they are decoded.
+func applications(c *Client, decode Decoder) ([]map[string]any, error) {
+	return ListApplications(context.Background(), c, decode, func(app map[string]any) map[string]any { return app })
+}
+
+// Each Application of the list is kept as keep makes it, in the list's
+// order, though they are decoded and kept on several goroutines at once.
+func TestTheListKeepsWhatKeepMakesOfEachApplicationInItsOrder(t *testing.T) {
+	var body strings.Builder
+	body.WriteString(`{"metadata":{"resourceVersion":"9"},"items":[`)
+	for i := range 500 {
+		if i > 0 {
+			body.WriteString(",")
+		}
+		fmt.Fprintf(&body, `{"metadata":{"name":"app-%d"}}`, i)
+	}
+	body.WriteString("]}")
+	c := serve(t, func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(body.String())) })
+	names, err := ListApplications(context.Background(), c, nil, func(app map[string]any) string {
+		return app["metadata"].(map[string]any)["name"].(string)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 500 {
+		t.Fatalf("kept %d Applications; want 500", len(names))
+	}
+	for i, name := range names {
+		if want := fmt.Sprintf("app-%d", i); name != want {
+			t.Fatalf("item %d kept as %q; want %q", i, name, want)
+		}
 	}
 }
 
@@ -77,7 +112,7 @@ func TestTheListIsDecodedOneApplicationAtATime(t *testing.T) {
 		}
 		return map[string]any{"slim": true}, nil
 	}
-	apps, err := c.Applications(context.Background(), slim)
+	apps, err := applications(c, slim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +120,7 @@ func TestTheListIsDecodedOneApplicationAtATime(t *testing.T) {
 		t.Errorf("decoded %q into %v; want each item decoded by the decoder, the odd one whole", decoded, apps)
 	}
 	body = `{"metadata":{},"items":null}`
-	if apps, err := c.Applications(context.Background(), slim); err != nil || len(apps) != 0 {
+	if apps, err := applications(c, slim); err != nil || len(apps) != 0 {
 		t.Errorf("a list without items: %v, %v", apps, err)
 	}
 }

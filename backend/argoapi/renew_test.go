@@ -54,7 +54,7 @@ func TestARejectedSSOTokenIsRenewedOnceAndTheRequestSentAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ = New(cfg)
-	_, err = c.Applications(context.Background(), nil)
+	_, err = applications(c, nil)
 	if !Unauthorized(err) || !strings.Contains(err.Error(), "argocd login --sso "+host) {
 		t.Fatalf("got %v; want the rejection, saying to run argocd login --sso %s", err, host)
 	}

@@ -2,6 +2,7 @@ package argocd
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -67,6 +68,38 @@ func FuzzDecodeSlim(f *testing.F) {
 		}
 		if got, want := Convert("c", slim), Convert("c", full); !reflect.DeepEqual(got, want) {
 			t.Fatalf("slim %+v\nwhole %+v", got, want)
+		}
+	})
+}
+
+// FuzzDecodeSlimReadsStringsAndNumbersAsEncodingJSON: the slim decoder
+// reads the text and numbers a server sends (escapes, surrogates, invalid
+// UTF-8, control characters, any spelling of a number) as encoding/json
+// reads them into the whole object, or refuses them. The members' names
+// are the API server's own: it never sends them in another case.
+func FuzzDecodeSlimReadsStringsAndNumbersAsEncodingJSON(f *testing.F) {
+	f.Add("a\\u0000\\ud800b", "Applic\\u0061tion", "\xff\xfe", "1e2")
+	f.Add("api-prod-0", "Deployment", "sync \\\"failed\\\"\\n\\t", "-0.0")
+	f.Add("\\uD83D\\uDE00", "Application", "\\u001b[31m", "3.5")
+	f.Fuzz(func(t *testing.T, name, kind, message, number string) {
+		data := []byte(fmt.Sprintf(`{"apiVersion":"argoproj.io/v1alpha1","kind":"Application",
+"metadata":{"name":"%[1]s","namespace":"argocd","generation":%[4]s,"labels":{"team":"%[1]s"},"annotations":{"note":"%[3]s"}},
+"spec":{"project":"%[1]s","destination":{"namespace":"%[1]s"},"source":{"repoURL":"%[3]s","targetRevision":"%[1]s"}},
+"status":{"sync":{"status":"OutOfSync","revision":"%[1]s"},"health":{"status":"%[2]s"},
+"conditions":[{"type":"SyncError","message":"%[3]s"}],
+"operationState":{"phase":"Running","message":"%[3]s","startedAt":"%[1]s","retryCount":2},
+"resources":[{"group":"argoproj.io","kind":"%[2]s","namespace":"argocd","name":"%[1]s","status":"OutOfSync","requiresPruning":true}]}}`,
+			name, kind, message, number))
+		var full map[string]any
+		if json.Unmarshal(data, &full) != nil {
+			return
+		}
+		slim, err := DecodeSlim(data)
+		if err != nil {
+			return // the caller falls back to the whole object
+		}
+		if got, want := Convert("c", slim), Convert("c", full); !reflect.DeepEqual(got, want) {
+			t.Fatalf("slim %+v\n%+v\nwhole %+v\n%+v", got, got.Argo, want, want.Argo)
 		}
 	})
 }

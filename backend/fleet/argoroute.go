@@ -140,14 +140,14 @@ func (f *Fleet) followArgoAPI(ctx context.Context, api *argoapi.Client, scope st
 	case err := <-broke:
 		return err
 	}
-	apps, err := api.Applications(ctx, argocd.DecodeSlim)
+	listed, err := argoapi.ListApplications(ctx, api, argocd.DecodeSlim, mine)
 	if err != nil {
 		return err
 	}
-	units := make([]*model.Unit, 0, len(apps))
-	listedAt := make(map[model.Key]string, len(apps))
-	for _, app := range apps {
-		if u := mine(app); u != nil {
+	units := make([]*model.Unit, 0, len(listed))
+	listedAt := make(map[model.Key]string, len(listed))
+	for _, u := range listed {
+		if u != nil {
 			units = append(units, u)
 			listedAt[u.Key] = u.ResourceVersion
 		}
