@@ -118,7 +118,7 @@ func (l *launcher) start(ctx context.Context, s watchSpec, namespace string, fal
 			if apierrors.IsForbidden(gone) {
 				switch {
 				case !s.optional:
-					l.refused(ctx, s, namespace, fallback)
+					l.refused(ctx, s, gvr, namespace, fallback)
 				case s.nearby && namespace == "" && !fallback && l.c.Namespace != "":
 					l.start(ctx, s, l.c.Namespace, true)
 				}
@@ -145,21 +145,38 @@ func (l *launcher) start(ctx context.Context, s watchSpec, namespace string, fal
 
 // refused takes a watch's first list refused (403). Partial rights are
 // normal: what may not be read is named, the rest is shown, and what may
-// not be listed in every namespace is read in the context's namespace.
-func (l *launcher) refused(ctx context.Context, s watchSpec, namespace string, fallback bool) {
+// not be listed in every namespace is read where it may be instead.
+func (l *launcher) refused(ctx context.Context, s watchSpec, gvr schema.GroupVersionResource, namespace string, fallback bool) {
 	u := store.Unreadable{What: s.what, Namespace: namespace, Units: s.units, For: s.engines}
 	if fallback {
-		u.Namespace = "" // not in the context's namespace either
+		u.Namespace = "" // not where it was read instead either
 	}
-	readThere := namespace == "" && !fallback && l.c.Namespace != ""
-	if readThere {
-		u.ReadIn = []string{l.c.Namespace}
+	if namespace == "" && !fallback {
+		var err error
+		if u.ReadIn, err = l.readableNamespaces(ctx, gvr); err != nil {
+			u.Unsearched = err.Error()
+		}
 	}
-	// Recorded first: the fallback's own refusal replaces it.
+	// Recorded first: a refusal where it is read instead replaces it.
 	l.h.unreadable(u)
-	if readThere {
-		l.start(ctx, s, l.c.Namespace, true)
+	for _, ns := range u.ReadIn {
+		l.start(ctx, s, ns, true)
 	}
+}
+
+// readableNamespaces are where a resource that may not be listed in every
+// namespace is read instead: those the access reviews find it may be
+// listed in, when the user may list namespaces; else the context's
+// namespace, as kubectl defaults to it (and when the reviews fail, why).
+func (l *launcher) readableNamespaces(ctx context.Context, gvr schema.GroupVersionResource) ([]string, error) {
+	found, ok, err := l.c.Access.NamespacesAllowing(ctx, "list", gvr)
+	if ok {
+		return found, nil
+	}
+	if l.c.Namespace != "" {
+		return []string{l.c.Namespace}, err
+	}
+	return nil, err
 }
 
 // abandon releases every watch from the fleet's wait without marking the

@@ -25,6 +25,7 @@ type Access struct {
 	idErr    error
 	idDone   bool
 	verdicts map[accessKey]Verdict
+	rules    map[string]*rulesAnswer // by namespace
 }
 
 // Verdict is the answer to "may I?".
@@ -38,7 +39,7 @@ type accessKey struct {
 }
 
 func newAccess(kc kubernetes.Interface) *Access {
-	return &Access{kube: kc, verdicts: map[accessKey]Verdict{}}
+	return &Access{kube: kc, verdicts: map[accessKey]Verdict{}, rules: map[string]*rulesAnswer{}}
 }
 
 // Identity returns the user name the cluster sees, asked once.

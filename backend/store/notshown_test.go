@@ -24,6 +24,12 @@ func TestNotShownNamesWhatMayNotBeReadOnceByWhere(t *testing.T) {
 		{"recorded twice, said once", []Unreadable{stacks, stacks}, "not shown: Pulumi Stacks in team-a: RBAC"},
 		{"read in a namespace instead of every one", []Unreadable{apps, stacks},
 			"not shown: Argo CD Applications outside team-a; Pulumi Stacks in team-a: RBAC"},
+		{"read in the namespaces the access reviews found", []Unreadable{{What: "Argo CD Applications", Units: true, For: []model.Engine{model.EngineArgoCD}, ReadIn: []string{"team-a", "team-b"}}},
+			"not shown: Argo CD Applications outside team-a, team-b: RBAC"},
+		{"many namespaces are counted", []Unreadable{{What: "Argo CD Applications", Units: true, ReadIn: []string{"a", "b", "c", "d", "e", "f"}}},
+			"not shown: Argo CD Applications outside a, b, c and 3 more namespaces: RBAC"},
+		{"the access reviews failed", []Unreadable{{What: "Argo CD Applications", Units: true, ReadIn: []string{"team-a"}, Unsearched: "asking what may be done in namespace b: timeout"}},
+			"not shown: Argo CD Applications outside team-a: RBAC (where else they may be read is not known: asking what may be done in namespace b: timeout)"},
 		{"refused in that namespace too", []Unreadable{apps, {What: "Argo CD Applications", Units: true, For: []model.Engine{model.EngineArgoCD}}},
 			"not shown: Argo CD Applications cluster-wide: RBAC"},
 	} {

@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,6 +52,9 @@ type Unreadable struct {
 	// For are the engines it is read for: its units' engine, or those
 	// whose units it classifies.
 	For []model.Engine
+	// Unsearched says why the namespaces it may be read in could not be
+	// found by access reviews, when they could not.
+	Unsearched string
 }
 
 // NotShown says once what the identity may not read, "" when it reads all:
@@ -59,16 +63,19 @@ func (c ContextStatus) NotShown() string {
 	if len(c.Unreadable) == 0 {
 		return ""
 	}
-	var places []string
+	var places, unsearched []string
 	byPlace := map[string][]string{}
 	for _, u := range c.Unreadable {
 		if c.impliedUnreadable(u) {
 			continue
 		}
+		if u.Unsearched != "" && !slices.Contains(unsearched, u.Unsearched) {
+			unsearched = append(unsearched, u.Unsearched)
+		}
 		where := "in " + u.Namespace
 		switch {
 		case u.Namespace == "" && len(u.ReadIn) > 0:
-			where = "outside " + strings.Join(u.ReadIn, ", ")
+			where = "outside " + namespaceList(u.ReadIn)
 		case u.Namespace == "":
 			where = "cluster-wide"
 		}
@@ -81,7 +88,21 @@ func (c ContextStatus) NotShown() string {
 	for i, where := range places {
 		parts[i] = strings.Join(byPlace[where], ", ") + " " + where
 	}
-	return "not shown: " + strings.Join(parts, "; ") + ": RBAC"
+	said := "not shown: " + strings.Join(parts, "; ") + ": RBAC"
+	if len(unsearched) > 0 {
+		said += " (where else they may be read is not known: " + strings.Join(unsearched, "; ") + ")"
+	}
+	return said
+}
+
+// namespaceList names a few namespaces, and counts the rest: a header
+// line has no room for forty.
+func namespaceList(namespaces []string) string {
+	const named = 3
+	if len(namespaces) <= named+1 {
+		return strings.Join(namespaces, ", ")
+	}
+	return strings.Join(namespaces[:named], ", ") + " and " + strconv.Itoa(len(namespaces)-named) + " more namespaces"
 }
 
 // impliedUnreadable tells whether u classifies only units that are not

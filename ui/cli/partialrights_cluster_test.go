@@ -141,3 +141,34 @@ func TestClusterAnArgoCDReaderSeesEveryApplicationAndWhatItMayNotRead(t *testing
 		t.Errorf("stderr must name the other engines' units as not shown cluster-wide, and not the Applications:\n%s", stderr)
 	}
 }
+
+// Who may list namespaces, and Applications in two of them but not in
+// every one, is read in those two, found by access reviews, not only in
+// the context's namespace; an Application of a third namespace is not
+// listed, and the header names where they were read.
+func TestClusterApplicationsAreReadInTheNamespacesTheAccessReviewsFind(t *testing.T) {
+	c, ns, other := partialEstate(t)
+	home := c.Namespace(t) // the context's namespace, where nothing may be read
+	third := c.Namespace(t)
+	create(t, dynamic.NewForConfigOrDie(c.Config()), partialApp, "db", third)
+	user := "two-namespaces-" + ns
+	read := []rbacv1.PolicyRule{{APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, Verbs: []string{"get", "list", "watch"}}}
+	c.UserConfig(t, user, read, ns)
+	c.UserConfig(t, user, read, other)
+	cfg := c.UserConfig(t, user, []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"list"}}}, "")
+	kc := testcluster.KubeconfigIn(t, cfg, "tenant", home)
+
+	code, stdout, stderr := run(t, "status", "--kubeconfig", kc, "--engine", "argocd", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 with the readable units; stderr:\n%s", code, stderr)
+	}
+	t.Logf("stderr: %s", stderr)
+	got := statusNames(t, stdout)
+	if !got[ns+"/web"] || !got[other+"/api"] || len(got) != 2 {
+		t.Errorf("printed %v, want %s/web and %s/api alone", got, ns, other)
+	}
+	first, second := min(ns, other), max(ns, other)
+	if want := "not shown: Argo CD Applications outside " + first + ", " + second + ";"; !strings.Contains(stderr, want) || strings.Contains(stderr, third) {
+		t.Errorf("stderr does not say %q, or names %s:\n%s", want, third, stderr)
+	}
+}
