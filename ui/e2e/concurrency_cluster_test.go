@@ -159,6 +159,9 @@ func TestClusterAThousandActionsFromSeveralProcessesAgainstAStatusWriter(t *test
 	for _, r := range sw.relists {
 		t.Logf("the test controller listed again: %s", r)
 	}
+	for _, r := range sw.lostAnswers {
+		t.Logf("the test controller lost an answer and wrote again: %s", r)
+	}
 	resumeAll(t, c, ns, units)
 	checkRestored(t, dyn, ns, units)
 	t.Logf("%d actions in %v (%.0f/s): %d applied, %d refused, %d failed with the reason; %d status writes by the controller (%.0f/s, %d conflicts it retried), %d confirmed writes driftdeck bound again to a newer version",

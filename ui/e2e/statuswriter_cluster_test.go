@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -102,9 +103,11 @@ type statusWriter struct {
 	// handled: the reasons of the Argo CD operations finished, and the
 	// reconcile request tokens noted, per unit, in order.
 	handled map[string][]string
-	// inFlight: per unit, the counter of a write whose answer was lost when
-	// the controller stopped (the server may or may not hold it).
+	// inFlight: per unit, the counter of the last write whose answer was
+	// lost (the server may or may not hold it).
 	inFlight map[string]int
+	// lostAnswers: why answers were lost before the controller stopped.
+	lostAnswers []string
 	errs     []string
 	// relists: why the watch had to list again (a dropped slow watcher).
 	relists []string
@@ -198,17 +201,35 @@ func (s *statusWriter) writeOne(ctx context.Context, u writerUnit) {
 			s.conflicts++
 			s.mu.Unlock()
 			continue
-		case ctx.Err() != nil:
-			// Stopped with the write sent: its answer is lost, and the
-			// server may hold it. The check counts what the server holds.
+		case ctx.Err() != nil || answerMayBeLost(err):
+			// The write was sent and its answer lost: the controller
+			// stopped, or the server or the link gave out under load, as
+			// they do on a busy machine. The server may hold it: the next
+			// write sends the same counter again, and the check counts
+			// what the server holds (ADR 0017).
 			s.mu.Lock()
 			s.inFlight[u.name] = n
+			if ctx.Err() == nil && len(s.lostAnswers) < 20 {
+				s.lostAnswers = append(s.lostAnswers, fmt.Sprintf("status write %d of %s: %v", n, u.name, err))
+			}
 			s.mu.Unlock()
 			return
 		}
 		s.fail("status write %d of %s: %v", n, u.name, err)
 		return
 	}
+}
+
+// answerMayBeLost tells whether a failed write may yet be held by the
+// server, or be sent again as it is: no answer came (the link), the server
+// timed out, was overloaded or throttled the writer.
+func answerMayBeLost(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return true
+	}
+	return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsServiceUnavailable(err) ||
+		apierrors.IsTooManyRequests(err) || apierrors.IsInternalError(err)
 }
 
 // watch follows one kind: every event's counter must be at least the last
