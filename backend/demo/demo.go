@@ -146,6 +146,10 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 		_ = os.RemoveAll(temporary)
 		return nil, fmt.Errorf("seeding the demo's pods: %w", err)
 	}
+	if err := e.seedStackSecrets(ctx, kc); err != nil {
+		_ = os.RemoveAll(temporary)
+		return nil, fmt.Errorf("seeding the Stacks' Secrets: %w", err)
+	}
 	registerLogs(ctx, c, podLogs)
 	if opts.StateDir != "" {
 		keepers.mu.Lock()

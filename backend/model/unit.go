@@ -167,6 +167,20 @@ type StackFacts struct {
 	CurrentUpdate    string
 	Conditions       []Condition
 	OperatorV2       bool
+	// SecretRefs are the Secret keys the Stack's runs read (doctor checks
+	// that they exist); Literals the fields that hold a secret in the spec
+	// itself, readable by whoever may read the Stack.
+	SecretRefs []SecretRef
+	Literals   []string
+}
+
+// SecretRef is one Secret a Stack names, and the key it reads.
+type SecretRef struct {
+	// Field is where the Stack names it: envRefs.PULUMI_CONFIG_PASSPHRASE,
+	// secretsRef.dbPassword, accessTokenSecret, envSecrets[0].
+	Field           string
+	Namespace, Name string
+	Key             string // "" when the whole Secret is read (envSecrets)
 }
 
 // FluxFacts are the fields of a Flux Kustomization or HelmRelease (and the

@@ -53,8 +53,10 @@ func runDoctor(ctx context.Context, g *globals) error {
 		return err
 	}
 	f.Store.Tick()
-	findings := doctor.Examine(f.Store.Snapshot(), time.Now(), g.origin())
+	units := f.Store.Snapshot()
+	findings := doctor.Examine(units, time.Now(), g.origin())
 	doctor.CheckAccess(ctx, findings, f.Cluster)
+	findings = append(findings, doctor.CheckStackSecrets(ctx, units, f.Cluster)...)
 	ref := func(k model.Key) string {
 		if len(f.Contexts()) > 1 {
 			return k.String()
@@ -95,7 +97,11 @@ func printDoctor(g *globals, fs []doctor.Finding, ref func(model.Key) string) {
 			fmt.Fprintf(g.out, "  note:  %s\n", safetext.Visible(f.Forbidden))
 		}
 	}
-	fmt.Fprintf(g.out, "%d unit(s) need a human\n", len(fs))
+	units := map[model.Key]bool{}
+	for _, f := range fs {
+		units[f.Key] = true
+	}
+	fmt.Fprintf(g.out, "%d unit(s) need a human\n", len(units))
 }
 
 type findingJSON struct {
