@@ -108,7 +108,7 @@ type statusWriter struct {
 	inFlight map[string]int
 	// lostAnswers: why answers were lost before the controller stopped.
 	lostAnswers []string
-	errs     []string
+	errs        []string
 	// relists: why the watch had to list again (a dropped slow watcher).
 	relists []string
 }
