@@ -172,6 +172,9 @@ type StackFacts struct {
 	// itself, readable by whoever may read the Stack.
 	SecretRefs []SecretRef
 	Literals   []string
+	// DestroyOnFinalize: deleting the Stack destroys what it manages
+	// (spec.destroyOnFinalize).
+	DestroyOnFinalize bool
 }
 
 // SecretRef is one Secret a Stack names, and the key it reads.

@@ -38,6 +38,7 @@ func Convert(context string, obj map[string]any) *model.Unit {
 		OperatorV2:       last.Has("name") || last.Has("type") || st.Has("currentUpdate"),
 	}
 	f.Preview, _ = spec.Bool("preview")
+	f.DestroyOnFinalize, _ = spec.Bool("destroyOnFinalize")
 	readSecretRefs(spec, u.Key.Namespace, f)
 	for _, p := range spec.Objects("prerequisites") {
 		if name := p.Str("name"); name != "" {

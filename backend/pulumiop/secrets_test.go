@@ -53,3 +53,15 @@ func TestTheSecretsAStackReadsAndTheOnesItsSpecHolds(t *testing.T) {
 		t.Errorf("read errors: %v", u.ReadErrors)
 	}
 }
+
+// destroyOnFinalize is read: deleting such a Stack destroys what it manages.
+func TestAStackThatDestroysOnDeleteSaysSo(t *testing.T) {
+	obj := loadStack(t)
+	if Convert("c", obj).Stack.DestroyOnFinalize {
+		t.Fatal("a Stack without destroyOnFinalize reads as destroying on delete")
+	}
+	at(obj, "spec")["destroyOnFinalize"] = true
+	if !Convert("c", obj).Stack.DestroyOnFinalize {
+		t.Error("destroyOnFinalize: true is not read")
+	}
+}

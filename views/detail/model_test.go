@@ -98,3 +98,31 @@ func TestTheActiveTabAndTheHistoryCursorShowWithoutStyling(t *testing.T) {
 		t.Errorf("want the cursor glyph on the second entry only, got %q", cursor)
 	}
 }
+
+// A Stack's overview says that deleting it destroys what it manages, and
+// names the Secrets it reads and the secret its spec holds (by field,
+// never by value).
+func TestAStacksOverviewWarnsOfDestroyOnDeleteAndNamesItsSecrets(t *testing.T) {
+	u := lockedStack()
+	u.Stack.DestroyOnFinalize = true
+	u.Stack.SecretRefs = []model.SecretRef{{Field: "envRefs.PULUMI_ACCESS_TOKEN", Namespace: "infra", Name: "pulumi-api-token", Key: "accessToken"}}
+	u.Stack.Literals = []string{"envRefs.PULUMI_CONFIG_PASSPHRASE"}
+	m := New(themes.Dark(), u)
+	m.SetSize(120, 60)
+	all := words(m.View(now))
+	for _, want := range []string{
+		"on delete destroys what it manages (destroyOnFinalize): deleting this Stack, or pruning it, runs pulumi destroy",
+		"secret envRefs.PULUMI_ACCESS_TOKEN: infra/pulumi-api-token key accessToken",
+		"secret envRefs.PULUMI_CONFIG_PASSPHRASE written in the spec: whoever may read the Stack reads it",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the overview lacks %q:\n%s", want, all)
+		}
+	}
+	u.Stack.DestroyOnFinalize = false
+	m = New(themes.Dark(), u)
+	m.SetSize(120, 60)
+	if strings.Contains(words(m.View(now)), "on delete") {
+		t.Error("a Stack that keeps its resources on delete is said to destroy them")
+	}
+}

@@ -223,6 +223,19 @@ func (m *Model) engineFacts(now time.Time) []string {
 		if f.Preview {
 			out = append(out, m.field("  preview", "true: runs previews only, applies nothing"))
 		}
+		if f.DestroyOnFinalize {
+			out = append(out, m.field("  on delete", m.theme.Warn.Render("destroys what it manages (destroyOnFinalize): deleting this Stack, or pruning it, runs pulumi destroy")))
+		}
+		for _, ref := range f.SecretRefs {
+			secret := ref.Namespace + "/" + ref.Name
+			if ref.Key != "" {
+				secret += " key " + ref.Key
+			}
+			out = append(out, m.field("  secret", v(ref.Field+": "+secret)))
+		}
+		for _, field := range f.Literals {
+			out = append(out, m.field("  secret", v(field)+m.theme.Warn.Render("  written in the spec: whoever may read the Stack reads it")))
+		}
 		out = append(out, m.field("  last update", v(fmt.Sprintf("%s %s", orDash(f.LastUpdateName), orDash(f.LastState)))))
 		if f.LastFailures > 0 {
 			out = append(out, m.field("  failures", fmt.Sprint(f.LastFailures)))
