@@ -30,6 +30,7 @@ const (
 	workspaceNameLabel      = "auto.pulumi.com/workspace-name"
 	workspaceComponentLabel = "auto.pulumi.com/component"
 	workspaceContainer      = "pulumi"
+	runnerContainer         = "tf-runner" // tofu-controller's runner pod
 )
 
 // The labels the Job controller puts on a Job's pods (the second before
@@ -37,7 +38,8 @@ const (
 var jobNameLabels = []string{"batch.kubernetes.io/job-name", "job-name"}
 
 // Targets are the pods a unit's log comes from: a Stack's workspace pod,
-// the pods of an Argo CD operation's hook Jobs, the current ones first.
+// the pods of an Argo CD operation's hook Jobs (the current ones first), a
+// Terraform's runner pod.
 func (s *Service) Targets(ctx context.Context, k model.Key) ([]Target, error) {
 	if api := s.argoRoute(k); api != nil {
 		return argoHookTargets(ctx, api, k)
@@ -51,6 +53,8 @@ func (s *Service) Targets(ctx context.Context, k model.Key) ([]Target, error) {
 		return workspaceTargets(ctx, c, k)
 	case model.EngineArgoCD:
 		return s.hookTargets(ctx, c, k)
+	case model.EngineTerraform:
+		return runnerTargets(ctx, c, k)
 	}
 	return nil, fmt.Errorf("%s: %w: a %s unit has no pod of its own", k.Ref(), ErrNoPod, k.Engine)
 }
@@ -208,6 +212,21 @@ func workspaceTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Targ
 		out = append(out, podTarget(k.Context, &pods.Items[i], workspaceContainer, why))
 	}
 	return out, nil
+}
+
+// runnerTargets: the runner pod tofu-controller starts for a Terraform's
+// run, <name>-tf-runner in its namespace. It is there while a run goes on
+// (and after, where the controller is told to keep it).
+func runnerTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Target, error) {
+	name := k.Name + "-tf-runner"
+	pod, err := c.Kube.CoreV1().Pods(k.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("%s: %w: runner pod %s/%s is not there (tofu-controller starts it for a run and removes it after)", k.Ref(), ErrNoPod, k.Namespace, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading runner pod %s/%s: %w", k.Namespace, name, err)
+	}
+	return []Target{podTarget(k.Context, pod, runnerContainer, "runner pod of the Terraform's run")}, nil
 }
 
 // hookTargets: the pods of the Jobs the Application's last (or running)

@@ -90,6 +90,35 @@ func TestClusterLogsOfAStackAreItsWorkspacePod(t *testing.T) {
 	}
 }
 
+// A Terraform's log is its runner pod, <name>-tf-runner, as tofu-controller
+// names it; the container is the runner's; with no run going on, the
+// message says that the pod comes and goes with a run.
+func TestClusterLogsOfATerraformAreItsRunnerPod(t *testing.T) {
+	c := testcluster.Shared(t)
+	f, s := newLogFixture(t, c)
+	k := model.Key{Context: "test", Engine: model.EngineTerraform, Namespace: f.ns, Name: "vpc"}
+	if _, err := s.Targets(context.Background(), k); !errors.Is(err, ErrNoPod) || !strings.Contains(err.Error(), "runner pod "+f.ns+"/vpc-tf-runner is not there") {
+		t.Fatalf("a Terraform with no run going on: %v", err)
+	}
+	f.createPod(t, c, podWithSecret(f.ns, "rds-tf-runner", f.node, nil, "tf-runner"))
+	ref := f.createPod(t, c, podWithSecret(f.ns, "vpc-tf-runner", f.node, map[string]string{"app.kubernetes.io/created-by": "tf-controller"}, "tf-runner"))
+	ts, err := s.Targets(context.Background(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 1 || ts[0].Pod != ref || ts[0].Container != "tf-runner" || !strings.Contains(ts[0].Why, "runner pod") {
+		t.Fatalf("targets %+v, want pod %s container tf-runner", ts, ref.Name)
+	}
+	f.kc.SetLog(f.ns, ref.Name, "tf-runner", "Terraform will perform the following actions:\n  # aws_vpc.main will be created\n", nil)
+	lines, _ := collect(context.Background(), s, ref, Options{Container: ts[0].Container, Tail: -1})
+	if l := next(t, lines); l != "Terraform will perform the following actions:" {
+		t.Fatalf("first line %q", l)
+	}
+	if l := next(t, lines); !strings.Contains(l, "aws_vpc.main will be created") {
+		t.Fatalf("second line %q", l)
+	}
+}
+
 // An Application's log is the pod of the hook Job its stuck operation runs,
 // found by the Job controller's job-name label.
 func TestClusterLogsOfAHungHookAreItsJobPod(t *testing.T) {
