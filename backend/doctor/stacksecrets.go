@@ -18,18 +18,23 @@ import (
 // operator then fails the run before Pulumi starts), and a passphrase,
 // token or credential written in the spec itself, which whoever may read
 // the Stack reads. Only whether a Secret holds a key is looked at: no
-// value is ever put in a finding.
-func CheckStackSecrets(ctx context.Context, units []*model.Unit, cluster func(string) (*kube.Cluster, bool)) []Finding {
+// value is ever put in a finding. unchecked says, once each, why some
+// Secrets could not be looked at (RBAC, most often): partial rights are
+// normal, and a Secret not read is no finding.
+func CheckStackSecrets(ctx context.Context, units []*model.Unit, cluster func(string) (*kube.Cluster, bool)) (findings []Finding, unchecked []string) {
 	keys := secretKeys{ctx: ctx, cluster: cluster, known: map[secretName]secretAnswer{}}
-	var out []Finding
 	for _, u := range units {
 		if u.Stack == nil {
 			continue
 		}
 		var missing, literal []string
 		for _, ref := range u.Stack.SecretRefs {
-			if problem := keys.check(u.Key.Context, ref); problem != "" {
+			problem, why := keys.check(u.Key.Context, ref)
+			if problem != "" {
 				missing = append(missing, problem)
+			}
+			if why != "" && !slices.Contains(unchecked, why) {
+				unchecked = append(unchecked, why)
 			}
 		}
 		for _, field := range u.Stack.Literals {
@@ -37,22 +42,24 @@ func CheckStackSecrets(ctx context.Context, units []*model.Unit, cluster func(st
 		}
 		switch {
 		case len(missing) > 0:
-			out = append(out, Finding{Key: u.Key, State: "missing secret", Cause: strings.Join(append(missing, literal...), "; "),
+			findings = append(findings, Finding{Key: u.Key, State: "missing secret", Cause: strings.Join(append(missing, literal...), "; "),
 				Hint: "create the Secret or its key (driftdeck looks at its keys only), or correct the Stack's reference; the next run reads it"})
 		case len(literal) > 0:
-			out = append(out, Finding{Key: u.Key, State: "secret in spec", Cause: strings.Join(literal, "; "),
+			findings = append(findings, Finding{Key: u.Key, State: "secret in spec", Cause: strings.Join(literal, "; "),
 				Hint: "move the value into a Secret and name it instead (envRefs: {type: Secret, secret: {name, key}}): whoever may read the Stack reads it now"})
 		}
 	}
-	return out
+	return findings, unchecked
 }
 
 type secretName struct{ context, namespace, name string }
 
-// secretAnswer is what a Secret's read said: its keys, or why it has none.
+// secretAnswer is what a Secret's read said: its keys, that it does not
+// exist, or why it could not be read.
 type secretAnswer struct {
-	keys    []string
-	problem string // "does not exist", "may not be read (RBAC)", ...
+	keys       []string
+	missing    bool
+	unreadable string
 }
 
 // secretKeys reads each Secret named once, keeping only its keys.
@@ -62,8 +69,9 @@ type secretKeys struct {
 	known   map[secretName]secretAnswer
 }
 
-// check says what is wrong with ref, "" when the Secret holds its key.
-func (s *secretKeys) check(context string, ref model.SecretRef) string {
+// check says what is wrong with ref ("" when the Secret holds its key),
+// or why it could not be checked.
+func (s *secretKeys) check(context string, ref model.SecretRef) (problem, unchecked string) {
 	name := secretName{context, ref.Namespace, ref.Name}
 	answer, ok := s.known[name]
 	if !ok {
@@ -72,27 +80,29 @@ func (s *secretKeys) check(context string, ref model.SecretRef) string {
 	}
 	where := ref.Field + " names Secret " + ref.Namespace + "/" + ref.Name
 	switch {
-	case answer.problem != "":
-		return where + ", which " + answer.problem
+	case answer.unreadable != "":
+		return "", answer.unreadable
+	case answer.missing:
+		return where + ", which does not exist", ""
 	case ref.Key != "" && !slices.Contains(answer.keys, ref.Key):
-		return where + ", which has no key " + ref.Key + " (its keys: " + orWords(strings.Join(answer.keys, ", "), "none") + ")"
+		return where + ", which has no key " + ref.Key + " (its keys: " + orWords(strings.Join(answer.keys, ", "), "none") + ")", ""
 	}
-	return ""
+	return "", ""
 }
 
 func (s *secretKeys) read(name secretName) secretAnswer {
 	c, ok := s.cluster(name.context)
 	if !ok {
-		return secretAnswer{problem: "could not be read: the context is not connected"}
+		return secretAnswer{unreadable: "context " + name.context + " is not connected"}
 	}
 	secret, err := c.Kube.CoreV1().Secrets(name.namespace).Get(s.ctx, name.name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return secretAnswer{problem: "does not exist"}
+		return secretAnswer{missing: true}
 	case apierrors.IsForbidden(err):
-		return secretAnswer{problem: "you may not read (RBAC), so it is not checked"}
+		return secretAnswer{unreadable: "you may not get Secrets in " + name.namespace + " (RBAC)"}
 	case err != nil:
-		return secretAnswer{problem: "could not be read: " + err.Error()}
+		return secretAnswer{unreadable: "reading Secret " + name.namespace + "/" + name.name + ": " + err.Error()}
 	}
 	return secretAnswer{keys: slices.Sorted(maps.Keys(secret.Data))}
 }

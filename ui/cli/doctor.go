@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -56,7 +57,11 @@ func runDoctor(ctx context.Context, g *globals) error {
 	units := f.Store.Snapshot()
 	findings := doctor.Examine(units, time.Now(), g.origin())
 	doctor.CheckAccess(ctx, findings, f.Cluster)
-	findings = append(findings, doctor.CheckStackSecrets(ctx, units, f.Cluster)...)
+	secrets, unchecked := doctor.CheckStackSecrets(ctx, units, f.Cluster)
+	findings = append(findings, secrets...)
+	if len(unchecked) > 0 {
+		fmt.Fprintf(g.errOut, "doctor: the Secrets some Stacks name were not checked: %s\n", safetext.Visible(strings.Join(unchecked, "; ")))
+	}
 	ref := func(k model.Key) string {
 		if len(f.Contexts()) > 1 {
 			return k.String()

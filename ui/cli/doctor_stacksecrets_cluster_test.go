@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
@@ -60,5 +61,17 @@ func TestClusterDoctorNamesTheStacksWhoseSecretsAreMissingOrInTheSpec(t *testing
 		if strings.Contains(stdout, never) {
 			t.Errorf("doctor printed %q", never)
 		}
+	}
+
+	// Who may read the Stacks but not the Secrets is told once that they
+	// were not checked, and the Stacks are no finding for it; the literal
+	// passphrase still is.
+	cfg := c.UserConfig(t, "stack-reader-"+ns, []rbacv1.PolicyRule{{APIGroups: []string{"pulumi.com"}, Resources: []string{"stacks"}, Verbs: []string{"get", "list", "watch"}}}, ns)
+	code, stdout, stderr = run(t, "doctor", "--kubeconfig", testcluster.Kubeconfig(t, cfg, "reader"), "-n", ns)
+	if code != 1 || !strings.Contains(stdout, "/literal  secret in spec") || strings.Contains(stdout, "missing secret") {
+		t.Errorf("doctor as who may not read Secrets: exit %d, want 1 with the literal passphrase alone:\n%s", code, stdout)
+	}
+	if want := "doctor: the Secrets some Stacks name were not checked: you may not get Secrets in " + ns + " (RBAC)\n"; strings.Count(stderr, want) != 1 {
+		t.Errorf("stderr does not say once %q:\n%s", want, stderr)
 	}
 }
