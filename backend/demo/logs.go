@@ -21,7 +21,8 @@ import (
 )
 
 // The demo's logs: every Stack's workspace pod (the running one's update
-// progresses line by line while followed), the pod of the stuck sync's hook
+// progresses line by line while followed), vpc-network's runner pod (the
+// plan it made), the pod of the stuck sync's hook
 // Job (retrying for ever), the StatefulSet pod it waits for (its heap
 // exhausted, with a previous instance) whose Secret value the log prints
 // and driftdeck masks, the crash-looping payments-api pod, and a plain log
@@ -120,7 +121,7 @@ func (d *demoLogs) Open(ctx context.Context, _ *kube.Cluster, p logs.PodRef, o l
 }
 
 // logPods adds every Stack's workspace pod, named and labelled as the
-// Pulumi operator v2 makes them, and gives the search-indexer pods (and the
+// Pulumi operator v2 makes them, and vpc-network's runner pod; and gives the search-indexer pods (and the
 // hook's) the Secret their logs print.
 func (e *estate) logPods() {
 	for _, s := range e.objects[pulumiop.Stacks] {
@@ -133,6 +134,7 @@ func (e *estate) logPods() {
 		pod["metadata"].(map[string]any)["labels"] = map[string]any{"auto.pulumi.com/component": "workspace", "auto.pulumi.com/workspace-name": ws}
 		e.add(podsGVR, pod)
 	}
+	e.add(podsGVR, e.runnerPodObject())
 	env := []any{map[string]any{"name": "ELASTIC_PASSWORD", "valueFrom": map[string]any{"secretKeyRef": map[string]any{"name": indexerSecret, "key": "password"}}}}
 	for _, p := range e.objects[podsGVR] {
 		if name := p.GetName(); name == hookPod || strings.HasPrefix(name, appStuck+"-") {
@@ -171,6 +173,8 @@ func (e *estate) logScripts(every time.Duration) *demoLogs {
 				d.byKey[key] = indexerLog()
 			case p.GetName() == crashingPod:
 				d.byKey[key] = crashLog()
+			case p.GetName() == runnerPod:
+				d.byKey[key] = runnerLog()
 			default:
 				d.byKey[key] = serviceLog(container)
 			}
