@@ -29,6 +29,9 @@ func (c Change) String() string {
 type FieldChange struct {
 	Path   string // e.g. spec.template.spec.containers[0].image
 	Change Change
+	// Live and Desired are the field's normalised, masked value on each
+	// side; nil on the side an added or removed field is not on.
+	Live, Desired any
 }
 
 // fieldChanges walks two normalised values side by side, in the order their
@@ -49,9 +52,9 @@ func walkFields(path string, a, b any, out *[]FieldChange) {
 				p := appendKey(path, k)
 				switch {
 				case !inA:
-					*out = append(*out, FieldChange{p, Added})
+					*out = append(*out, FieldChange{Path: p, Change: Added, Desired: cb})
 				case !inB:
-					*out = append(*out, FieldChange{p, Removed})
+					*out = append(*out, FieldChange{Path: p, Change: Removed, Live: ca})
 				default:
 					walkFields(p, ca, cb, out)
 				}
@@ -64,9 +67,9 @@ func walkFields(path string, a, b any, out *[]FieldChange) {
 				p := appendIndex(path, i)
 				switch {
 				case i >= len(av):
-					*out = append(*out, FieldChange{p, Added})
+					*out = append(*out, FieldChange{Path: p, Change: Added, Desired: bv[i]})
 				case i >= len(bv):
-					*out = append(*out, FieldChange{p, Removed})
+					*out = append(*out, FieldChange{Path: p, Change: Removed, Live: av[i]})
 				default:
 					walkFields(p, av[i], bv[i], out)
 				}
@@ -75,7 +78,7 @@ func walkFields(path string, a, b any, out *[]FieldChange) {
 		}
 	}
 	if !equalValues(a, b) {
-		*out = append(*out, FieldChange{path, Modified})
+		*out = append(*out, FieldChange{Path: path, Change: Modified, Live: a, Desired: b})
 	}
 }
 

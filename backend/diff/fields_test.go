@@ -23,40 +23,40 @@ func TestFieldChanges(t *testing.T) {
 		{"scalar in nested maps",
 			m("spec", m("replicas", int64(2), "paused", false)),
 			m("spec", m("replicas", int64(3), "paused", false)),
-			[]FieldChange{{"spec.replicas", Modified}}},
+			[]FieldChange{{Path: "spec.replicas", Change: Modified}}},
 		{"added and removed keys report the key, not its contents",
 			m("metadata", m("labels", m("app", "web"))),
 			m("metadata", m("annotations", m("a", "b", "c", "d"), "labels", m("app", "web", "tier", "front"))),
-			[]FieldChange{{"metadata.annotations", Added}, {"metadata.labels.tier", Added}}},
+			[]FieldChange{{Path: "metadata.annotations", Change: Added}, {Path: "metadata.labels.tier", Change: Added}}},
 		{"removed key",
 			m("spec", m("a", int64(1), "b", int64(2))), m("spec", m("a", int64(1))),
-			[]FieldChange{{"spec.b", Removed}}},
+			[]FieldChange{{Path: "spec.b", Change: Removed}}},
 		{"list item field",
 			m("containers", l(m("name", "web", "image", "nginx:1"), m("name", "log", "image", "fluent:1"))),
 			m("containers", l(m("name", "web", "image", "nginx:1"), m("name", "log", "image", "fluent:2"))),
-			[]FieldChange{{"containers[1].image", Modified}}},
+			[]FieldChange{{Path: "containers[1].image", Change: Modified}}},
 		{"list grows and shrinks",
 			m("a", l("x", "y"), "b", l("x", "y", "z")),
 			m("a", l("x", "y", "z"), "b", l("x")),
-			[]FieldChange{{"a[2]", Added}, {"b[1]", Removed}, {"b[2]", Removed}}},
+			[]FieldChange{{Path: "a[2]", Change: Added}, {Path: "b[1]", Change: Removed}, {Path: "b[2]", Change: Removed}}},
 		{"type change is one modification",
 			m("v", m("x", int64(1))), m("v", "flat"),
-			[]FieldChange{{"v", Modified}}},
+			[]FieldChange{{Path: "v", Change: Modified}}},
 		{"keys that are not plain words are quoted",
 			m("metadata", m("labels", m("app.kubernetes.io/name", "a"))),
 			m("metadata", m("labels", m("app.kubernetes.io/name", "b"))),
-			[]FieldChange{{`metadata.labels["app.kubernetes.io/name"]`, Modified}}},
+			[]FieldChange{{Path: `metadata.labels["app.kubernetes.io/name"]`, Change: Modified}}},
 		{"null differs from a value",
 			m("a", nil), m("a", int64(0)),
-			[]FieldChange{{"a", Modified}}},
+			[]FieldChange{{Path: "a", Change: Modified}}},
 		{"document order: sorted keys, then indices",
 			m("z", int64(1), "a", l(int64(1), int64(2)), "m", m("b", true, "a", true)),
 			m("z", int64(2), "a", l(int64(0), int64(2)), "m", m("b", false, "a", false)),
-			[]FieldChange{{"a[0]", Modified}, {"m.a", Modified}, {"m.b", Modified}, {"z", Modified}}},
+			[]FieldChange{{Path: "a[0]", Change: Modified}, {Path: "m.a", Change: Modified}, {Path: "m.b", Change: Modified}, {Path: "z", Change: Modified}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fieldChanges(tt.old, tt.new)
+			got := pathsOnly(fieldChanges(tt.old, tt.new))
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
@@ -74,15 +74,38 @@ func TestObjectFieldPathsAfterNormalising(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []FieldChange{
-		{"metadata.labels", Added},
-		{"spec.replicas", Modified},
-		{"spec.template.spec.containers[0].image", Modified},
+		{Path: "metadata.labels", Change: Added},
+		{Path: "spec.replicas", Change: Modified},
+		{Path: "spec.template.spec.containers[0].image", Change: Modified},
 	}
-	if !reflect.DeepEqual(d.Fields, want) || d.Change != Modified {
+	if !reflect.DeepEqual(pathsOnly(d.Fields), want) || d.Change != Modified {
 		t.Errorf("got %v %v, want modified %v", d.Change, d.Fields, want)
 	}
 	if d.Text.Inserted != 4 || d.Text.Deleted != 2 {
 		t.Errorf("counted +%d -%d, want +4 -2:\n%s", d.Text.Inserted, d.Text.Deleted, d.Desired)
+	}
+}
+
+// pathsOnly keeps each change's path and kind, for tests of those alone.
+func pathsOnly(fields []FieldChange) []FieldChange {
+	var out []FieldChange
+	for _, f := range fields {
+		out = append(out, FieldChange{Path: f.Path, Change: f.Change})
+	}
+	return out
+}
+
+func TestFieldChangesCarryEachSidesValue(t *testing.T) {
+	live := map[string]any{"data": map[string]any{"value": "edited by hand", "gone": "x"}, "list": []any{"a"}}
+	desired := map[string]any{"data": map[string]any{"value": "v1", "new": int64(2)}, "list": []any{"a", "b"}}
+	want := []FieldChange{
+		{Path: "data.gone", Change: Removed, Live: "x"},
+		{Path: "data.new", Change: Added, Desired: int64(2)},
+		{Path: "data.value", Change: Modified, Live: "edited by hand", Desired: "v1"},
+		{Path: "list[1]", Change: Added, Desired: "b"},
+	}
+	if got := fieldChanges(live, desired); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }
 

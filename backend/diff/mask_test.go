@@ -38,12 +38,12 @@ func TestSecretMasks(t *testing.T) {
 			secret(map[string]any{"password": b64("Pa55word!"), "user": b64("app")}, nil),
 			secret(map[string]any{"password": b64("N3wPa55word!"), "user": b64("app")}, nil),
 			"data:\n  password: ++++++++\n  user: ++++++++\n", "data:\n  password: +++++++++\n  user: ++++++++\n",
-			[]FieldChange{{"data.password", Modified}}},
+			[]FieldChange{{Path: "data.password", Change: Modified, Live: "++++++++", Desired: "+++++++++"}}},
 		{"masks do not depend on the value's length",
 			secret(map[string]any{"a": b64("x"), "b": b64(strings.Repeat("y", 5000))}, nil),
 			secret(map[string]any{"a": b64(strings.Repeat("x", 5000)), "b": b64("z")}, nil),
 			"data:\n  a: ++++++++\n  b: ++++++++\n", "data:\n  a: +++++++++\n  b: +++++++++\n",
-			[]FieldChange{{"data.a", Modified}, {"data.b", Modified}}},
+			[]FieldChange{{Path: "data.a", Change: Modified, Live: "++++++++", Desired: "+++++++++"}, {Path: "data.b", Change: Modified, Live: "++++++++", Desired: "+++++++++"}}},
 		{"stringData in the manifest equals the same data on the server",
 			secret(map[string]any{"password": b64("Pa55word!")}, nil),
 			secret(nil, map[string]any{"password": "Pa55word!"}),
@@ -52,12 +52,12 @@ func TestSecretMasks(t *testing.T) {
 			secret(map[string]any{"password": b64("Pa55word!")}, nil),
 			secret(map[string]any{"password": b64("Pa55word!")}, map[string]any{"password": "other"}),
 			"data:\n  password: ++++++++\n", "data:\n  password: +++++++++\n",
-			[]FieldChange{{"data.password", Modified}}},
+			[]FieldChange{{Path: "data.password", Change: Modified, Live: "++++++++", Desired: "+++++++++"}}},
 		{"added key",
 			secret(map[string]any{"a": b64("1")}, nil),
 			secret(map[string]any{"a": b64("1"), "b": b64("2")}, nil),
 			"data:\n  a: ++++++++\n", "data:\n  a: ++++++++\n  b: ++++++++\n",
-			[]FieldChange{{"data.b", Added}}},
+			[]FieldChange{{Path: "data.b", Change: Added, Desired: "++++++++"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,10 +145,10 @@ func TestNoSecretByteInAnyOutput(t *testing.T) {
 	}
 	// The masks still tell what changed, and only that.
 	secretDiff, stackDiff := r.Objects[0], r.Objects[1]
-	if !reflect.DeepEqual(secretDiff.Fields, []FieldChange{{"data.password", Modified}}) {
+	if !reflect.DeepEqual(pathsOnly(secretDiff.Fields), []FieldChange{{Path: "data.password", Change: Modified}}) {
 		t.Errorf("secret fields %v", secretDiff.Fields)
 	}
-	if !reflect.DeepEqual(stackDiff.Fields, []FieldChange{{"outputs.dbPassword", Modified}}) {
+	if !reflect.DeepEqual(pathsOnly(stackDiff.Fields), []FieldChange{{Path: "outputs.dbPassword", Change: Modified}}) {
 		t.Errorf("stack fields %v", stackDiff.Fields)
 	}
 	want := "outputs:\n  apiKey: '[secret]'\n  dbPassword: +++++++++\n  plain: '[secret]'\n"
