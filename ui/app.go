@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driftdeck/driftdeck/backend/changereq"
+	"github.com/driftdeck/driftdeck/backend/cmdline"
 	"github.com/driftdeck/driftdeck/backend/logs"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/store"
@@ -32,6 +33,9 @@ type Options struct {
 	Context context.Context
 	// Logs streams pod logs; nil disables the log screen.
 	Logs logs.Source
+	// Origin is where the units were found: the commands a screen prints
+	// name it.
+	Origin cmdline.Origin
 }
 
 // App is the root model: it routes messages to the screen stack and draws

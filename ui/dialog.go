@@ -11,6 +11,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/undo"
 	"github.com/driftdeck/driftdeck/themes"
 )
 
@@ -82,6 +83,10 @@ type dialog struct {
 	// asking: the user may not write the unit (why), and the plan shown is
 	// stored in a change request instead of written.
 	asking string
+	// forecasts are what a resume's units' controllers will change once
+	// back, by unit, once read (asked once per dialog).
+	forecasts     map[model.Key]undo.Forecast
+	forecastAsked bool
 }
 
 // self is the dialog as the stack holds it.
@@ -296,6 +301,13 @@ func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
 				// Only the version moved: it writes what was confirmed.
 				return d.confirm(a)
 			}
+			if msg.plan != nil {
+				return d.requestForecasts(a, []*actions.Plan{msg.plan})
+			}
+		}
+	case forecastsMsg:
+		if msg.id == d.id {
+			d.forecasts = msg.forecasts
 		}
 	case unitsChangedMsg:
 		return d.onUnitsChanged(a, msg.changed)
@@ -318,6 +330,13 @@ func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
 	case bulkPlansMsg:
 		if msg.id == d.planID {
 			d.unitPlans = msg.plans
+			var plans []*actions.Plan
+			for _, u := range d.units {
+				if p := msg.plans[u.Key].plan; p != nil {
+					plans = append(plans, p)
+				}
+			}
+			return d.requestForecasts(a, plans)
 		}
 	case bulkMsg:
 		if msg.id == d.id {

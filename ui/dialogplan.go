@@ -146,6 +146,7 @@ func (d *dialog) bulkPlanLines(a *App) []planLine {
 		default:
 			out = append(out, planLine{"• " + safetext.Visible(p.plan.Summary), t.Bold})
 			out = append(out, planLines(t, p.plan, "  ", also)...)
+			out = append(out, d.forecastLines(a, u.Key, false)...)
 		}
 	}
 	if rest := d.units[min(len(d.units), bulkPlanShown):]; len(rest) > 0 {

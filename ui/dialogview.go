@@ -130,12 +130,12 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) (title, body, co
 		case d.plan != nil && d.asking != "":
 			heading("Ask for: " + safetext.Visible(d.plan.Summary))
 			wrap("You may not write this yourself ("+safetext.Visible(d.asking)+"). Yes stores exactly the write below in a change request: another person approves it, and the agent applies it as shown, or nothing.", t.Warn)
-			for _, l := range planLines(t, d.plan, "", true) {
+			for _, l := range append(planLines(t, d.plan, "", true), d.forecastLines(a, d.plan.Request.Key, true)...) {
 				wrap(l.text, l.style)
 			}
 		case d.plan != nil:
 			heading(capitalize(safetext.Visible(d.plan.Summary)))
-			for _, l := range planLines(t, d.plan, "", true) {
+			for _, l := range append(planLines(t, d.plan, "", true), d.forecastLines(a, d.plan.Request.Key, true)...) {
 				wrap(l.text, l.style)
 			}
 		}

@@ -77,7 +77,10 @@ func managedResources(app map[string]any) []map[string]any {
 			continue
 		}
 		predicted := live
-		if res.Str("status") == "OutOfSync" {
+		switch {
+		case r.Str("metadata", "name") == appPaused && kind == "Deployment" && name == appPaused:
+			live = handFix(live)
+		case res.Str("status") == "OutOfSync":
 			predicted = changed(live, rev)
 		}
 		if prune, _ := res.Bool("requiresPruning"); prune {
@@ -144,6 +147,16 @@ func changed(live map[string]any, rev string) map[string]any {
 	default:
 		out["metadata"].(map[string]any)["labels"].(map[string]any)["driftdeck.demo/rev"] = tag
 	}
+	return out
+}
+
+// handFix is the paused app's Deployment as the on-call left it: scaled to
+// zero by hand.
+func handFix(live map[string]any) map[string]any {
+	b, _ := json.Marshal(live)
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	out["spec"].(map[string]any)["replicas"] = float64(0)
 	return out
 }
 

@@ -116,7 +116,17 @@ func (e *estate) platform() {
 
 // pausedByDriftdeck records a pause as driftdeck writes it: automated.enabled
 // false plus the annotations naming who, why, until when and what was there.
+// During the pause the on-call scaled the admission Deployment to zero by
+// hand to unblock deploys: the hand fix a resume's self-heal would revert
+// (the demo's Argo CD API shows it, handFix).
 func (e *estate) pausedByDriftdeck(obj map[string]any) {
+	st := obj["status"].(map[string]any)
+	st["sync"].(map[string]any)["status"] = "OutOfSync"
+	for _, it := range st["resources"].([]any) {
+		if r := it.(map[string]any); r["kind"] == "Deployment" && r["name"] == appPaused {
+			r["status"] = "OutOfSync"
+		}
+	}
 	md := obj["metadata"].(map[string]any)
 	ann := md["annotations"].(map[string]any)
 	ann[pause.AnnotationBy] = "sre-lead@example.com"

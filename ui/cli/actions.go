@@ -18,6 +18,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
+	"github.com/driftdeck/driftdeck/backend/undo"
 )
 
 type actionOpts struct {
@@ -229,7 +230,8 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 	if err != nil {
 		return err
 	}
-	res, err := writeAsked(ctx, g, exec, req, ask)
+	fc := &forecaster{make: func() (undo.Differ, error) { return newDiffer(ctx, g, set.get, set.argoAPI) }}
+	res, err := writeAsked(ctx, g, exec, fc, req, ask)
 	if why := satisfiedBy(err); why != "" {
 		fmt.Fprintf(g.out, "unchanged: %s\n", safetext.Visible(why))
 		return nil
@@ -249,13 +251,17 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 			verb = "Would write (dry run, nothing persisted)"
 		}
 		printPlan(g.errOut, res.Plan, verb)
+		if g.dryRun {
+			printForecast(ctx, g, fc, res.Plan)
+		}
 	}
 	return printResult(g, res, exec.Settled(ctx, res))
 }
 
-// writeAsked writes the request: when asked, the plan printed and
-// confirmed, as it is; else planned and written at once.
-func writeAsked(ctx context.Context, g *globals, exec *actions.Executor, req actions.Request, ask bool) (*actions.Result, error) {
+// writeAsked writes the request: when asked, the plan printed (a resume's
+// with what the controller will change once back) and confirmed, as it
+// is; else planned and written at once.
+func writeAsked(ctx context.Context, g *globals, exec *actions.Executor, fc *forecaster, req actions.Request, ask bool) (*actions.Result, error) {
 	if !ask {
 		return exec.Execute(ctx, req)
 	}
@@ -264,6 +270,7 @@ func writeAsked(ctx context.Context, g *globals, exec *actions.Executor, req act
 		return nil, err
 	}
 	printPlan(g.errOut, plan, "Will write")
+	printForecast(ctx, g, fc, plan)
 	if err := confirm(g, "Proceed?"); err != nil {
 		return nil, err
 	}

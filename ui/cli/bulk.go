@@ -20,6 +20,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
+	"github.com/driftdeck/driftdeck/backend/undo"
 )
 
 // selection picks units for a bulk action as kubectl picks objects; -n (a
@@ -121,6 +122,10 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, 
 	br := actions.BulkRequest{Kind: kind, Keys: keys, Reason: req.Reason, Until: req.Until, Prune: req.Prune, SyncChoices: req.SyncChoices, WithSource: req.WithSource}
 	if ask || g.dryRun {
 		shown := printBulkPlans(ctx, g.errOut, exec, br)
+		if kind == actions.Resume {
+			fc := &forecaster{make: func() (undo.Differ, error) { return newDiffer(ctx, g, routes.clusters, routes.argo) }}
+			printForecastSummaries(ctx, g, g.errOut, fc, plansInOrder(keys, shown))
+		}
 		if ask {
 			// What is confirmed is what is written: each plan printed.
 			br.Shown = shown
@@ -173,6 +178,17 @@ func printBulkPlans(ctx context.Context, w io.Writer, exec *actions.Executor, r 
 		}
 	}
 	return plans
+}
+
+// plansInOrder are the plans of keys that have one, in the keys' order.
+func plansInOrder(keys []model.Key, plans map[model.Key]*actions.Plan) []*actions.Plan {
+	var out []*actions.Plan
+	for _, k := range keys {
+		if p, ok := plans[k]; ok {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func dryRunLabel(g *globals) string {

@@ -61,7 +61,7 @@ func runTUI(ctx context.Context, g *globals) error {
 	initial, _ := f.Store.Flush()
 	app := ui.New(ui.Options{
 		Backend: svc, Keys: keys, Theme: cfg.Theme, Demo: g.demo, ReadOnly: g.readOnly, DryRun: g.dryRun,
-		Initial: initial, Context: ctx, Logs: newLogService(g, f.Cluster, f.ArgoAPI, svc.trees.Destinations),
+		Initial: initial, Context: ctx, Logs: newLogService(g, f.Cluster, f.ArgoAPI, svc.trees.Destinations), Origin: g.origin(),
 	})
 	// 30 frames a second: the renderer re-reads the whole frame at every
 	// tick, changed or not, and at the default 60 that alone is 2% of a core

@@ -1,0 +1,78 @@
+package ui
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/safetext"
+	"github.com/driftdeck/driftdeck/backend/undo"
+)
+
+// forecastTimeout bounds the diffs a resume's dialog waits for (a local
+// render fetches the source); past it the dialog says it cannot tell.
+const forecastTimeout = 60 * time.Second
+
+// forecastsMsg answers what the controllers of a resume dialog's units
+// will change once back, by unit.
+type forecastsMsg struct {
+	id        int
+	forecasts map[model.Key]undo.Forecast
+}
+
+// requestForecasts reads, once per dialog, what each resumed unit's
+// controller will change, four at a time: the diffs the diff screen reads.
+func (d *dialog) requestForecasts(a *App, plans []*actions.Plan) tea.Cmd {
+	if d.action != actions.Resume || d.forecastAsked || len(plans) == 0 {
+		return nil
+	}
+	d.forecastAsked = true
+	id, be, ctx := d.id, a.opts.Backend, a.opts.Context
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, forecastTimeout)
+		defer cancel()
+		out := make([]undo.Forecast, len(plans))
+		var wg sync.WaitGroup
+		limit := make(chan struct{}, 4)
+		for i, p := range plans {
+			wg.Go(func() {
+				limit <- struct{}{}
+				defer func() { <-limit }()
+				out[i] = undo.Of(ctx, be, p)
+			})
+		}
+		wg.Wait()
+		byKey := make(map[model.Key]undo.Forecast, len(out))
+		for _, f := range out {
+			byKey[f.Key] = f
+		}
+		return forecastsMsg{id: id, forecasts: byKey}
+	}
+}
+
+// forecastLines say under a resume's plan what its controller will change
+// once back: every line for one unit, the summary in a bulk dialog.
+func (d *dialog) forecastLines(a *App, k model.Key, whole bool) []planLine {
+	if d.action != actions.Resume {
+		return nil
+	}
+	t := a.theme
+	f, read := d.forecasts[k]
+	switch {
+	case !read && whole:
+		return []planLine{{"Once resumed: reading what the controller will change…", t.Dim}}
+	case !read:
+		return []planLine{{"  once resumed: reading what the controller will change…", t.Dim}}
+	case !whole:
+		return []planLine{{"  once resumed: " + safetext.Visible(f.Summary()), t.Warn}}
+	}
+	out := []planLine{{"Once resumed:", t.Bold}}
+	for _, l := range f.Lines(a.opts.Origin) {
+		out = append(out, planLine{"  " + safetext.Visible(l), t.Warn})
+	}
+	return out
+}
