@@ -1,10 +1,6 @@
 package ui
 
 import (
-	"context"
-	"sync"
-	"time"
-
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
@@ -12,10 +8,6 @@ import (
 	"github.com/driftdeck/driftdeck/backend/safetext"
 	"github.com/driftdeck/driftdeck/backend/undo"
 )
-
-// forecastTimeout bounds the diffs a resume's dialog waits for (a local
-// render fetches the source); past it the dialog says it cannot tell.
-const forecastTimeout = 60 * time.Second
 
 // forecastsMsg answers what the controllers of a resume dialog's units
 // will change once back, by unit.
@@ -33,19 +25,7 @@ func (d *dialog) requestForecasts(a *App, plans []*actions.Plan) tea.Cmd {
 	d.forecastAsked = true
 	id, be, ctx := d.id, a.opts.Backend, a.opts.Context
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, forecastTimeout)
-		defer cancel()
-		out := make([]undo.Forecast, len(plans))
-		var wg sync.WaitGroup
-		limit := make(chan struct{}, 4)
-		for i, p := range plans {
-			wg.Go(func() {
-				limit <- struct{}{}
-				defer func() { <-limit }()
-				out[i] = undo.Of(ctx, be, p)
-			})
-		}
-		wg.Wait()
+		out := undo.All(ctx, be, plans)
 		byKey := make(map[model.Key]undo.Forecast, len(out))
 		for _, f := range out {
 			byKey[f.Key] = f

@@ -10,6 +10,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
@@ -48,6 +50,30 @@ type Object struct {
 	// the source no longer has and no prune removes, "left in place".
 	What   string
 	Fields []diff.FieldChange
+}
+
+// Timeout bounds the diffs a confirmation waits for (a local render
+// fetches the source): past it a forecast says it cannot tell, and the
+// resume can still go ahead.
+const Timeout = 60 * time.Second
+
+// All forecasts the resumes of plans, four at a time, within Timeout, in
+// the plans' order.
+func All(ctx context.Context, d Differ, plans []*actions.Plan) []Forecast {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	out := make([]Forecast, len(plans))
+	var wg sync.WaitGroup
+	limit := make(chan struct{}, 4)
+	for i, p := range plans {
+		wg.Go(func() {
+			limit <- struct{}{}
+			defer func() { <-limit }()
+			out[i] = Of(ctx, d, p)
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // Of forecasts the resume a plan writes: the diff of its unit, read with d,
