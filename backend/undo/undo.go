@@ -93,13 +93,13 @@ func Of(ctx context.Context, d Differ, p *actions.Plan) Forecast {
 		f.When = "kustomize-controller applies these as soon as spec.suspend is false; objects gone from the source are deleted only when spec.prune is true"
 		f.read(ctx, d, true)
 	case model.EngineTerraform:
-		f.When = "tofu-controller plans again once resumed; this is the pending plan, applied at once only when spec.approvePlan is auto"
+		f.When = "tofu-controller plans again right away; this pending plan is applied only when spec.approvePlan is auto"
 		f.read(ctx, d, true)
 	case model.EnginePulumi:
 		f.see = "preview"
-		f.When = "the operator runs an update once resumed; its preview shows what it changes"
+		f.When = "the operator runs an update at once; its preview shows what it changes"
 	default:
-		f.When = "the controller reconciles once resumed; driftdeck has no diff of a " + string(k.Engine) + " yet"
+		f.When = "the controller reconciles at once; driftdeck has no diff of a " + string(k.Engine) + " yet"
 	}
 	return f
 }
