@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -78,16 +78,15 @@ func (d *dialog) requestBulkPlans(a *App) tea.Cmd {
 	be, ctx := a.opts.Backend, a.opts.Context
 	return func() tea.Msg {
 		plans := make([]unitPlan, len(reqs))
-		var wg sync.WaitGroup
-		limit := make(chan struct{}, 8)
+		var g errgroup.Group
+		g.SetLimit(8)
 		for i, r := range reqs {
-			wg.Go(func() {
-				limit <- struct{}{}
-				defer func() { <-limit }()
+			g.Go(func() error {
 				plans[i].plan, plans[i].err = be.Plan(ctx, r)
+				return nil
 			})
 		}
-		wg.Wait()
+		_ = g.Wait() // each plan carries its own error
 		out := make(map[model.Key]unitPlan, len(reqs))
 		for i, r := range reqs {
 			out[r.Key] = plans[i]

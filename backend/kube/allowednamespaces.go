@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 
+	"golang.org/x/sync/errgroup"
 	authzv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,22 +34,19 @@ func (a *Access) NamespacesAllowing(ctx context.Context, verb string, gvr schema
 		return nil, false, nil
 	}
 	allowed := make([]bool, len(list.Items))
-	errs := make([]error, len(list.Items))
-	var wg sync.WaitGroup
-	gate := make(chan struct{}, 8)
+	var g errgroup.Group
+	g.SetLimit(8)
 	for i, ns := range list.Items {
-		wg.Go(func() {
-			gate <- struct{}{}
-			defer func() { <-gate }()
+		g.Go(func() error {
 			rules, err := a.rulesIn(ctx, ns.Name)
-			allowed[i], errs[i] = err == nil && rulesAllow(rules, verb, gvr), err
+			allowed[i] = err == nil && rulesAllow(rules, verb, gvr)
+			return err
 		})
 	}
-	wg.Wait()
+	if err := g.Wait(); err != nil {
+		return nil, false, err
+	}
 	for i, ns := range list.Items {
-		if errs[i] != nil {
-			return nil, false, errs[i]
-		}
 		if allowed[i] {
 			namespaces = append(namespaces, ns.Name)
 		}

@@ -10,8 +10,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
@@ -63,16 +64,15 @@ func All(ctx context.Context, d Differ, plans []*actions.Plan) []Forecast {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	out := make([]Forecast, len(plans))
-	var wg sync.WaitGroup
-	limit := make(chan struct{}, 4)
+	var g errgroup.Group
+	g.SetLimit(4)
 	for i, p := range plans {
-		wg.Go(func() {
-			limit <- struct{}{}
-			defer func() { <-limit }()
+		g.Go(func() error {
 			out[i] = Of(ctx, d, p)
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // a forecast carries its own error
 	return out
 }
 
