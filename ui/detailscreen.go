@@ -105,8 +105,8 @@ func (s *detailScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Wrap):
 		d.ToggleWrap()
 	case key.Matches(msg, k.Logs):
-		if !model.InfoOf(d.Key().Engine).OwnPods {
-			a.toastError("logs are of Stacks' workspace pods and Argo CD hook Jobs; " + string(d.Key().Engine) + " units have no pod of their own")
+		if !model.InfoOf(d.Key().Engine).HasLog {
+			a.toastError(model.InfoOf(d.Key().Engine).Units + " have no log of their own: open one of the Applications they generate")
 			return nil
 		}
 		return a.open(logsOf{d.Key()})
@@ -142,11 +142,16 @@ func (s *detailScreen) keyHelp(a *App) string {
 }
 
 // logsWorthShowing: the footer names the logs key for a Stack (its
-// workspace pod) and for an Application while an operation runs (its hook
-// Jobs); the key works on both engines always, and the help lists it.
+// workspace pod) and a Flux unit (the controller's lines about it), and
+// for an Application or a Terraform while it runs (its hook Jobs, its
+// runner pod); the key works on them always, and the help lists it.
 func logsWorthShowing(u *model.Unit) bool {
-	if u == nil || !model.InfoOf(u.Key.Engine).OwnPods {
+	if u == nil || !model.InfoOf(u.Key.Engine).HasLog {
 		return false
 	}
-	return u.Key.Engine == model.EnginePulumi || u.Run == model.Running || u.Run == model.Stuck
+	switch u.Key.Engine {
+	case model.EnginePulumi, model.EngineKustomization, model.EngineHelmRelease:
+		return true
+	}
+	return u.Run == model.Running || u.Run == model.Stuck
 }

@@ -154,7 +154,7 @@ func (s *logScreen) start(a *App) tea.Cmd {
 	s.cancel = cancel
 	ch := make(chan logChunkMsg, 512)
 	src, id := a.opts.Logs, s.run
-	o := logs.Options{Container: s.container, Follow: !s.previous, Previous: s.previous, Since: s.since, Tail: logTail}
+	o := logs.Options{Container: s.container, Follow: !s.previous, Previous: s.previous, Since: s.since, Tail: logTail, About: t.About}
 	go func() {
 		err := src.Stream(ctx, t.Pod, o, func(l logs.Line) {
 			select { // a closed screen never blocks its producer

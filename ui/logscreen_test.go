@@ -277,3 +277,30 @@ func (argoLog) Stream(_ context.Context, _ logs.PodRef, _ logs.Options, each fun
 	each(logs.Line{Text: "listening on :8080"})
 	return nil
 }
+
+// O on a Kustomization's detail opens kustomize-controller's log narrowed
+// to the Kustomization's lines, read as flux logs prints them.
+func TestLogScreenOfAKustomizationIsTheControllersLinesAboutIt(t *testing.T) {
+	a, _ := newFluxTestAppWith(t, 160, 30)
+	_, ch, c := logAppOn(t, time.Hour)
+	a.opts.Logs = &logs.Service{Cluster: func(string) (*kube.Cluster, bool) { return c, true }, Open: demo.LogOpener(c)}
+	a.opts.Context = context.Background()
+	selectUnit(t, a, "web-frontend")
+	press(a, "enter")
+	if !strings.Contains(plain(a), "O logs") {
+		t.Errorf("the detail's footer does not offer the log:\n%s", plain(a))
+	}
+	sendKey(a, ch, "O")
+	deliver(t, a, ch, func() bool { return strings.Contains(plain(a), "next try in 10m") })
+	got := plain(a)
+	for _, want := range []string{"kustomize-controller", "the lines about Kustomization team-web/web-frontend", "error Reconciliation failed", "kustomize build failed"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the log screen lacks %q:\n%s", want, got)
+		}
+	}
+	for _, other := range []string{"Reconciliation finished", "starting manager", `"level"`} {
+		if strings.Contains(got, other) {
+			t.Errorf("the log screen shows %q, a line about another object or raw JSON:\n%s", other, got)
+		}
+	}
+}

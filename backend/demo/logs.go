@@ -22,7 +22,7 @@ import (
 
 // The demo's logs: every Stack's workspace pod (the running one's update
 // progresses line by line while followed), vpc-network's runner pod (the
-// plan it made), the pod of the stuck sync's hook
+// plan it made), the Flux controllers' pods (controllerlog.go), the pod of the stuck sync's hook
 // Job (retrying for ever), the StatefulSet pod it waits for (its heap
 // exhausted, with a previous instance) whose Secret value the log prints
 // and driftdeck masks, the crash-looping payments-api pod, and a plain log
@@ -135,6 +135,9 @@ func (e *estate) logPods() {
 		e.add(podsGVR, pod)
 	}
 	e.add(podsGVR, e.runnerPodObject())
+	for _, p := range e.controllerPodObjects() {
+		e.add(podsGVR, p)
+	}
 	env := []any{map[string]any{"name": "ELASTIC_PASSWORD", "valueFrom": map[string]any{"secretKeyRef": map[string]any{"name": indexerSecret, "key": "password"}}}}
 	for _, p := range e.objects[podsGVR] {
 		if name := p.GetName(); name == hookPod || strings.HasPrefix(name, appStuck+"-") {
@@ -160,6 +163,7 @@ func (e *estate) logScripts(every time.Duration) *demoLogs {
 	}
 	for _, p := range e.objects[podsGVR] {
 		pod := p.GetNamespace() + "/" + p.GetName()
+		controller, isController := e.controllerLogOf(p.GetName())
 		for _, c := range objread.New(p.Object).Objects("spec", "containers") {
 			container := c.Str("name")
 			key := pod + "/" + container
@@ -175,6 +179,8 @@ func (e *estate) logScripts(every time.Duration) *demoLogs {
 				d.byKey[key] = crashLog()
 			case p.GetName() == runnerPod:
 				d.byKey[key] = runnerLog()
+			case isController:
+				d.byKey[key] = controller
 			default:
 				d.byKey[key] = serviceLog(container)
 			}

@@ -1,6 +1,7 @@
 // Package logs streams pod logs for driftdeck: the pod a unit's log comes
 // from (a Pulumi operator v2 Stack's workspace pod, the Job pods of an Argo
-// CD operation's hooks, or a pod named outright), each line masked for the
+// CD operation's hooks, a Terraform's runner pod, the Flux controller's pod
+// narrowed to a Flux unit's lines, or a pod named outright), each line masked for the
 // values of the Secrets the pod references and made safe for a terminal.
 package logs
 
@@ -38,6 +39,9 @@ type Target struct {
 	// x-1a2b (running)", "pod of Sync hook Job y (Running)"); empty for a
 	// pod named directly.
 	Why string
+	// About is set for a controller's pod (a Flux unit's): its log is
+	// read narrowed to the lines about the unit (Options.About).
+	About *About
 }
 
 // Options choose what part of a container's log to stream, as kubectl logs.
@@ -52,6 +56,9 @@ type Options struct {
 	Tail int64
 	// Timestamps prefixes each line with the time the runtime got it.
 	Timestamps bool
+	// About keeps only a controller's lines about one object, each made
+	// readable; Tail and Since count the lines before they are narrowed.
+	About *About
 }
 
 // Line is one line of a log, masked and escaped: safe to print as is.

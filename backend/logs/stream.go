@@ -68,6 +68,12 @@ func (s *Service) Stream(ctx context.Context, p PodRef, o Options, each func(Lin
 	}
 	defer rc.Close()
 	err = readLines(rc, func(raw string, cut int) {
+		if o.About != nil {
+			var about bool
+			if raw, about = o.About.ParseLine(raw); !about {
+				return
+			}
+		}
 		text := safetext.Visible(m.mask(raw))
 		if cut > 0 {
 			text += fmt.Sprintf(" … (%d more bytes of this line not shown)", cut)

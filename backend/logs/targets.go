@@ -39,7 +39,8 @@ var jobNameLabels = []string{"batch.kubernetes.io/job-name", "job-name"}
 
 // Targets are the pods a unit's log comes from: a Stack's workspace pod,
 // the pods of an Argo CD operation's hook Jobs (the current ones first), a
-// Terraform's runner pod.
+// Terraform's runner pod, the pods of the Flux controller that reconciles a
+// Flux unit (narrowed to its lines).
 func (s *Service) Targets(ctx context.Context, k model.Key) ([]Target, error) {
 	if api := s.argoRoute(k); api != nil {
 		return argoHookTargets(ctx, api, k)
@@ -55,6 +56,8 @@ func (s *Service) Targets(ctx context.Context, k model.Key) ([]Target, error) {
 		return s.hookTargets(ctx, c, k)
 	case model.EngineTerraform:
 		return runnerTargets(ctx, c, k)
+	case model.EngineKustomization, model.EngineHelmRelease:
+		return controllerTargets(ctx, c, k)
 	}
 	return nil, fmt.Errorf("%s: %w: a %s unit has no pod of its own", k.Ref(), ErrNoPod, k.Engine)
 }

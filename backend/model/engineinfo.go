@@ -40,9 +40,10 @@ type EngineInfo struct {
 	Controller string
 	// Example is a unit reference for help texts.
 	Example string
-	// OwnPods: the units run their work in pods of their own, whose logs
-	// are shown (a Stack's workspace, an Argo CD operation's hooks).
-	OwnPods bool
+	// HasLog: a pod's log says what the units are doing: a Stack's
+	// workspace, an Argo CD operation's hooks, a Terraform's runner, the
+	// Flux controller's lines about a Flux unit.
+	HasLog bool
 	// ResourceTree: the units have a tree of the live objects they manage
 	// (an Argo CD Application's resources).
 	ResourceTree bool
@@ -52,15 +53,15 @@ type EngineInfo struct {
 // engineInfos is in Engines order, then the ApplicationSet.
 var engineInfos = []EngineInfo{
 	{Engine: EngineArgoCD, Scope: "apps", Aliases: []string{"app", "argo", "application", "applications"}, Label: "argocd", Units: "Argo CD Applications",
-		Controller: "Argo CD", Example: "argocd/argocd/guestbook", OwnPods: true, ResourceTree: true, Review: ReviewDiff},
+		Controller: "Argo CD", Example: "argocd/argocd/guestbook", HasLog: true, ResourceTree: true, Review: ReviewDiff},
 	{Engine: EnginePulumi, Scope: "stacks", Aliases: []string{"stack"}, Label: "pulumi", Units: "Pulumi Stacks",
-		Controller: "the Pulumi operator", Example: "pulumi/infra/network-prod", OwnPods: true, Review: ReviewPreview},
+		Controller: "the Pulumi operator", Example: "pulumi/infra/network-prod", HasLog: true, Review: ReviewPreview},
 	{Engine: EngineKustomization, Scope: "kustomizations", Aliases: []string{"ks"}, Label: "flux ks", Units: "Flux Kustomizations",
-		Controller: "Flux's kustomize-controller", Example: "kustomization/team-web/web-backend", Review: ReviewDiff},
+		Controller: "Flux's kustomize-controller", Example: "kustomization/team-web/web-backend", HasLog: true, Review: ReviewDiff},
 	{Engine: EngineHelmRelease, Scope: "helmreleases", Aliases: []string{"hr"}, Label: "flux hr", Units: "Flux HelmReleases",
-		Controller: "Flux's helm-controller", Example: "helmrelease/team-payments/api"},
+		Controller: "Flux's helm-controller", Example: "helmrelease/team-payments/api", HasLog: true},
 	{Engine: EngineTerraform, Scope: "terraform", Aliases: []string{"tf", "tofu", "terraforms"}, Label: "tofu tf", Units: "tofu-controller Terraforms",
-		Controller: "tofu-controller", Example: "terraform/flux-system/eks-cluster", Review: ReviewDiff},
+		Controller: "tofu-controller", Example: "terraform/flux-system/eks-cluster", HasLog: true, Review: ReviewDiff},
 	{Engine: EngineApplicationSet, Scope: "appsets", Aliases: []string{"appset", "applicationsets"}, Label: "appset", Units: "Argo CD ApplicationSets",
 		Controller: "Argo CD's ApplicationSet controller", Example: "applicationset/argocd/storefront"},
 }

@@ -31,14 +31,19 @@ func newLogsCmd(g *globals) *cobra.Command {
 	f := &logsFlags{}
 	cmd := &cobra.Command{
 		Use:   "logs <unit> [--resource pod/<name>|job/<name>] [-f] [-c container] [--previous] [--since 10m] [--tail N]",
-		Short: "Print the log of the pod a unit runs in: a Stack's workspace pod, an Argo CD operation's hook Job",
+		Short: "Print the log of the pod a unit runs in: a Stack's workspace pod, an Argo CD operation's hook Job, a Flux controller's lines about the unit",
 		Long: `Print a pod's log, as kubectl logs, for the pod that answers "what is this
 unit doing": for a Pulumi operator v2 Stack the workspace pod that runs its
 current Update (container pulumi, the update's output as it runs); for an
 Argo CD Application the pods of the hook Jobs of its running (or last)
-operation, the running hooks first. --resource names a pod or a Job instead
-(pod/<name>, job/<name>, or kind/<namespace>/<name>; the namespace defaults
-to the Application's destination).
+operation, the running hooks first; for a Terraform its runner pod; for a
+Flux Kustomization or HelmRelease the log of kustomize-controller or
+helm-controller narrowed to the lines about it, each read as flux logs
+prints it (--tail and --since count the controller's lines before they are
+narrowed). --resource names a pod or a Job instead (pod/<name>, job/<name>,
+or kind/<namespace>/<name>; the namespace defaults to the Application's
+destination, else the unit's namespace): pod/flux-system/<controller pod>
+is the controller's whole log.
 
 Values of the Secrets the pod references (env, envFrom, volumes) are
 masked where they appear whole in a line, when driftdeck may read those
@@ -117,7 +122,7 @@ func runLogs(ctx context.Context, g *globals, ref string, f *logsFlags) error {
 		fmt.Fprintf(g.errOut, "# also: %s (%s)\n", safetext.Visible(other.Pod.String()), safetext.Visible(other.Why))
 	}
 	var werr error
-	err = s.Stream(ctx, t.Pod, logs.Options{Container: container, Follow: f.follow, Previous: f.previous, Since: f.since, Tail: f.tail, Timestamps: f.timestamps}, func(l logs.Line) {
+	err = s.Stream(ctx, t.Pod, logs.Options{Container: container, Follow: f.follow, Previous: f.previous, Since: f.since, Tail: f.tail, Timestamps: f.timestamps, About: t.About}, func(l logs.Line) {
 		if l.Notice {
 			fmt.Fprintln(g.errOut, "warning:", l.Text)
 			return

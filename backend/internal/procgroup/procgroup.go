@@ -125,6 +125,13 @@ func (g *Group) Log(name string) string {
 	return strings.Join(lines, "\n")
 }
 
+// Output is all a component has written so far (stdout and stderr), for
+// a test that reads the real component's log.
+func (g *Group) Output(name string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(g.Dir, name+".log"))
+	return string(b), err
+}
+
 // Stop ends every process, the last started first, and removes the directory.
 func (g *Group) Stop() error {
 	for i := len(g.procs) - 1; i >= 0; i-- {

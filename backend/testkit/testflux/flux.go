@@ -109,6 +109,9 @@ func (f *Flux) start(c *testcluster.Cluster, bin string) error {
 // "kustomize-controller"), for a failing test's message.
 func (f *Flux) Log(name string) string { return f.procs.Log(name) }
 
+// Output is all a controller has logged so far.
+func (f *Flux) Output(name string) (string, error) { return f.procs.Output(name) }
+
 // Logs is the tail of both controllers' output.
 func (f *Flux) Logs() string {
 	return fmt.Sprintf("source-controller:\n%s\nkustomize-controller:\n%s", f.Log("source-controller"), f.Log("kustomize-controller"))
