@@ -272,3 +272,34 @@ func (p *podAsked) Pod(_ context.Context, ref logs.PodRef) (logs.Target, error) 
 func (p *podAsked) Stream(context.Context, logs.PodRef, logs.Options, func(logs.Line)) error {
 	return logs.ErrNoPod
 }
+
+// A Kustomization's tree is its inventory: nothing to mark or sync one by
+// one, and the footer offers neither.
+func TestAKustomizationsTreeHasNoMarksOrSync(t *testing.T) {
+	a, be := newFluxTestAppWith(t, 140, 30)
+	ks := map[string]any{"metadata": map[string]any{"resourceVersion": "7"}, "status": map[string]any{"inventory": map[string]any{"entries": []any{
+		map[string]any{"id": "team-web_web-frontend_apps_Deployment", "v": "v1"},
+		map[string]any{"id": "team-web_web-frontend__Service", "v": "v1"},
+	}}}}
+	dep := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"namespace": "team-web", "name": "web-frontend", "uid": "d1", "generation": int64(2)},
+		"status": map[string]any{"observedGeneration": int64(1)}}
+	be.tree = restree.BuildInventory(ks, []map[string]any{dep}, restree.LiveKinds())
+	selectUnit(t, a, "web-frontend")
+	press(a, "enter", "w")
+	if !topIs[*resTreeScreen](a) {
+		t.Fatalf("w on a Kustomization's detail must open its tree:\n%s", plain(a))
+	}
+	got := plain(a)
+	for _, want := range []string{"Deployment/web-frontend", "Service/web-frontend", "Progressing", "diff of it"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the tree lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "[ ]") || strings.Contains(got, "sync marked") {
+		t.Errorf("a Kustomization's tree offers marks or a sync of one resource:\n%s", got)
+	}
+	press(a, "s")
+	if !strings.Contains(flat(a), "applies all of its objects at once") || topIs[*dialog](a) {
+		t.Errorf("s must say a Kustomization applies as a whole:\n%s", plain(a))
+	}
+}

@@ -33,7 +33,8 @@ type resTreeMsg struct {
 	err  error
 }
 
-// openResourceTree shows the live resource tree of an Application.
+// resourcesOf shows the live resource tree of an Application, or of a
+// Kustomization's inventory.
 type resourcesOf struct{ unit *model.Unit }
 
 func (o resourcesOf) open(a *App) tea.Cmd {
@@ -42,7 +43,7 @@ func (o resourcesOf) open(a *App) tea.Cmd {
 		return nil
 	}
 	if !model.InfoOf(u.Key.Engine).ResourceTree {
-		a.toastError("live resource trees are for Argo CD Applications (" + u.Key.Ref() + " is a " + string(u.Key.Engine) + ")")
+		a.toastError("live resource trees are for Argo CD Applications and Flux Kustomizations (" + u.Key.Ref() + " is a " + string(u.Key.Engine) + ")")
 		return nil
 	}
 	s := &resTreeScreen{ownContext: newOwnContext(a), unitKey: u.Key, v: treeview.New(a.theme, "Resources of "+u.Key.Ref())}
@@ -100,7 +101,7 @@ func (s *resTreeScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		a.close(s)
 	case key.Matches(msg, k.Help):
 		a.push(newHelpScreen())
-	case key.Matches(msg, k.Mark):
+	case key.Matches(msg, k.Mark) && s.unitKey.Engine == model.EngineArgoCD:
 		v.ToggleMark()
 		v.Move(1)
 	case key.Matches(msg, k.Refresh):
@@ -144,7 +145,7 @@ func (s *resTreeScreen) diff(a *App) tea.Cmd {
 	case n == nil:
 		return nil
 	case !n.Managed:
-		a.toastError(n.Kind + " " + n.Name + " is not in the Application's source: its owner's diff is what a sync changes")
+		a.toastError(n.Kind + " " + n.Name + " is not in the unit's source: its owner's diff is what an apply changes")
 		return nil
 	}
 	return a.open(resourceDiffOf{a.unit(s.unitKey), diff.ObjectKey{Group: n.Group, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name}})
@@ -153,6 +154,10 @@ func (s *resTreeScreen) diff(a *App) tea.Cmd {
 // sync asks to sync the marked resources (or the one under the cursor),
 // with the sync dialog's options.
 func (s *resTreeScreen) sync(a *App) tea.Cmd {
+	if s.unitKey.Engine != model.EngineArgoCD {
+		a.toastError("a Kustomization applies all of its objects at once: refresh it (" + a.keys.Refresh.Help().Key + " on its detail) to reconcile now")
+		return nil
+	}
 	resources, err := actions.SyncResources(s.v.Targets())
 	if err != nil {
 		a.toastError("sync: " + err.Error())
@@ -182,7 +187,11 @@ func (s *resTreeScreen) SelectedPod() (restree.Ref, bool) {
 
 func (s *resTreeScreen) keyHelp(a *App) string {
 	k := a.keys
-	return a.wrapHint(s.v.Wrapping(), s.v.Cut()) + a.keyHints(bindings(k.Back, k.Up, k.Down, k.Mark)) + "  " +
-		a.hints(k.Diff.Help().Key, "diff of it", k.Sync.Help().Key, "sync marked (or it)", k.Refresh.Help().Key, "read again", k.Logs.Help().Key, "pod log") + "  " +
+	moves, acts := bindings(k.Back, k.Up, k.Down, k.Mark), []string{k.Diff.Help().Key, "diff of it", k.Sync.Help().Key, "sync marked (or it)"}
+	if s.unitKey.Engine != model.EngineArgoCD { // a Kustomization applies as a whole: nothing to mark or sync
+		moves, acts = bindings(k.Back, k.Up, k.Down), acts[:2]
+	}
+	acts = append(acts, k.Refresh.Help().Key, "read again", k.Logs.Help().Key, "pod log")
+	return a.wrapHint(s.v.Wrapping(), s.v.Cut()) + a.keyHints(moves) + "  " + a.hints(acts...) + "  " +
 		a.keyHints(bindings(k.Help))
 }

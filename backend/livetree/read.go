@@ -1,5 +1,5 @@
 // Package livetree reads an Application's live resource tree (restree.Tree)
-// from its destination cluster.
+// from its destination cluster, and a Kustomization's from its inventory.
 package livetree
 
 import (
@@ -44,8 +44,11 @@ type Reader struct {
 // as status.resources says, with a note; only a failed read of the
 // Application itself is an error.
 func (r *Reader) Read(ctx context.Context, k model.Key) (*restree.Tree, error) {
+	if k.Engine == model.EngineKustomization {
+		return r.readKustomization(ctx, k)
+	}
 	if k.Engine != model.EngineArgoCD {
-		return nil, fmt.Errorf("%s: resource trees are for Argo CD Applications", k.Ref())
+		return nil, fmt.Errorf("%s: resource trees are for Argo CD Applications and Flux Kustomizations", k.Ref())
 	}
 	if r.ArgoAPI != nil {
 		if api, ok := r.ArgoAPI(k.Context); ok {
@@ -67,7 +70,7 @@ func (r *Reader) Read(ctx context.Context, k model.Key) (*restree.Tree, error) {
 		t.Destination, t.Notes = where, append([]string{why}, t.Notes...)
 		return t, nil
 	}
-	live, read, notes, err := r.readLive(ctx, dest, namespacesOf(app))
+	live, read, notes, err := r.readLive(ctx, dest, namespacesOf(app), restree.LiveKindList)
 	if err != nil {
 		t := restree.Build(app, nil, nil)
 		t.Destination, t.Notes = where, append([]string{fmt.Sprintf("live objects not read from %s: %v", where, err)}, t.Notes...)
@@ -120,10 +123,10 @@ func namespacesOf(app map[string]any) []string {
 	return out
 }
 
-// readLive lists the live kinds in each namespace, bounded, and says which
-// kinds it read. A kind the user may not list is noted and skipped; an
-// unreachable cluster is an error.
-func (r *Reader) readLive(ctx context.Context, c *kube.Cluster, namespaces []string) ([]map[string]any, restree.Kinds, []string, error) {
+// readLive lists kinds in each namespace, bounded, and says which it read.
+// A kind the user may not list is noted and skipped; an unreachable
+// cluster is an error.
+func (r *Reader) readLive(ctx context.Context, c *kube.Cluster, namespaces []string, kinds []restree.LiveKind) ([]map[string]any, restree.Kinds, []string, error) {
 	limit, maxNS := r.Limit, r.MaxNamespaces
 	if limit <= 0 {
 		limit = 500
@@ -137,9 +140,9 @@ func (r *Reader) readLive(ctx context.Context, c *kube.Cluster, namespaces []str
 		namespaces = namespaces[:maxNS]
 	}
 	var out []map[string]any
-	read := restree.LiveKinds()
+	read := restree.KindsOf(kinds)
 	for _, ns := range namespaces {
-		for _, lk := range restree.LiveKindList {
+		for _, lk := range kinds {
 			gvr := lk.GVR
 			list, err := c.Dynamic.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{Limit: limit})
 			switch {

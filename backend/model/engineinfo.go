@@ -45,7 +45,7 @@ type EngineInfo struct {
 	// Flux controller's lines about a Flux unit.
 	HasLog bool
 	// ResourceTree: the units have a tree of the live objects they manage
-	// (an Argo CD Application's resources).
+	// (an Argo CD Application's resources, a Kustomization's inventory).
 	ResourceTree bool
 	Review       Review
 }
@@ -57,7 +57,7 @@ var engineInfos = []EngineInfo{
 	{Engine: EnginePulumi, Scope: "stacks", Aliases: []string{"stack"}, Label: "pulumi", Units: "Pulumi Stacks",
 		Controller: "the Pulumi operator", Example: "pulumi/infra/network-prod", HasLog: true, Review: ReviewPreview},
 	{Engine: EngineKustomization, Scope: "kustomizations", Aliases: []string{"ks"}, Label: "flux ks", Units: "Flux Kustomizations",
-		Controller: "Flux's kustomize-controller", Example: "kustomization/team-web/web-backend", HasLog: true, Review: ReviewDiff},
+		Controller: "Flux's kustomize-controller", Example: "kustomization/team-web/web-backend", HasLog: true, ResourceTree: true, Review: ReviewDiff},
 	{Engine: EngineHelmRelease, Scope: "helmreleases", Aliases: []string{"hr"}, Label: "flux hr", Units: "Flux HelmReleases",
 		Controller: "Flux's helm-controller", Example: "helmrelease/team-payments/api", HasLog: true},
 	{Engine: EngineTerraform, Scope: "terraform", Aliases: []string{"tf", "tofu", "terraforms"}, Label: "tofu tf", Units: "tofu-controller Terraforms",

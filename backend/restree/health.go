@@ -69,6 +69,10 @@ var healthRules = map[string]func(*objread.Reader) (Health, string){
 	"/Service":                  serviceHealth,
 	"networking.k8s.io/Ingress": ingressHealth,
 	"extensions/Ingress":        ingressHealth,
+	"kustomize.toolkit.fluxcd.io/Kustomization": fluxHealth,
+	"helm.toolkit.fluxcd.io/HelmRelease":        fluxHealth,
+	"source.toolkit.fluxcd.io/GitRepository":    fluxHealth,
+	"source.toolkit.fluxcd.io/HelmRepository":   fluxHealth,
 }
 
 // generationObserved: the controller has seen the latest spec.
@@ -225,6 +229,11 @@ func podHealth(r *objread.Reader) (Health, string) {
 	}
 	switch r.Str("status", "phase") {
 	case "Pending":
+		// Argo CD shows status.message, which an unschedulable Pod lacks:
+		// the scheduler says why in its PodScheduled condition.
+		if c := condition(r, "PodScheduled"); msg == "" && c != nil && c.Str("status") == "False" {
+			return Progressing, orText(c.Str("message"), c.Str("reason"))
+		}
 		return Progressing, msg
 	case "Succeeded":
 		return Healthy, msg

@@ -30,9 +30,12 @@ type Kinds map[[2]string]bool
 
 // LiveKinds are the kinds livetree.Reader lists on the destination: of these, a
 // resource not found is Missing; of any other kind, its presence is not known.
-func LiveKinds() Kinds {
+func LiveKinds() Kinds { return KindsOf(LiveKindList) }
+
+// KindsOf is the set of kinds of a list.
+func KindsOf(list []LiveKind) Kinds {
 	out := Kinds{}
-	for _, k := range LiveKindList {
+	for _, k := range list {
 		out[[2]string{k.GVR.Group, k.Kind}] = true
 	}
 	return out

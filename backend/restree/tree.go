@@ -66,6 +66,12 @@ type Tree struct {
 	Notes []string
 	// ResourceVersion is the Application's, as read.
 	ResourceVersion string
+	// Recorded names where the tree's resources are listed:
+	// status.resources (an Application), status.inventory (a Kustomization).
+	Recorded string
+	// PerResource: each resource has a sync state and can be synced alone
+	// (an Application's); a Kustomization applies as a whole.
+	PerResource bool
 }
 
 // maxDepth bounds how deep ownerReferences are followed below a managed
@@ -106,7 +112,7 @@ func BuildFromArgo(app map[string]any, nodes []map[string]any) *Tree {
 
 func build(app map[string]any, live []liveItem, read Kinds) *Tree {
 	a := objread.New(app)
-	t := &Tree{LiveRead: read != nil, ResourceVersion: a.Str("metadata", "resourceVersion"), Operation: a.Str("status", "operationState", "phase")}
+	t := &Tree{LiveRead: read != nil, ResourceVersion: a.Str("metadata", "resourceVersion"), Operation: a.Str("status", "operationState", "phase"), Recorded: "status.resources", PerResource: true}
 	b := newBuilder(live)
 	hooks := map[Ref]*Node{}
 	for _, res := range a.Objects("status", "resources") {

@@ -29,8 +29,8 @@ func newTreeReader(g *globals, cfg *config.Config, clusters func(string) (*kube.
 
 func newResourcesCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "resources argocd/<namespace>/<name>",
-		Short: "Print an Application's live resource tree: health, sync state and why the unhealthy ones are",
+		Use:   "resources argocd/<namespace>/<name> | kustomization/<namespace>/<name>",
+		Short: "Print an Application's or a Kustomization's live resource tree: health, sync state and why the unhealthy ones are",
 		Long: `Print the resources of an Argo CD Application (status.resources) with the
 live objects they own on the destination cluster, following ownerReferences
 (Deployment -> ReplicaSet -> Pod, Job -> Pod, StatefulSets, DaemonSets,
@@ -45,8 +45,14 @@ config file maps to it (destinations: [{server: <url>, context: <name>}]) or
 that is named like the destination. Otherwise the tree is what
 status.resources says, and a note says why. Resources are named
 group/kind/namespace/name, core kinds kind/namespace/name (as kubectl names
-them); sync some of them with driftdeck sync <unit> --resource <that name> ...`,
-		Example: "  driftdeck resources argocd/argocd/guestbook\n  driftdeck resources argocd/argocd/guestbook -o json",
+them); sync some of them with driftdeck sync <unit> --resource <that name> ...
+
+A Flux Kustomization's tree is its inventory (status.inventory: what its
+last apply recorded, as flux tree kustomization lists it) with the live
+objects they own on the Kustomization's cluster, each with its health and
+why; it has no per-object sync state. One that applies to another cluster
+(spec.kubeConfig) is shown from its inventory alone.`,
+		Example: "  driftdeck resources argocd/argocd/guestbook\n  driftdeck resources argocd/argocd/guestbook -o json\n  driftdeck resources kustomization/team-web/web-backend",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runResources(cmd.Context(), g, args[0], g.output)
@@ -65,7 +71,7 @@ func runResources(ctx context.Context, g *globals, ref, output string) error {
 		return err
 	}
 	if !model.InfoOf(k.Engine).ResourceTree {
-		return usageError(fmt.Errorf("%s: resource trees are for Argo CD Applications", ref))
+		return usageError(fmt.Errorf("%s: resource trees are for Argo CD Applications and Flux Kustomizations", ref))
 	}
 	if err := lookUnit(ctx, set, k); err != nil {
 		return err
@@ -92,7 +98,7 @@ func runResources(ctx context.Context, g *globals, ref, output string) error {
 func printTree(g *globals, t *restree.Tree) {
 	src := "live objects from " + t.Destination
 	if !t.LiveRead {
-		src = "status.resources only"
+		src = t.Recorded + " only"
 	}
 	fmt.Fprintf(g.errOut, "# %s (%s)\n", safetext.Visible(t.Summary()), safetext.Visible(src))
 	for _, n := range t.Notes {
@@ -100,7 +106,11 @@ func printTree(g *globals, t *restree.Tree) {
 	}
 	w := tabwriter.NewWriter(g.out, 0, 4, 2, ' ', 0)
 	defer w.Flush()
-	fmt.Fprintln(w, "RESOURCE\tHEALTH\tSYNC\tREASON")
+	cols := "%s\t%s\t%s\t%s\n"
+	if !t.PerResource { // a Kustomization's objects have no sync state of their own
+		cols = "%s\t%s\t%.0s%s\n"
+	}
+	fmt.Fprintf(w, cols, "RESOURCE", "HEALTH", "SYNC", "REASON")
 	hooks := false
 	for _, r := range t.Rows() {
 		if r.Hook && !hooks {
@@ -113,7 +123,7 @@ func printTree(g *globals, t *restree.Tree) {
 		if n.Hook != "" {
 			state = n.Hook + "/" + n.HookPhase
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", safetext.Visible(name), orDash(string(n.Health)), safetext.Visible(orDash(state)), safetext.Visible(n.Reason))
+		fmt.Fprintf(w, cols, safetext.Visible(name), orDash(string(n.Health)), safetext.Visible(orDash(state)), safetext.Visible(n.Reason))
 	}
 }
 

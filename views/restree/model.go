@@ -146,11 +146,11 @@ func (m *Model) header() []string {
 	case m.err != nil:
 		lines = append(lines, t.Bad.Render(safetext.Visible(m.err.Error())))
 	case m.tree == nil:
-		lines = append(lines, t.Dim.Render("reading the Application and its live objects…"))
+		lines = append(lines, t.Dim.Render("reading the unit and its live objects…"))
 	default:
 		src := "live objects from " + safetext.Visible(m.tree.Destination)
 		if !m.tree.LiveRead {
-			src = "status.resources only (no live objects)"
+			src = m.tree.Recorded + " only (no live objects)"
 		}
 		line := fmt.Sprintf("%s · %s", m.tree.Summary(), src)
 		if op := m.tree.Operation; op != "" {
@@ -213,7 +213,7 @@ func (m *Model) View() string {
 func (m *Model) rowLines(room int) (lines []string, holdsCursor bool) {
 	prevHook := m.top > 0 && m.rows[m.top-1].Hook
 	nameWidth := m.nameWidth()
-	hang := 2 + 4 + nameWidth + 2 // continuation lines start under the health column
+	hang := 2 + m.markWidth() + nameWidth + 2 // continuation lines start under the health column
 	for i := m.top; i < len(m.rows) && len(lines) < room; i++ {
 		r := m.rows[i]
 		if r.Hook && !prevHook && r.Depth == 0 {
@@ -227,6 +227,14 @@ func (m *Model) rowLines(room int) (lines []string, holdsCursor bool) {
 		}
 	}
 	return lines[:min(len(lines), room)], holdsCursor
+}
+
+// markWidth is the width of the mark box, none where nothing is marked.
+func (m *Model) markWidth() int {
+	if m.tree != nil && !m.tree.PerResource {
+		return 0
+	}
+	return 4
 }
 
 // fit is a line as shown: wrapped whole, or cut with its cut marked.
@@ -274,7 +282,10 @@ func (m *Model) row(r tree.Row, selected bool, nameWidth int) string {
 	if selected {
 		cursor = "> " // a mark too, not only a colour
 	}
-	if m.marked[n.Ref] {
+	switch {
+	case m.markWidth() == 0:
+		mark = "" // nothing to mark: the unit applies as a whole
+	case m.marked[n.Ref]:
 		mark = "[x] "
 	}
 	name := m.nameCell(r)
