@@ -132,6 +132,9 @@ func (e *estate) logPods() {
 				"containerStatuses": []any{map[string]any{"name": "pulumi", "ready": true, "state": map[string]any{"running": map[string]any{}}}}},
 		})
 		pod["metadata"].(map[string]any)["labels"] = map[string]any{"auto.pulumi.com/component": "workspace", "auto.pulumi.com/workspace-name": ws}
+		if ws == stackRunning {
+			e.killedForMemory(pod)
+		}
 		e.add(podsGVR, pod)
 	}
 	e.add(podsGVR, e.runnerPodObject())
@@ -146,6 +149,18 @@ func (e *estate) logPods() {
 			}
 		}
 	}
+}
+
+// killedForMemory: the running Stack's first attempt died when the kernel
+// killed its workspace for memory; the operator ran the update again in
+// the restarted container.
+func (e *estate) killedForMemory(pod map[string]any) {
+	c := objread.New(pod).Objects("spec", "containers")[0]
+	c.Map()["resources"] = map[string]any{"limits": map[string]any{"memory": "512Mi"}, "requests": map[string]any{"memory": "256Mi"}}
+	st := objread.New(pod).Objects("status", "containerStatuses")[0].Map()
+	st["restartCount"] = int64(1)
+	st["lastState"] = map[string]any{"terminated": map[string]any{"reason": "OOMKilled", "exitCode": int64(137),
+		"startedAt": e.ago(14 * time.Minute), "finishedAt": e.ago(9 * time.Minute)}}
 }
 
 // logScripts gives every demo pod's containers a log.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/workspace"
 )
 
 // Detail is one unit, described.
@@ -20,7 +21,9 @@ type Detail struct {
 	Resources  []Resource
 	SyncResult []Resource // resources of the last operation
 	Updates    []pulumiop.Update
-	Outputs    []string // Stack output names (values are not shown: they may be secrets)
+	// MemoryKills are a Stack's workspace containers killed for memory.
+	MemoryKills []workspace.MemoryKill
+	Outputs     []string // Stack output names (values are not shown: they may be secrets)
 	// Agent says whether an agent runs in the unit's context, read from its
 	// Lease; nil unless the unit's pause has an expiry (then it says who
 	// ends the pause: model.AgentPresence.Ends).

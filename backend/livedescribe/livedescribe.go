@@ -26,6 +26,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/objread"
 	"github.com/driftdeck/driftdeck/backend/pause"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/workspace"
 )
 
 // Describer reads details from the clusters of a fleet.
@@ -87,6 +88,12 @@ func (d *Describer) Describe(ctx context.Context, k model.Key) (*describe.Detail
 	case model.EnginePulumi:
 		if d.Updates != nil {
 			det.Updates = d.Updates.ForStack(k.Context, k.Namespace, k.Name)
+		}
+		pods, err := c.Kube.CoreV1().Pods(k.Namespace).List(ctx, metav1.ListOptions{LabelSelector: workspace.SelectorOf(k.Name)})
+		if err != nil {
+			det.Problems = append(det.Problems, "workspace pods: "+err.Error())
+		} else {
+			det.MemoryKills = workspace.MemoryKills(pods.Items)
 		}
 	}
 	if p, _ := pause.Read(obj.GetAnnotations()); p != nil && !p.Until.IsZero() {

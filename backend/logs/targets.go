@@ -17,21 +17,14 @@ import (
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/objread"
 	"github.com/driftdeck/driftdeck/backend/pulumiop"
+	"github.com/driftdeck/driftdeck/backend/workspace"
 )
 
 // ErrNoPod means the unit has no pod whose log answers it (yet).
 var ErrNoPod = errors.New("no pod to show the log of")
 
-// The Pulumi operator v2's names (operator/internal/controller/auto): a
-// Stack's Workspace has the Stack's name, its StatefulSet and pod are
-// <workspace>-workspace(-0), labelled with the workspace name, and the
-// "pulumi" container runs the agent that runs the update and logs its output.
-const (
-	workspaceNameLabel      = "auto.pulumi.com/workspace-name"
-	workspaceComponentLabel = "auto.pulumi.com/component"
-	workspaceContainer      = "pulumi"
-	runnerContainer         = "tf-runner" // tofu-controller's runner pod
-)
+// runnerContainer is the container of tofu-controller's runner pod.
+const runnerContainer = "tf-runner"
 
 // The labels the Job controller puts on a Job's pods (the second before
 // Kubernetes 1.27).
@@ -181,7 +174,7 @@ func workspaceTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Targ
 		return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
 	}
 	st := objread.New(stack.Object)
-	workspace, why := k.Name, "workspace pod (no Update running"
+	ws, why := k.Name, "workspace pod (no Update running"
 	if last := st.Str("status", "lastUpdate", "name"); last != "" {
 		why += "; the last was " + last
 	}
@@ -191,8 +184,8 @@ func workspaceTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Targ
 		up, err := c.Dynamic.Resource(pulumiop.Updates).Namespace(k.Namespace).Get(ctx, cur, metav1.GetOptions{})
 		switch {
 		case err == nil:
-			if ws := objread.New(up.Object).Str("spec", "workspaceName"); ws != "" {
-				workspace = ws
+			if name := objread.New(up.Object).Str("spec", "workspaceName"); name != "" {
+				ws = name
 			}
 		case apierrors.IsNotFound(err):
 			why = "workspace pod (the current Update " + cur + " does not exist)"
@@ -201,18 +194,18 @@ func workspaceTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Targ
 		}
 	}
 	pods, err := c.Kube.CoreV1().Pods(k.Namespace).List(ctx, metav1.ListOptions{
-		LabelSelector: workspaceComponentLabel + "=workspace," + workspaceNameLabel + "=" + workspace,
+		LabelSelector: workspace.SelectorOf(ws),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("listing the pods of Workspace %s: %w", workspace, err)
+		return nil, fmt.Errorf("listing the pods of Workspace %s: %w", ws, err)
 	}
 	if len(pods.Items) == 0 {
 		return nil, fmt.Errorf("%s: %w: Workspace %s has no pod (the operator runs it as StatefulSet %s-workspace; a Pulumi operator v1 Stack runs in the operator's own pod)",
-			k.Ref(), ErrNoPod, workspace, workspace)
+			k.Ref(), ErrNoPod, ws, ws)
 	}
 	var out []Target
 	for i := range newestFirst(pods.Items) {
-		out = append(out, podTarget(k.Context, &pods.Items[i], workspaceContainer, why))
+		out = append(out, podTarget(k.Context, &pods.Items[i], workspace.Container, why))
 	}
 	return out, nil
 }

@@ -62,6 +62,11 @@ func runDoctor(ctx context.Context, g *globals) error {
 	if len(unchecked) > 0 {
 		fmt.Fprintf(g.errOut, "doctor: the Secrets some Stacks name were not checked: %s\n", safetext.Visible(strings.Join(unchecked, "; ")))
 	}
+	killed, unchecked := doctor.CheckWorkspacePods(ctx, units, f.Cluster, time.Now(), g.origin())
+	findings = append(findings, killed...)
+	if len(unchecked) > 0 {
+		fmt.Fprintf(g.errOut, "doctor: some Stacks' workspace pods were not checked: %s\n", safetext.Visible(strings.Join(unchecked, "; ")))
+	}
 	ref := func(k model.Key) string {
 		if len(f.Contexts()) > 1 {
 			return k.String()

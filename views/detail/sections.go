@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/workspace"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 	"github.com/driftdeck/driftdeck/views/internal/wrapped"
 )
@@ -245,6 +246,12 @@ func (m *Model) engineFacts(now time.Time) []string {
 		}
 		if f.CurrentUpdate != "" {
 			out = append(out, m.field("  current", v(f.CurrentUpdate)))
+		}
+		if m.detail != nil && len(m.detail.MemoryKills) > 0 {
+			for _, k := range m.detail.MemoryKills {
+				out = append(out, m.field("  workspace", m.theme.Bad.Render(v(k.Text(now)))))
+			}
+			out = append(out, m.field("  advice", workspace.Advice+", then retry"))
 		}
 		req := v(orDash(f.RequestedRequest))
 		if f.RequestedRequest != "" {
