@@ -175,6 +175,18 @@ func stackWhyNot(u *model.Unit, k Kind) string {
 			return "not paused by driftdeck"
 		}
 		return ""
+	case Terminate: // whether its pod is silent is read when it is planned
+		switch {
+		case f.CurrentUpdate == "":
+			return "no update running"
+		case u.Observed == model.Stuck: // wedged on a missing Update, stalled, locked: not a run to stop
+			return "not a hung update: " + u.StuckRule
+		case u.Run == model.Running:
+			// Derived against the thresholds (the store's units); a unit read
+			// fresh for a write is not, and its planner times the update itself.
+			return "update " + f.CurrentUpdate + " is within its time: only a stuck update whose workspace pod is silent is aborted"
+		}
+		return ""
 	case Unlock:
 		switch {
 		case f.CurrentUpdate != "":

@@ -282,16 +282,27 @@ func objectRef(after map[string]any) corev1.ObjectReference {
 
 // writeBefore writes a plan's requests to other objects (a unit's sources),
 // each a JSON patch with its own preconditions, in order.
-func writeBefore(ctx context.Context, c *kube.Cluster, p *Plan, opts metav1.PatchOptions) error {
+func writeBefore(ctx context.Context, c *kube.Cluster, p *Plan, opts metav1.PatchOptions, now time.Time) error {
 	for _, sw := range p.before {
-		body, err := patch(sw.patch).bytes()
-		if err != nil {
-			return err
+		if sw.check != nil {
+			if err := sw.check(ctx, now); err != nil {
+				return err
+			}
 		}
-		_, err = c.Dynamic.Resource(sw.gvr).Namespace(sw.namespace).Patch(ctx, sw.name, types.JSONPatchType, body, opts)
 		ref := model.Ref{Kind: sw.gvr.Resource, Namespace: sw.namespace, Name: sw.name}.String()
+		var err error
+		if sw.deleteUID != "" {
+			uid := types.UID(sw.deleteUID)
+			err = c.Dynamic.Resource(sw.gvr).Namespace(sw.namespace).Delete(ctx, sw.name, metav1.DeleteOptions{DryRun: opts.DryRun, Preconditions: &metav1.Preconditions{UID: &uid}})
+		} else {
+			var body []byte
+			if body, err = patch(sw.patch).bytes(); err != nil {
+				return err
+			}
+			_, err = c.Dynamic.Resource(sw.gvr).Namespace(sw.namespace).Patch(ctx, sw.name, types.JSONPatchType, body, opts)
+		}
 		switch {
-		case err != nil && PreconditionFailed(err):
+		case err != nil && (PreconditionFailed(err) || sw.deleteUID != "" && apierrors.IsNotFound(err)):
 			return &Refusal{Reason: ref + " changed while driftdeck wrote to it: nothing written to the unit; look again and retry"}
 		case apierrors.IsForbidden(err):
 			return &Refusal{Reason: "the cluster refused the request to " + ref + ": " + err.Error(), Permission: true}

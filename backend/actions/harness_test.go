@@ -102,7 +102,7 @@ func (e *env) create(gvr schema.GroupVersionResource, format string, args ...any
 	if err != nil {
 		e.t.Fatalf("creating %s: %v", o.GetName(), err)
 	}
-	if hasStatus && gvr == pulumiop.Stacks {
+	if hasStatus && (gvr == pulumiop.Stacks || gvr == pulumiop.Updates) {
 		out.Object["status"] = status
 		if out, err = e.dyn.Resource(gvr).Namespace(e.ns).UpdateStatus(context.Background(), out, metav1.UpdateOptions{}); err != nil {
 			e.t.Fatalf("status of %s: %v", o.GetName(), err)

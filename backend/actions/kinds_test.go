@@ -33,8 +33,8 @@ func TestEveryKindInTheTableCanBeDoneOnItsEngines(t *testing.T) {
 			}
 		}
 	}
-	if got := KindsFor(model.EnginePulumi); len(got) != 5 || got[len(got)-1] != Unlock {
-		t.Errorf("Stack actions %v: want retry, approve, pause, resume, unlock", got)
+	if got := KindsFor(model.EnginePulumi); len(got) != 6 || got[2] != Terminate || got[len(got)-1] != Unlock {
+		t.Errorf("Stack actions %v: want retry, approve, terminate, pause, resume, unlock", got)
 	}
 	if Destructive(Refresh) || !Destructive(Pause) || !Destructive(Kind("made-up")) {
 		t.Error("refresh needs no confirmation; pause and unknown kinds do")

@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -57,11 +58,15 @@ type Plan struct {
 	hold *ownerHold
 }
 
-// sideWrite is a JSON patch on another object than the unit.
+// sideWrite is a JSON patch on another object than the unit, or, with a
+// deleteUID, the deletion of that object bound to its uid.
 type sideWrite struct {
 	gvr             schema.GroupVersionResource
 	namespace, name string
 	patch           []Op
+	deleteUID       string
+	// check, when set, is asked just before the write: an error refuses it.
+	check func(ctx context.Context, now time.Time) error
 	// change is its line among the plan's Changes.
 	change string
 }

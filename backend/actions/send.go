@@ -166,8 +166,11 @@ func (e *Executor) send(ctx context.Context, w *writeguard.Write, p *Plan) (*Res
 		return nil, err
 	}
 	w.Entry.Patch = body
+	for _, sw := range p.before {
+		w.Entry.Also = append(w.Entry.Also, sw.change)
+	}
 	opts := w.PatchOptions(orWord(p.fieldManager, "driftdeck"))
-	if err := writeBefore(ctx, c, p, opts); err != nil {
+	if err := writeBefore(ctx, c, p, opts, e.now()); err != nil {
 		return nil, err
 	}
 	var held map[string]any

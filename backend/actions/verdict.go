@@ -14,7 +14,10 @@ import (
 // (approving an Application that is in sync).
 func freshVerdict(env *planEnv, obj map[string]any, req Request) error {
 	u := unitOf(env, req.Key.Engine, obj)
-	if u == nil {
+	if u == nil || req.Kind == Terminate && u.Stack != nil {
+		// Whether a Stack's update is stuck is timed against the start of
+		// its Update, which the object alone does not hold: the planner
+		// read that Update, and the workspace pod's log, and judged.
 		return nil
 	}
 	why := stateWhyNot(u, req.Kind)

@@ -15,17 +15,20 @@ import (
 
 // Entry is one audited attempt.
 type Entry struct {
-	Time     time.Time       `json:"time"`
-	Actor    string          `json:"actor"`
-	Context  string          `json:"context"`
-	Unit     string          `json:"unit"`
-	Action   string          `json:"action"`
-	Reason   string          `json:"reason,omitempty"`
-	DryRun   bool            `json:"dryRun,omitempty"`
-	Outcome  string          `json:"outcome"` // done, dry-run, refused, failed, unknown
-	Error    string          `json:"error,omitempty"`
-	Patch    json.RawMessage `json:"patch,omitempty"`
-	Previous string          `json:"previous,omitempty"`
+	Time    time.Time       `json:"time"`
+	Actor   string          `json:"actor"`
+	Context string          `json:"context"`
+	Unit    string          `json:"unit"`
+	Action  string          `json:"action"`
+	Reason  string          `json:"reason,omitempty"`
+	DryRun  bool            `json:"dryRun,omitempty"`
+	Outcome string          `json:"outcome"` // done, dry-run, refused, failed, unknown
+	Error   string          `json:"error,omitempty"`
+	Patch   json.RawMessage `json:"patch,omitempty"`
+	// Also are the writes to other objects made ahead of the unit's patch
+	// (a source's reconcile request, a hung update's pod deleted).
+	Also     []string `json:"also,omitempty"`
+	Previous string   `json:"previous,omitempty"`
 	// ResourceVersion after the write, when it was made.
 	ResourceVersion string `json:"resourceVersion,omitempty"`
 	// Route is the way the write was sent when not the Kubernetes API

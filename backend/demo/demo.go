@@ -20,12 +20,14 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 
 	"github.com/driftdeck/driftdeck/backend/demo/inmem"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
+	"github.com/driftdeck/driftdeck/backend/objread"
 	"github.com/driftdeck/driftdeck/backend/sim"
 )
 
@@ -119,6 +121,10 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 	}
 	dyn, kc := srv.Dynamic(fleet.Watched()...), srv.Kube()
 	answerAccess(kc)
+	e.pods = func(ctx context.Context, ns, name string) bool {
+		_, err := kc.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		return err == nil
+	}
 
 	argo := sim.NewArgo(dyn, sim.ArgoOptions{
 		SyncDuration: t.SyncDuration, SelfHealDelay: t.SelfHealDelay, WindowRecheck: t.WindowRecheck,
@@ -151,6 +157,7 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 		return nil, fmt.Errorf("seeding the Stacks' Secrets: %w", err)
 	}
 	registerLogs(ctx, c, podLogs)
+	c.PodLogs = podLogs.openFor(c)
 	if opts.StateDir != "" {
 		keepers.mu.Lock()
 		keepers.list = append(keepers.list, &keeper{path: StateFile(opts.StateDir), backend: dir, dyn: dyn, resources: kept})
@@ -191,8 +198,11 @@ func (e *estate) behavior(namespace, name string) sim.AppBehavior {
 
 // outcome decides how the operator's updates end: the locked Stack fails on
 // its lock while the lock file exists, the stalled one always fails.
-func (e *estate) outcome(_ context.Context, stack *unstructured.Unstructured, _ string) sim.UpdateOutcome {
+func (e *estate) outcome(ctx context.Context, stack *unstructured.Unstructured, _ string) sim.UpdateOutcome {
 	switch stack.GetNamespace() + "/" + stack.GetName() {
+	case infraNS + "/" + stackHung:
+		current := objread.New(stack.Object).Str("status", "currentUpdate", "name")
+		return e.hungOutcome(current, e.pods(ctx, infraNS, stackHung+"-workspace-0"))
 	case infraNS + "/" + stackLocked:
 		if msg := e.diy.lockMessage(); msg != "" {
 			return sim.UpdateOutcome{FailWith: "error: " + msg, FailReason: "Unknown"}

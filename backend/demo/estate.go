@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
@@ -30,6 +31,9 @@ type estate struct {
 	pushTargets []pushTarget
 	handEdits   []appRef
 	stackPushes []pushTarget
+	// pods reads the demo cluster's pods once it runs (the hung update
+	// lives while its workspace pod does).
+	pods func(ctx context.Context, namespace, name string) bool
 }
 
 type appRef struct{ namespace, name string }

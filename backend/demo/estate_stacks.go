@@ -64,8 +64,8 @@ func (e *estate) stacks() {
 	e.addStack(stackDef{namespace: infraNS, name: "iam-baseline", project: "iam", env: "prod", repo: infraRepo, dir: "iam", commit: commit(infraRepo, "iam", "pinned"),
 		outputs: map[string]any{"breakGlassRoleArn": "arn:aws:iam::318274619123:role/break-glass"}}, nil)
 	e.addStack(stackDef{namespace: infraNS, name: "observability", project: "observability", env: "prod", repo: infraRepo, dir: "observability", branch: "main"}, nil)
-	e.addStack(stackDef{namespace: infraNS, name: "data-lake", project: "data-lake", env: "prod", repo: infraRepo, dir: "data-lake", branch: "main",
-		outputs: map[string]any{"bucket": "acme-data-lake-prod", "glueDatabase": "lake_prod"}}, nil)
+	e.addStack(stackDef{namespace: infraNS, name: stackHung, project: "data-lake", env: "prod", repo: infraRepo, dir: "data-lake", branch: "main",
+		outputs: map[string]any{"bucket": "acme-data-lake-prod", "glueDatabase": "lake_prod"}}, e.hung)
 	e.addStack(stackDef{namespace: infraNS, name: "secrets-rotation", project: "secrets", env: "prod", repo: infraRepo, dir: "secrets", branch: "main", resync: true,
 		outputs: map[string]any{"rotationLambda": "secrets-rotator-prod", "dbPassword": "[secret]"}}, nil)
 	e.addStack(stackDef{namespace: infraNS, name: "search-cluster", project: "search", env: "prod", repo: infraRepo, dir: "search", commit: commit(infraRepo, "search", "pinned"),

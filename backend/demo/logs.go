@@ -43,6 +43,9 @@ type podLog struct {
 	history  []string
 	live     func(i int) (string, bool)
 	previous []string
+	// written is how long before the demo started the history was written
+	// (its lines' time stamps); zero: as it is read.
+	written time.Duration
 }
 
 // demoLogs serves the scripts by "<namespace>/<pod>/<container>".
@@ -70,6 +73,21 @@ func registerLogs(ctx context.Context, c *kube.Cluster, d *demoLogs) {
 	}()
 }
 
+// openFor is the demo cluster's kube.Cluster.PodLogs: the scripts, read as
+// the API server's pods/log would serve them.
+func (d *demoLogs) openFor(c *kube.Cluster) func(ctx context.Context, namespace, pod string, o *corev1.PodLogOptions) (io.ReadCloser, error) {
+	return func(ctx context.Context, namespace, pod string, o *corev1.PodLogOptions) (io.ReadCloser, error) {
+		opts := logs.Options{Container: o.Container, Follow: o.Follow, Previous: o.Previous, Timestamps: o.Timestamps, Tail: -1}
+		if o.TailLines != nil {
+			opts.Tail = *o.TailLines
+		}
+		if o.SinceSeconds != nil {
+			opts.Since = time.Duration(*o.SinceSeconds) * time.Second
+		}
+		return d.Open(ctx, c, logs.PodRef{Context: c.Context, Namespace: namespace, Name: pod}, opts)
+	}
+}
+
 func (d *demoLogs) Open(ctx context.Context, _ *kube.Cluster, p logs.PodRef, o logs.Options) (io.ReadCloser, error) {
 	script, ok := d.byKey[p.Namespace+"/"+p.Name+"/"+o.Container]
 	if !ok {
@@ -87,7 +105,14 @@ func (d *demoLogs) Open(ctx context.Context, _ *kube.Cluster, p logs.PodRef, o l
 	}
 	pr, pw := io.Pipe()
 	go func() {
-		write := func(l string) bool { _, err := io.WriteString(pw, l+"\n"); return err == nil }
+		written := time.Now().Add(-script.written)
+		write := func(l string) bool {
+			if o.Timestamps {
+				l = written.UTC().Format(time.RFC3339Nano) + " " + l
+			}
+			_, err := io.WriteString(pw, l+"\n")
+			return err == nil
+		}
 		for _, l := range lines {
 			if !write(l) {
 				return
@@ -106,6 +131,7 @@ func (d *demoLogs) Open(ctx context.Context, _ *kube.Cluster, p logs.PodRef, o l
 				return
 			case <-tick.C:
 			}
+			written = time.Now()
 			l, more := script.live(i)
 			if !more {
 				<-ctx.Done() // a finished container's log stays open while followed, as kubectl's
@@ -183,6 +209,9 @@ func (e *estate) logScripts(every time.Duration) *demoLogs {
 			container := c.Str("name")
 			key := pod + "/" + container
 			switch {
+			case p.GetName() == stackHung+"-workspace-0":
+				d.byKey[key] = hungLog(stackOf[pod])
+				d.byKey[pod+"/bootstrap"] = podLog{history: []string{"copying the agent to /share/agent", "done"}}
 			case stackOf[pod] != "":
 				d.byKey[key] = workspaceLog(stackOf[pod], running[pod])
 				d.byKey[pod+"/bootstrap"] = podLog{history: []string{"copying the agent to /share/agent", "done"}}

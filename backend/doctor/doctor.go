@@ -151,6 +151,10 @@ func stuckFix(u *model.Unit) (actions.Kind, string) {
 		return "", "the operation was requested and never started: look at the application controller"
 	case u.Stack != nil && pulumiop.LockConflict(u.Stack.LastMessage):
 		return actions.Unlock, "" // the operator retries once the lock is gone
+	case u.Stack != nil && u.Stack.CurrentUpdate != "" && u.Observed == model.Running:
+		// A new request waits behind the running update: a hung one is
+		// aborted, which terminate refuses while its workspace pod writes.
+		return actions.Terminate, "terminate aborts the update only if its workspace pod has been silent for 10 minutes; while it writes, the update is slow, not hung (see `logs`)"
 	case u.Stack != nil:
 		return actions.Retry, ""
 	}

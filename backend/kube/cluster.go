@@ -4,11 +4,14 @@
 package kube
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync/atomic"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -27,10 +30,22 @@ type Cluster struct {
 	REST      rest.Interface
 	Namespace string // the context's default namespace
 	Access    *Access
+	// PodLogs opens a container's log; nil reads pods/log through the API
+	// server (OpenLog). The demo's in-process control plane, which has no
+	// kubelet, serves its own.
+	PodLogs func(ctx context.Context, namespace, pod string, opts *corev1.PodLogOptions) (io.ReadCloser, error)
 	// served holds the resources present (filled by Discover, read by Has).
 	// Atomic: a Cluster may be shared by fleets, and one's rediscovery must
 	// not race another's watches asking what is served.
 	served atomic.Pointer[map[schema.GroupVersionResource]bool]
+}
+
+// OpenLog opens a container's log, as kubectl logs reads it.
+func (c *Cluster) OpenLog(ctx context.Context, namespace, pod string, opts *corev1.PodLogOptions) (io.ReadCloser, error) {
+	if c.PodLogs != nil {
+		return c.PodLogs(ctx, namespace, pod, opts)
+	}
+	return c.Kube.CoreV1().Pods(namespace).GetLogs(pod, opts).Stream(ctx)
 }
 
 // ErrNoKubeconfig means no kubeconfig could be found at all.

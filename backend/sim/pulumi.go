@@ -24,7 +24,8 @@ type UpdateOutcome struct {
 	// FailReason is the Failed condition's reason; "UpdateFailed" when empty
 	// (an error of the pulumi run itself, a lock say, is "Unknown" upstream).
 	FailReason string
-	// Hang keeps the Update Progressing for ever.
+	// Hang keeps the Update Progressing while it is so (the outcome is
+	// asked again every UpdateDuration).
 	Hang bool
 }
 

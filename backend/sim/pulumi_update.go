@@ -46,7 +46,7 @@ func (p *Pulumi) reconcileUpdate(ctx context.Context, k objectKey) (time.Duratio
 	}
 	out := p.outcome(ctx, k.namespace, stackName, typ)
 	if out.Hang {
-		return 0, nil
+		return p.opts.UpdateDuration, nil // asked again: a hang can end (its pod deleted)
 	}
 	p.mu.Lock()
 	began, ok := p.began[k]

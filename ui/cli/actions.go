@@ -76,6 +76,14 @@ const patchHelp = `Each write is one JSON patch with preconditions, checked on t
 server returns, recorded as a Kubernetes Event and a line in the local audit
 log.`
 
+const stackTerminateHelp = `On a Stack it aborts a hung update as the Pulumi operator's guide does
+("purge the pod and retry"): once the update has run for 10 minutes and its
+workspace pod has written no log line for 10 minutes, the pod is deleted
+(bound to its uid) and a new run is requested. It is refused while the pod
+still writes, also when the pod starts writing again after the plan was
+shown, and for an identity that may not delete the pod. The update stops
+where it was; on a self-managed backend its lock may stay held (unlock).`
+
 const bulkHelp = `Several units at once: name them, or select them as kubectl does, with
 -l (labels), -n (namespace), --engine, --state, or --all. Each unit is then
 reported as applied, skipped (with why: nothing to do, not possible for its
@@ -102,6 +110,9 @@ func newActionCmd(g *globals, spec actions.Spec) *cobra.Command {
 		args = nil
 		long += "\n\n" + bulkHelp
 		example += "\n  driftdeck " + string(kind) + " -n team-payments --engine argocd" + exampleReason(spec)
+	}
+	if kind == actions.Terminate {
+		long += "\n\n" + stackTerminateHelp
 	}
 	if kind == actions.Reset {
 		long += "\n\n" + demoResetHelp

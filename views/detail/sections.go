@@ -8,8 +8,8 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/driftdeck/driftdeck/backend/model"
-	"github.com/driftdeck/driftdeck/backend/workspace"
 	"github.com/driftdeck/driftdeck/backend/safetext"
+	"github.com/driftdeck/driftdeck/backend/workspace"
 	"github.com/driftdeck/driftdeck/views/internal/wrapped"
 )
 

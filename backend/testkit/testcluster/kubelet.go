@@ -30,6 +30,7 @@ type FakeKubelet struct {
 
 	mu       sync.Mutex
 	logs     map[string]string
+	written  map[string]time.Time // when a log's lines were written; zero: now
 	follows  map[string]chan string
 	requests []KubeletRequest
 	// ports maps "<ns>/<pod>/<port>" to the address a port-forward to it
@@ -49,7 +50,7 @@ type KubeletRequest struct {
 // both go when the test ends.
 func (c *Cluster) FakeKubelet(t testing.TB) *FakeKubelet {
 	t.Helper()
-	k := &FakeKubelet{logs: map[string]string{}, follows: map[string]chan string{}, ports: map[string]string{}}
+	k := &FakeKubelet{logs: map[string]string{}, written: map[string]time.Time{}, follows: map[string]chan string{}, ports: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /containerLogs/{ns}/{pod}/{container}", k.serve)
 	mux.HandleFunc("/portForward/{ns}/{pod}", k.portForward)
@@ -81,6 +82,7 @@ func (k *FakeKubelet) serve(w http.ResponseWriter, r *http.Request) {
 	k.mu.Lock()
 	k.requests = append(k.requests, req)
 	text, ok := k.logs[key]
+	written := k.written[key]
 	follow := k.follows[key]
 	k.mu.Unlock()
 	if !ok {
@@ -88,7 +90,10 @@ func (k *FakeKubelet) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	stamped := req.Query.Get("timestamps") == "true"
-	_, _ = w.Write([]byte(stamp(text, stamped)))
+	if n, err := strconv.Atoi(req.Query.Get("tailLines")); err == nil {
+		text = tail(text, n)
+	}
+	_, _ = w.Write([]byte(stamp(text, stamped, written)))
 	if req.Query.Get("follow") != "true" || follow == nil {
 		return
 	}
@@ -98,19 +103,32 @@ func (k *FakeKubelet) serve(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case line := <-follow:
-			_, _ = w.Write([]byte(stamp(line+"\n", stamped)))
+			_, _ = w.Write([]byte(stamp(line+"\n", stamped, time.Time{})))
 			w.(http.Flusher).Flush()
 		}
 	}
 }
 
-// stamp prefixes each line with the time, as a kubelet asked for
-// timestamps does (RFC 3339 with nanoseconds, then a space).
-func stamp(text string, stamped bool) string {
+// tail is the last n lines of text, as tailLines asks.
+func tail(text string, n int) string {
+	lines := strings.SplitAfter(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines[max(len(lines)-n, 0):], "")
+}
+
+// stamp prefixes each line with the time it was written (zero: now), as
+// a kubelet asked for timestamps does (RFC 3339 with nanoseconds, then a
+// space).
+func stamp(text string, stamped bool, written time.Time) string {
 	if !stamped || text == "" {
 		return text
 	}
-	now := time.Now().UTC().Format(time.RFC3339Nano) + " "
+	if written.IsZero() {
+		written = time.Now()
+	}
+	now := written.UTC().Format(time.RFC3339Nano) + " "
 	lines := strings.SplitAfter(text, "\n")
 	for i, l := range lines {
 		if l != "" {
@@ -127,7 +145,17 @@ func (k *FakeKubelet) SetLog(ns, pod, container, text string, follow chan string
 	defer k.mu.Unlock()
 	key := ns + "/" + pod + "/" + container
 	k.logs[key] = text
+	delete(k.written, key)
 	k.follows[key] = follow
+}
+
+// SetLogWrittenAt is SetLog for lines all written at one time, which a
+// request for timestamps gets.
+func (k *FakeKubelet) SetLogWrittenAt(ns, pod, container, text string, at time.Time) {
+	k.SetLog(ns, pod, container, text, nil)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.written[ns+"/"+pod+"/"+container] = at
 }
 
 // LastRequest is the newest log request for a pod.
