@@ -71,6 +71,19 @@ func (e *estate) stacks() {
 	e.addStack(stackDef{namespace: infraNS, name: "search-cluster", project: "search", env: "prod", repo: infraRepo, dir: "search", commit: commit(infraRepo, "search", "pinned"),
 		outputs: map[string]any{"endpoint": "vpc-search-prod-4kq2x.eu-central-1.es.amazonaws.com"}}, nil)
 	e.stackPushes = []pushTarget{{infraRepo, "main", ""}, {k8sRepo, "main", ""}}
+	e.pulumiOperator()
+}
+
+// pulumiOperator is the operator's Deployment, as its 2.x manifests make it.
+func (e *estate) pulumiOperator() {
+	const ns = "pulumi-kubernetes-operator"
+	dep := e.object("apps/v1", "Deployment", ns, "controller-manager", nil, map[string]any{
+		"spec": map[string]any{"replicas": int64(1), "template": map[string]any{"spec": map[string]any{"containers": []any{
+			map[string]any{"name": "manager", "image": "pulumi/pulumi-kubernetes-operator:v2.0.0"}}}}},
+		"status": map[string]any{"observedGeneration": int64(1), "replicas": int64(1), "updatedReplicas": int64(1), "readyReplicas": int64(1), "availableReplicas": int64(1)},
+	})
+	dep["metadata"].(map[string]any)["labels"] = map[string]any{"app.kubernetes.io/name": "pulumi-kubernetes-operator", "control-plane": "controller-manager"}
+	e.add(deploymentsGVR, dep)
 }
 
 // addStack builds a Stack that last ran a successful update at its commit,

@@ -158,7 +158,7 @@ func (e *estate) logPods() {
 				"containerStatuses": []any{map[string]any{"name": "pulumi", "ready": true, "state": map[string]any{"running": map[string]any{}}}}},
 		})
 		pod["metadata"].(map[string]any)["labels"] = map[string]any{"auto.pulumi.com/component": "workspace", "auto.pulumi.com/workspace-name": ws}
-		if ws == stackRunning {
+		if ws == stackLocked {
 			e.killedForMemory(pod)
 		}
 		e.add(podsGVR, pod)
@@ -177,9 +177,8 @@ func (e *estate) logPods() {
 	}
 }
 
-// killedForMemory: the running Stack's first attempt died when the kernel
-// killed its workspace for memory; the operator ran the update again in
-// the restarted container.
+// killedForMemory: the run that left network-prod's state locked died when
+// the kernel killed its workspace for memory (the container restarted).
 func (e *estate) killedForMemory(pod map[string]any) {
 	c := objread.New(pod).Objects("spec", "containers")[0]
 	c.Map()["resources"] = map[string]any{"limits": map[string]any{"memory": "512Mi"}, "requests": map[string]any{"memory": "256Mi"}}

@@ -16,7 +16,8 @@ import (
 )
 
 // CheckWorkspacePods finds the Stacks whose workspace pod the kernel killed
-// for memory (OOMKilled): the update dies with it, and the operator's next
+// for memory (OOMKilled) and that failed or are stuck since, or whose
+// container is down now: the update dies with it, and the operator's next
 // run dies the same way until the limit or the program changes. The pods
 // are listed once per context (by the operator's workspace label), else,
 // where that is forbidden, once per namespace holding Stacks; unchecked
@@ -46,8 +47,11 @@ func CheckWorkspacePods(ctx context.Context, units []*model.Unit, cluster func(s
 		unchecked = append(unchecked, why...)
 		for _, k := range kills {
 			u := stacks[name][[2]string{k.Namespace, k.Workspace}]
-			if u == nil {
-				continue // the workspace of an Update named otherwise
+			if u == nil || !k.Down && u.Run != model.Failed && u.Run != model.Stuck {
+				// The workspace of an Update named otherwise; or a kill the
+				// Stack got over (its run since goes on or succeeded): the
+				// detail shows it, nobody needs to act yet.
+				continue
 			}
 			findings = append(findings, Finding{Key: u.Key, State: "killed for memory", Cause: k.Text(now),
 				Hint: workspace.Advice + "; then " + suggest(o, u, "retry", u.Key.Ref())})

@@ -35,6 +35,8 @@ type MemoryKill struct {
 	Limit    string
 	Restarts int32
 	At       time.Time
+	// Down: the container is terminated now (not restarted since).
+	Down bool
 }
 
 // Advice is what the operator's guide says to do about it.
@@ -70,15 +72,15 @@ func MemoryKills(pods []corev1.Pod) []MemoryKill {
 			}
 		}
 		for _, cs := range p.Status.ContainerStatuses {
-			t := cs.State.Terminated
+			t, down := cs.State.Terminated, true
 			if t == nil || t.Reason != "OOMKilled" {
-				t = cs.LastTerminationState.Terminated
+				t, down = cs.LastTerminationState.Terminated, false
 			}
 			if t == nil || t.Reason != "OOMKilled" {
 				continue
 			}
 			out = append(out, MemoryKill{Namespace: p.Namespace, Pod: p.Name, Workspace: p.Labels[LabelName], Container: cs.Name,
-				Limit: limits[cs.Name], Restarts: cs.RestartCount, At: t.FinishedAt.Time})
+				Limit: limits[cs.Name], Restarts: cs.RestartCount, At: t.FinishedAt.Time, Down: down})
 		}
 	}
 	return out

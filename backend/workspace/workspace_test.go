@@ -28,7 +28,7 @@ func TestAWorkspaceKilledForMemoryIsFoundInItsCurrentOrLastState(t *testing.T) {
 		pod("failed", "128Mi", failed, failed),
 		pod("fine", "128Mi", nil, nil),
 	})
-	if len(got) != 2 || got[0].Workspace != "now" || got[0].Limit != "128Mi" || got[1].Workspace != "before" || got[1].Limit != "" {
+	if len(got) != 2 || got[0].Workspace != "now" || got[0].Limit != "128Mi" || !got[0].Down || got[1].Workspace != "before" || got[1].Limit != "" || got[1].Down {
 		t.Fatalf("kills %+v", got)
 	}
 	if s := got[0].Text(now); s != "workspace pod now-workspace-0: container pulumi was killed for memory (OOMKilled) at its memory limit 128Mi, 5m ago; restarted 3 times" {

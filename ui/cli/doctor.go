@@ -67,7 +67,15 @@ func runDoctor(ctx context.Context, g *globals) error {
 	if len(unchecked) > 0 {
 		fmt.Fprintf(g.errOut, "doctor: some Stacks' workspace pods were not checked: %s\n", safetext.Visible(strings.Join(unchecked, "; ")))
 	}
+	operator, unchecked := doctor.CheckPulumiOperator(ctx, units, f.Cluster)
+	findings = append(operator, findings...) // nothing of a context reconciles: said first
+	if len(unchecked) > 0 {
+		fmt.Fprintf(g.errOut, "doctor: %s\n", safetext.Visible(strings.Join(unchecked, "; ")))
+	}
 	ref := func(k model.Key) string {
+		if k.Name == "" { // a finding about a context, not a unit
+			return "context " + k.Context + " (" + string(k.Engine) + ")"
+		}
 		if len(f.Contexts()) > 1 {
 			return k.String()
 		}
@@ -107,9 +115,17 @@ func printDoctor(g *globals, fs []doctor.Finding, ref func(model.Key) string) {
 			fmt.Fprintf(g.out, "  note:  %s\n", safetext.Visible(f.Forbidden))
 		}
 	}
-	units := map[model.Key]bool{}
+	units, contexts := map[model.Key]bool{}, map[model.Key]bool{}
 	for _, f := range fs {
-		units[f.Key] = true
+		if f.Key.Name == "" {
+			contexts[f.Key] = true
+		} else {
+			units[f.Key] = true
+		}
+	}
+	if len(contexts) > 0 {
+		fmt.Fprintf(g.out, "%d unit(s) and %d context(s) need a human\n", len(units), len(contexts))
+		return
 	}
 	fmt.Fprintf(g.out, "%d unit(s) need a human\n", len(units))
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // workspacePod is a Stack's workspace pod as the operator makes it, its
-// pulumi container last terminated for reason.
+// pulumi container terminated for reason, and waiting to start again.
 func workspacePod(t *testing.T, c *testcluster.Cluster, ns, stack, reason string) {
 	t.Helper()
 	kc := c.Kube(t)
@@ -33,8 +33,7 @@ func workspacePod(t *testing.T, c *testcluster.Cluster, ns, stack, reason string
 	}
 	finished := metav1.NewTime(time.Now().Add(-3 * time.Minute))
 	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "pulumi", RestartCount: 2,
-		State:                corev1.ContainerState{Running: &corev1.ContainerStateRunning{}},
-		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: reason, ExitCode: 137, FinishedAt: finished}}}}}
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: reason, ExitCode: 137, FinishedAt: finished}}}}}
 	if _, err := kc.CoreV1().Pods(ns).UpdateStatus(context.Background(), pod, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
