@@ -32,7 +32,7 @@ var fluxControllers = map[model.Engine]struct{ name, kind string }{
 func controllerTargets(ctx context.Context, c *kube.Cluster, k model.Key) ([]Target, error) {
 	ctl := fluxControllers[k.Engine]
 	about := &About{Kind: ctl.kind, Namespace: k.Namespace, Name: k.Name}
-	why := fmt.Sprintf("%s, the lines about %s %s/%s", ctl.name, ctl.kind, k.Namespace, k.Name)
+	why := ctl.name + ", the lines about " + about.String()
 	for _, selector := range []string{"app=" + ctl.name, "app.kubernetes.io/component=" + ctl.name} {
 		pods, err := c.Kube.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if apierrors.IsForbidden(err) {
