@@ -51,6 +51,14 @@ const (
 		"must build at directory: not a valid directory"
 )
 
+// tfOutputs are the outputs the applied modules declare (their values are
+// in each Terraform's outputs Secret, which driftdeck does not read).
+var tfOutputs = map[string][]any{
+	tfAwaiting: {"cluster_endpoint", "cluster_certificate_authority_data", "kubeconfig"},
+	tfStale:    {"vpc_id", "private_subnet_ids", "nat_gateway_ips"},
+	tfLocked:   {"endpoint", "master_password"},
+}
+
 // gitRevision is a Flux revision of a branch: main@sha1:<commit>.
 func gitRevision(repo, branch, words string) string {
 	return branch + "@sha1:" + commit(repo, branch, words)
@@ -388,6 +396,9 @@ func (e *estate) terraforms() {
 		d.spec["sourceRef"] = map[string]any{"kind": "GitRepository", "name": "infra-modules"}
 		d.spec["storeReadablePlan"] = "human"
 		d.spec["writeOutputsToSecret"] = map[string]any{"name": d.name + "-outputs"}
+		if outputs := tfOutputs[d.name]; outputs != nil {
+			d.status["availableOutputs"] = outputs
+		}
 		e.fluxObject(tofu.Terraforms[0], "Terraform", fluxNS, d.name, d.generation, nil, d.spec, d.status)
 	}
 	// The units with a pending plan have it stored in readable form.

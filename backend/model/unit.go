@@ -307,6 +307,11 @@ type TofuFacts struct {
 	Retries                int64 // spec.remediation.retries, 0 when unset
 	Workspace              string
 	StoreReadablePlan      string // spec.storeReadablePlan: none, json or human
+	// Outputs are the names of the module's outputs (status.availableOutputs);
+	// their values are in OutputsSecret (spec.writeOutputsToSecret.name),
+	// which driftdeck never reads: an output may be sensitive.
+	Outputs       []string
+	OutputsSecret string
 }
 
 // Condition is a Kubernetes-style status condition.

@@ -190,6 +190,21 @@ func (r *Reader) Objects(path ...string) []*Reader {
 	return out
 }
 
+// Strings reads a list of strings; non-string entries are recorded as
+// errors and skipped.
+func (r *Reader) Strings(path ...string) []string {
+	var out []string
+	for i, it := range r.Slice(path...) {
+		s, ok := it.(string)
+		if !ok {
+			r.fail(append(append([]string{}, path...), "["+strconv.Itoa(i)+"]"), "a string", it)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // StringMap reads a map of strings (labels, annotations); non-string values are
 // recorded and skipped.
 func (r *Reader) StringMap(path ...string) map[string]string {

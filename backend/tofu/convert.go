@@ -33,6 +33,8 @@ func Convert(context string, obj map[string]any) *model.Unit {
 		Retries:                spec.Int("remediation", "retries"),
 		Workspace:              spec.Str("workspace"),
 		StoreReadablePlan:      spec.Str("storeReadablePlan"),
+		Outputs:                st.Strings("availableOutputs"),
+		OutputsSecret:          spec.Str("writeOutputsToSecret", "name"),
 	}
 	f.PlanOnly, _ = spec.Bool("planOnly")
 	f.Force, _ = spec.Bool("force")
@@ -165,18 +167,19 @@ func sinceOf(c *model.Condition) time.Time {
 	return c.Since
 }
 
-// keep is what Convert reads: not the variables, outputs or inventory.
+// keep is what Convert reads: not the variables or inventory, and of the
+// outputs their names and Secret only.
 var keep = flux.Keep{
 	"apiVersion": nil, "kind": nil, "metadata": flux.Metadata,
 	"spec": flux.Keep{
 		"suspend": nil, "interval": nil, "sourceRef": nil, "dependsOn": nil, "approvePlan": nil, "planOnly": nil,
 		"force": nil, "disableDriftDetection": nil, "workspace": nil, "storeReadablePlan": nil,
-		"tfstate": flux.Keep{"forceUnlock": nil, "lockIdentifier": nil}, "remediation": flux.Keep{"retries": nil},
+		"writeOutputsToSecret": flux.Keep{"name": nil}, "tfstate": flux.Keep{"forceUnlock": nil, "lockIdentifier": nil}, "remediation": flux.Keep{"retries": nil},
 	},
 	"status": flux.Keep{
 		"conditions": nil, "lastAppliedRevision": nil, "lastAttemptedRevision": nil, "lastPlannedRevision": nil,
 		"lastPlannedGeneration": nil, "lastPlanAt": nil, "lastDriftDetectedAt": nil, "lastHandledReconcileAt": nil,
-		"observedGeneration": nil, "reconciliationFailures": nil,
+		"observedGeneration": nil, "reconciliationFailures": nil, "availableOutputs": nil,
 		"plan": flux.Keep{"pending": nil, "lastApplied": nil, "isDestroyPlan": nil, "isDriftDetectionPlan": nil},
 		"lock": flux.Keep{"pending": nil},
 	},

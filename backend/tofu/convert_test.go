@@ -200,3 +200,15 @@ func TestDriftdeckPauseOfATerraformReadsPaused(t *testing.T) {
 		}
 	}
 }
+
+// The outputs are read by name; a value written in the list by mistake is
+// a read error, not an output.
+func TestTheOutputsAreReadByNameOnly(t *testing.T) {
+	obj := load(t)
+	set(obj, []any{"vpc_id", "db_password", 42}, "status", "availableOutputs")
+	set(obj, map[string]any{"name": "eks-outputs"}, "spec", "writeOutputsToSecret")
+	u := Convert("prod", obj)
+	if f := u.Tofu; !slices.Equal(f.Outputs, []string{"vpc_id", "db_password"}) || f.OutputsSecret != "eks-outputs" || len(u.ReadErrors) != 1 {
+		t.Fatalf("outputs %v in %q, read errors %v", f.Outputs, f.OutputsSecret, u.ReadErrors)
+	}
+}

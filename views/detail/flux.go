@@ -218,6 +218,13 @@ func (m *Model) tofuFacts(f *model.TofuFacts, now time.Time) []string {
 		out = append(out, m.field("  failures", fmt.Sprintf("%d of %d retries (spec.remediation.retries)", f.ReconciliationFailures, f.Retries)))
 	}
 	out = append(out, m.field("  workspace", v(f.Workspace)+m.theme.Dim.Render(" · readable plan: ")+v(orDash(f.StoreReadablePlan))))
+	if len(f.Outputs) > 0 || f.OutputsSecret != "" {
+		where := " (values not shown: they may be secrets)"
+		if f.OutputsSecret != "" {
+			where = " (values in Secret " + v(m.unit.Key.Namespace+"/"+f.OutputsSecret) + ", not shown)"
+		}
+		out = append(out, m.field("  outputs", v(orDash(strings.Join(f.Outputs, ", ")))+m.theme.Dim.Render(where)))
+	}
 	return out
 }
 

@@ -69,6 +69,8 @@ func TestTerraformDetailNamesThePendingPlanWhole(t *testing.T) {
 		{model.TofuFacts{LockPending: "f2ab685b-f84d-ac0b-a125-378a22877e8d", ForceUnlock: "no", ApprovePlan: "auto", ReconciliationFailures: 2, Retries: 3},
 			[]string{"lock held: f2ab685b-f84d-ac0b-a125-378a22877e8d (forceUnlock: no)", "mode approvePlan: auto", "failures 2 of 3 retries", "pending none"}},
 		{model.TofuFacts{DriftFound: true, LastDriftAt: now.Add(-3 * time.Minute), ApprovePlan: "disable"}, []string{"drift drift found 3m ago", "drift detection only (approvePlan: disable)"}},
+		{model.TofuFacts{Outputs: []string{"cluster_endpoint", "kubeconfig"}, OutputsSecret: "eks-outputs"},
+			[]string{"outputs cluster_endpoint, kubeconfig (values in Secret flux-system/eks-outputs, not shown)"}},
 	} {
 		f := c.facts
 		f.Workspace = "default"
