@@ -85,8 +85,14 @@ func (r *Reader) readStored(ctx context.Context, c *kube.Cluster, k model.Key, f
 	if mode == "" {
 		mode = "none"
 	}
-	return nil, fmt.Errorf("%s: %w (no ConfigMap or Secret %s[.json]; spec.storeReadablePlan is %s: set it to human or json to read plans here, or run `tfctl show plan`)",
-		k.Ref(), ErrNoReadablePlan, ObjectName(f.Workspace, k.Name, ""), mode)
+	why := "spec.storeReadablePlan is " + mode + ": set it to human or json to read plans here, or run `tfctl show plan`"
+	if f.StoreReadablePlan == "human" || f.StoreReadablePlan == "json" {
+		why = "tofu-controller stores one with each plan it keeps, and keeps none now"
+		if f.PendingPlan == "" {
+			why += ": no plan is pending"
+		}
+	}
+	return nil, fmt.Errorf("%s: %w (no ConfigMap or Secret %s[.json]; %s)", k.Ref(), ErrNoReadablePlan, ObjectName(f.Workspace, k.Name, ""), why)
 }
 
 func getTerraform(ctx context.Context, c *kube.Cluster, k model.Key) (map[string]any, error) {
