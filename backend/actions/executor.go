@@ -280,8 +280,9 @@ func objectRef(after map[string]any) corev1.ObjectReference {
 	}
 }
 
-// writeBefore writes a plan's requests to other objects (a unit's sources),
-// each a JSON patch with its own preconditions, in order.
+// writeBefore writes a plan's writes to other objects, in order: a unit's
+// sources' requests, each a JSON patch with its own preconditions, or a hung
+// update's pod deleted bound to its uid; each asked its check first.
 func writeBefore(ctx context.Context, c *kube.Cluster, p *Plan, opts metav1.PatchOptions, now time.Time) error {
 	for _, sw := range p.before {
 		if sw.check != nil {
