@@ -442,6 +442,8 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
+	case key.Matches(msg, k.Diff) && d.opensForecasts():
+		a.push(forecastReport(a, d))
 	case key.Matches(msg, k.Confirm):
 		d.yes = true
 		return d.confirm(a)

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
@@ -55,4 +57,33 @@ func (d *dialog) forecastLines(a *App, k model.Key, whole bool) []planLine {
 		out = append(out, planLine{"  " + safetext.Visible(l), t.Warn})
 	}
 	return out
+}
+
+// opensForecasts: a bulk resume dialog opens, on its buttons, every unit's
+// whole forecast (the dialog shows one line per unit).
+func (d *dialog) opensForecasts() bool {
+	return d.kind == dlgBulk && d.action == actions.Resume
+}
+
+// forecastReport is every unit's forecast whole, unit by unit, in a report
+// that scrolls over the bulk dialog; any other key closes it.
+func forecastReport(a *App, d *dialog) *dialog {
+	r := &dialog{id: a.nextID(), kind: dlgReport, action: d.action}
+	r.report = []reportLine{{text: fmt.Sprintf("What the controllers of the %d units will change once resumed", len(d.units))}}
+	for _, u := range d.units[:min(len(d.units), bulkPlanShown)] {
+		p, planned := d.unitPlans[u.Key]
+		f, read := d.forecasts[u.Key]
+		switch {
+		case !planned || p.err != nil:
+			continue // skipped or refused: the dialog says why, nothing is resumed
+		case !read:
+			r.report = append(r.report, reportLine{text: "• " + u.Key.Ref() + ": reading what the controller will change…"})
+			continue
+		}
+		r.report = append(r.report, reportLine{text: "• " + u.Key.Ref() + ":"})
+		for _, l := range f.Lines(a.opts.Origin) {
+			r.report = append(r.report, reportLine{text: "  " + l})
+		}
+	}
+	return r
 }

@@ -193,7 +193,11 @@ func (d *dialog) buttonLine(a *App) string {
 	} else {
 		no = t.Selected.Render("> [ No ] <")
 	}
-	return "   " + no + "   " + yes
+	line := "   " + no + "   " + yes
+	if d.opensForecasts() {
+		line += t.Dim.Render("   " + a.keys.Diff.Help().Key + ": what each unit's controller will change")
+	}
+	return line
 }
 
 func bulkExplanation(k actions.Kind) string {

@@ -90,6 +90,8 @@ func (w *workbench) keys(keys ...string) {
 			w.p.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 		case "esc":
 			w.p.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
+		case "tab":
+			w.p.Send(tea.KeyPressMsg{Code: tea.KeyTab})
 		default:
 			for _, r := range k {
 				w.p.Send(tea.KeyPressMsg{Code: r, Text: string(r)})
