@@ -66,6 +66,11 @@ func (a About) String() string { return a.Kind + " " + a.Namespace + "/" + a.Nam
 // MaxLineBytes (a large apply's output) is matched by the fields it
 // starts with and shown as it is.
 func (a About) ParseLine(raw string) (string, bool) {
+	// Most of a busy controller's lines are about other objects: one that
+	// does not even hold the name quoted is not decoded.
+	if !strings.Contains(raw, `"`+a.Name+`"`) {
+		return "", false
+	}
 	e, ok := parseControllerLine(raw)
 	if !ok {
 		quoted := func(k, v string) string { b, _ := json.Marshal(v); return `"` + k + `":` + string(b) }
