@@ -52,6 +52,14 @@ func TestClusterRealArgoAResumeListsTheHandFixSelfHealThenReverts(t *testing.T) 
 	e.app("fixed", repo, autoSync(true))
 	e.synced("fixed", v1)
 	e.do(actions.Request{Kind: actions.PauseSelfHeal, Key: e.key("fixed"), Reason: "INC-7: scaled web down by hand"})
+	// A sync still running would apply web again over the hand fix: the
+	// app reads Synced before its first operation has finished.
+	e.waitFor("no operation running", func() (bool, string) {
+		o := e.get("fixed")
+		_, requested := o["operation"]
+		phase := str(o, "status", "operationState", "phase")
+		return !requested && phase != "" && phase != "Running" && phase != "Terminating", phase
+	})
 
 	// The hand fix: web scaled to zero, and an annotation the source does
 	// not set (self-heal leaves that one alone).

@@ -87,9 +87,9 @@ func (r *Reader) readStored(ctx context.Context, c *kube.Cluster, k model.Key, f
 	}
 	why := "spec.storeReadablePlan is " + mode + ": set it to human or json to read plans here, or run `tfctl show plan`"
 	if f.StoreReadablePlan == "human" || f.StoreReadablePlan == "json" {
-		why = "tofu-controller stores one with each plan it keeps, and keeps none now"
+		why = "spec.storeReadablePlan is " + mode + ", and tofu-controller writes one with each plan it keeps: none is stored now"
 		if f.PendingPlan == "" {
-			why += ": no plan is pending"
+			why += ", and no plan is pending"
 		}
 	}
 	return nil, fmt.Errorf("%s: %w (no ConfigMap or Secret %s[.json]; %s)", k.Ref(), ErrNoReadablePlan, ObjectName(f.Workspace, k.Name, ""), why)

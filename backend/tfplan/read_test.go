@@ -22,8 +22,8 @@ func TestNoStoredPlanSaysWhy(t *testing.T) {
 		want  string
 	}{
 		{model.TofuFacts{Workspace: "default"}, "spec.storeReadablePlan is none: set it to human or json"},
-		{model.TofuFacts{Workspace: "default", StoreReadablePlan: "human"}, "tofu-controller stores one with each plan it keeps, and keeps none now: no plan is pending"},
-		{model.TofuFacts{Workspace: "default", StoreReadablePlan: "json", PendingPlan: "plan-main-1a2b3c4d5e"}, "and keeps none now)"},
+		{model.TofuFacts{Workspace: "default", StoreReadablePlan: "human"}, "spec.storeReadablePlan is human, and tofu-controller writes one with each plan it keeps: none is stored now, and no plan is pending"},
+		{model.TofuFacts{Workspace: "default", StoreReadablePlan: "json", PendingPlan: "plan-main-1a2b3c4d5e"}, "none is stored now)"},
 	} {
 		_, err := (&Reader{}).readStored(context.Background(), c, k, &tc.facts)
 		if !errors.Is(err, ErrNoReadablePlan) || !strings.Contains(err.Error(), tc.want) {
