@@ -255,21 +255,12 @@ func get(ctx context.Context, dyn dynamic.Interface, gvrs []schema.GroupVersionR
 		if err == nil {
 			return obj.Object, nil
 		}
-		var st apierrors.APIStatus
-		if apierrors.IsNotFound(err) && asStatus(err, &st) && st.Status().Details != nil && st.Status().Details.Name != "" {
+		if kube.ObjectMissing(err) {
 			return nil, fmt.Errorf("%s/%s does not exist", ns, name)
 		}
 		last = err
 	}
 	return nil, last
-}
-
-func asStatus(err error, st *apierrors.APIStatus) bool {
-	s, ok := err.(apierrors.APIStatus)
-	if ok {
-		*st = s
-	}
-	return ok
 }
 
 // commitOf reads the commit of a Flux revision: "main@sha1:<hash>" (v1),

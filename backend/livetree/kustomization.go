@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/driftdeck/driftdeck/backend/flux"
+	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/objread"
 	"github.com/driftdeck/driftdeck/backend/restree"
@@ -33,7 +34,7 @@ func (r *Reader) readKustomization(ctx context.Context, k model.Key) (*restree.T
 			ks = got.Object
 			break
 		}
-		if !apierrors.IsNotFound(err) || isObjectNotFound(err) {
+		if !apierrors.IsNotFound(err) || kube.ObjectMissing(err) {
 			break
 		}
 	}
@@ -68,11 +69,4 @@ func (r *Reader) readKustomization(ctx context.Context, k model.Key) (*restree.T
 	t := restree.BuildInventory(ks, live, read)
 	t.Destination, t.Context, t.Notes = where, c.Context, append(append(notes, readNotes...), t.Notes...)
 	return t, nil
-}
-
-// isObjectNotFound tells a missing object (the resource is served) from a
-// version the cluster does not serve (a 404 with no object name).
-func isObjectNotFound(err error) bool {
-	st, ok := err.(apierrors.APIStatus)
-	return ok && st.Status().Details != nil && st.Status().Details.Name != ""
 }

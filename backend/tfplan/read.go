@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/driftdeck/driftdeck/backend/diff"
@@ -102,21 +101,12 @@ func getTerraform(ctx context.Context, c *kube.Cluster, k model.Key) (map[string
 		if err == nil {
 			return obj.Object, nil
 		}
-		if apierrors.IsNotFound(err) && !isNoKind(err) {
+		if kube.ObjectMissing(err) {
 			return nil, fmt.Errorf("%s does not exist (any more)", k.Ref())
 		}
 		last = err
 	}
 	return nil, fmt.Errorf("reading %s: %w", k.Ref(), last)
-}
-
-// isNoKind tells a version the cluster does not serve from a missing object.
-func isNoKind(err error) bool {
-	var st apierrors.APIStatus
-	if errors.As(err, &st) && st.Status().Details != nil {
-		return st.Status().Details.Name == ""
-	}
-	return true
 }
 
 func orNone(s string) string {
