@@ -24,6 +24,8 @@ func (a *App) actionKey(msg tea.KeyPressMsg, from screen) (tea.Cmd, bool) {
 			return a.open(previewOf{u}), true
 		}
 		return a.open(diffOf{u}), true
+	case key.Matches(msg, k.Drift):
+		return a.openDriftCheck(a.cursorUnit(from)), true
 	case key.Matches(msg, k.Resources):
 		return a.open(resourcesOf{a.cursorUnit(from)}), true
 	case key.Matches(msg, k.Actions):

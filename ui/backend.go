@@ -43,6 +43,9 @@ type Backend interface {
 	ResourceTree(ctx context.Context, k model.Key) (*restree.Tree, error)
 	Preview(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error)
 	Approve(ctx context.Context, r *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error)
+	// DriftCheck runs a Stack's refresh preview and marks the unit with
+	// what it found.
+	DriftCheck(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.DriftReport, error)
 	PlanUnstick(ctx context.Context, k model.Key, clearPending, force bool) (*stackops.Unstick, error)
 	Apply(ctx context.Context, u *stackops.Unstick, reason string) (*stackops.Done, error)
 	// ChangeRequests are those the live model holds; Review adds the user's

@@ -38,8 +38,9 @@ type fakeBackend struct {
 	// planRefusal, when set, is every plan's answer: the backend refuses.
 	planRefusal error
 	// preview, when set, plays a preview; else previews fail.
-	preview func(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error)
-	approve func(ctx context.Context, rv *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error)
+	preview    func(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error)
+	driftCheck func(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.DriftReport, error)
+	approve    func(ctx context.Context, rv *stackops.Reviewed, reason string, onEvent func(pulumirun.Event)) (pulumirun.Result, *stackops.Done, error)
 	// unstick: the pending operations the Stack's state holds.
 	pending      []pulumistate.PendingOperation
 	unstickCalls []bool // clearPending of each PlanUnstick
@@ -250,6 +251,13 @@ func (f *fakeBackend) ResourceTree(_ context.Context, k model.Key) (*restree.Tre
 func (f *fakeBackend) Preview(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.Reviewed, error) {
 	if f.preview != nil {
 		return f.preview(ctx, k, onEvent)
+	}
+	return nil, fmt.Errorf("no pulumi in this test")
+}
+
+func (f *fakeBackend) DriftCheck(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*stackops.DriftReport, error) {
+	if f.driftCheck != nil {
+		return f.driftCheck(ctx, k, onEvent)
 	}
 	return nil, fmt.Errorf("no pulumi in this test")
 }

@@ -57,7 +57,7 @@ func (s *helpScreen) lines(a *App) []string {
 		{"Find", []key.Binding{k.Filter, k.Command, k.Sort, k.Mark, k.MarkAll}},
 		{"Tree", []key.Binding{k.Tree, k.Fold, k.FoldAll}},
 		{"Act", []key.Binding{k.Actions, k.RefreshWithSource, k.Freeze, k.Thaw}},
-		{"Diff", []key.Binding{k.Diff, k.NextObject, k.PrevObject, k.SideBySide}},
+		{"Diff", []key.Binding{k.Diff, k.Drift, k.NextObject, k.PrevObject, k.SideBySide}},
 		{"Logs", []key.Binding{k.Logs, k.Follow, k.Container, k.PreviousLog, k.Since}},
 		{"Screen", []key.Binding{k.Yaml, k.Wrap, k.Resources, k.Help, k.Redraw, k.Quit, k.ForceQuit}},
 	}

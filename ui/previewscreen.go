@@ -30,8 +30,10 @@ type previewScreen struct {
 	running  bool
 	applying bool
 	reviewed *stackops.Reviewed
-	err      error // the last run's failure, shown whole
-	howTo    string
+	// drift: the screen shows a drift check, which has nothing to approve.
+	drift bool
+	err   error // the last run's failure, shown whole
+	howTo string
 }
 
 // streamEventMsg is one event of run.
@@ -157,6 +159,10 @@ func (s *previewScreen) update(a *App, msg tea.Msg) tea.Cmd {
 		if s.owns(msg.run) {
 			s.onApplyDone(a, msg)
 		}
+	case driftDoneMsg:
+		if s.owns(msg.run) {
+			s.onDriftDone(msg)
+		}
 	case tea.KeyPressMsg:
 		return s.press(a, msg)
 	}
@@ -216,6 +222,8 @@ func (s *previewScreen) fail(err error) {
 // canApprove says why the shown preview cannot be applied now ("" when it can).
 func (s *previewScreen) canApprove() string {
 	switch {
+	case s.drift:
+		return "a drift check applies nothing: d previews what an up of the program would change"
 	case s.running && s.applying:
 		return "the apply is running"
 	case s.running:

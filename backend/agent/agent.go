@@ -46,6 +46,9 @@ type Agent struct {
 	// none, this replica writes to every context (a single replica).
 	Elections []*Election
 	Policies  Remediator
+	// DriftChecks start the Stacks' scheduled drift checks due on each
+	// pass (config driftChecks); nil runs none.
+	DriftChecks Remediator
 	// RequestExec applies approved change requests, through the Kubernetes
 	// API (where their plans are made); nil applies none.
 	RequestExec *actions.Executor
@@ -241,6 +244,9 @@ func (a *Agent) registry() *prometheus.Registry {
 	if a.Policies != nil {
 		reg.MustRegister(a.Policies)
 	}
+	if a.DriftChecks != nil {
+		reg.MustRegister(a.DriftChecks)
+	}
 	return reg
 }
 
@@ -370,6 +376,9 @@ func (a *Agent) pass(ctx context.Context, only string) {
 	a.applyRequests(ctx, only, synced)
 	if a.Policies != nil && ctx.Err() == nil {
 		a.Policies.Remediate(ctx, units)
+	}
+	if a.DriftChecks != nil && ctx.Err() == nil {
+		a.DriftChecks.Remediate(ctx, units)
 	}
 	a.passes.Inc()
 }

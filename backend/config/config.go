@@ -36,6 +36,31 @@ type Config struct {
 	// Policies are the remediations `driftdeck agent` may do on its own:
 	// none unless listed here.
 	Policies []Policy `json:"policies,omitempty"`
+	// DriftChecks makes `driftdeck agent` check every Stack for drift on a
+	// schedule (a refresh preview each, which writes nothing): off unless set.
+	DriftChecks *DriftChecks `json:"driftChecks,omitempty"`
+}
+
+// DriftChecks is the agent's drift check schedule.
+type DriftChecks struct {
+	// Every is how often each Stack is checked (at least 1m).
+	Every Duration `json:"every"`
+	// Jitter spreads the checks: each Stack starts up to this much later,
+	// by a fixed share of its own.
+	Jitter Duration `json:"jitter,omitempty"`
+	// Concurrency is how many checks may run at once (default 1).
+	Concurrency int `json:"concurrency,omitempty"`
+}
+
+// Check says what is wrong with the schedule, nil when nothing.
+func (d *DriftChecks) Check() error {
+	switch {
+	case time.Duration(d.Every) < time.Minute:
+		return fmt.Errorf("driftChecks: every: want how often to check each Stack, at least 1m (a refresh reads every resource)")
+	case d.Jitter < 0 || d.Concurrency < 0:
+		return fmt.Errorf("driftChecks: jitter and concurrency cannot be negative")
+	}
+	return nil
 }
 
 // Policy is one opt-in remediation of the agent.

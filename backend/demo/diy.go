@@ -103,6 +103,7 @@ type manifestV1 struct {
 type resourceV3 struct {
 	URN          string         `json:"urn"`
 	Custom       bool           `json:"custom"`
+	External     bool           `json:"external,omitempty"`
 	ID           string         `json:"id,omitempty"`
 	Type         string         `json:"type"`
 	Inputs       map[string]any `json:"inputs,omitempty"`

@@ -23,6 +23,8 @@ const (
 	// SDK, which driftdeck itself must not).
 	analyticsProgram = "driftdeck-demo/analytics"
 	networkProgram   = "driftdeck-demo/network" // program.Network: network-prod's
+	// networkRef is the stack whose outputs analytics reads.
+	networkRef = "organization/network/prod"
 	// demoPassphrase encrypts the demo stack's secrets; it protects nothing
 	// but demo values.
 	demoPassphrase = "driftdeck-demo"
@@ -85,7 +87,8 @@ func addPrograms(c *kube.Cluster, dir, sources string) (forget func()) {
 // writeAnalytics lays out the analytics stack's state as its last apply
 // left it, a few commits behind the program: against the program's head a
 // preview updates events-bucket, replaces warehouse, creates ingest-queue
-// and ingest-token, deletes legacy-export and keeps dashboards.
+// and ingest-token, deletes legacy-export and keeps dashboards; a drift
+// check finds its reference to network-prod's outputs changed.
 func (b diyBackend) writeAnalytics(at time.Time) error {
 	urn := func(typ, name string) string {
 		return fmt.Sprintf("urn:pulumi:%s::%s::%s::%s", analyticsStack, analyticsProject, typ, name)
@@ -99,12 +102,20 @@ func (b diyBackend) writeAnalytics(at time.Time) error {
 			Parent: stackURN, Dependencies: deps, Provider: provider + "::" + providerID}
 	}
 	events := stash("events-bucket", map[string]any{"name": "acme-analytics-events-prod", "retentionDays": 14, "versioning": true})
+	// What analytics last read of network-prod's outputs: the VPC before
+	// network was rebuilt by hand, so a drift check finds the reference
+	// changed out of band.
+	network := resourceV3{URN: urn("pulumi:pulumi:StackReference", networkRef), Custom: true, External: true, ID: networkRef,
+		Type: "pulumi:pulumi:StackReference", Inputs: map[string]any{"name": networkRef},
+		Outputs: map[string]any{"name": networkRef, "outputs": map[string]any{"vpcId": "vpc-04d7a3e9b1c2f8e60"}, "secretOutputNames": []any{}},
+		Parent:  stackURN, Provider: provider + "::" + providerID}
 	dep := deploymentV3{
 		Manifest: manifest(at),
 		Resources: []resourceV3{
 			{URN: stackURN, Type: "pulumi:pulumi:Stack"},
 			{URN: provider, Custom: true, ID: providerID, Type: "pulumi:providers:pulumi"},
 			events,
+			network,
 			stash("warehouse", "clickhouse-23.8", events.URN),
 			stash("legacy-export", map[string]any{"bucket": "acme-analytics-legacy-export", "schedule": "0 3 * * *"}, events.URN),
 			stash("dashboards", map[string]any{"folder": "Analytics / Prod", "count": 12}),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/changereq"
+	"github.com/driftdeck/driftdeck/backend/driftmark"
 	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/kube"
@@ -30,6 +31,8 @@ type Fleet struct {
 	Sources  *flux.Sources
 	// Requests are the change requests of every context.
 	Requests *changereq.Index
+	// Drift holds each Stack's last drift check (RecordDrift).
+	Drift *driftmark.Book
 
 	mu       sync.Mutex
 	clusters map[string]*kube.Cluster
@@ -70,6 +73,7 @@ func New(opts Options) *Fleet {
 		Updates:  pulumiop.NewUpdateIndex(),
 		Sources:  flux.NewSources(),
 		Requests: changereq.NewIndex(),
+		Drift:    driftmark.New(),
 		clusters: map[string]*kube.Cluster{},
 		refused:  make(chan error, 16),
 		engines:  opts.Engines,
@@ -82,6 +86,7 @@ func New(opts Options) *Fleet {
 	f.Store.AddClassifier(f.Updates)
 	f.Store.AddClassifier(f.Sources)
 	f.Store.AddClassifier(f.Requests)
+	f.Store.AddClassifier(f.Drift) // last: it marks drift on the sync state the others settled
 	return f
 }
 

@@ -83,6 +83,9 @@ func Start(ctx context.Context, h Options) (a *agent.Agent, done <-chan struct{}
 			DryExec: &actions.Executor{Cluster: f.Cluster, ArgoAPI: f.ArgoAPI, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: true},
 			DryOps:  &stackops.Ops{Cluster: f.Cluster, Programs: h.Config.Stacks, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: true}}
 	}
+	if d := h.Config.DriftChecks; d != nil {
+		a.DriftChecks = driftSchedule(d, f, h)
+	}
 	if l := h.Lease; l != nil {
 		for _, c := range h.Clusters {
 			a.Elections = append(a.Elections, &agent.Election{Context: c.Context, Client: c.Kube, Namespace: l.Namespace,

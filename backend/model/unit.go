@@ -53,6 +53,9 @@ type Unit struct {
 	Pause *PauseRecord
 	// Request is the open change request for this unit, if any (the newest).
 	Request *RequestMark
+	// Drift is the verdict of the Stack's last drift check, nil when none
+	// holds for what it has applied now.
+	Drift *DriftMark
 
 	// Owner names whatever will revert spec edits, e.g. "ApplicationSet/team-a".
 	Owner   string

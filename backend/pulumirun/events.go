@@ -161,3 +161,15 @@ func (s Summary) Text() string {
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
 }
+
+// Drifted lists the resources a drift check found changed or gone out of
+// band: the steps whose read did not come back the same.
+func (r Result) Drifted() []Step {
+	var out []Step
+	for _, s := range r.Steps {
+		if s.Op == OpUpdate || s.Op == OpDelete {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -8,18 +8,21 @@ package pulumirun
 // diagnostic and summary as it arrives, then one Done, and exits.
 
 // ProtocolVersion changes whenever Request or Reply change meaning.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // The operations a Request asks for.
 const (
 	OpPreview = "preview"
 	OpApply   = "apply"
+	// OpDriftCheck runs `pulumi refresh --preview-only`: it reads every
+	// resource from its provider and writes nothing.
+	OpDriftCheck = "drift-check"
 )
 
 // Request is what driftdeck asks the helper to run.
 type Request struct {
 	Protocol int
-	Op       string // OpPreview or OpApply
+	Op       string // OpPreview, OpApply or OpDriftCheck
 	Target   Target
 	// PlanPath is where a preview saves its plan ("" saves none) and the
 	// plan an apply is bound to.

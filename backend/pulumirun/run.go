@@ -52,6 +52,14 @@ func ApplyPlan(ctx context.Context, t Target, planPath string, onEvent func(Even
 	return run(ctx, Request{Op: OpApply, Target: t, PlanPath: planPath}, onEvent)
 }
 
+// DriftCheck runs `pulumi refresh --preview-only` on the target: each
+// resource is read from its provider and compared with the state, and the
+// steps say which changed out of band (update, with the outputs that
+// differ) or are gone (delete). Nothing is written, not even the state.
+func DriftCheck(ctx context.Context, t Target, onEvent func(Event)) (Result, error) {
+	return run(ctx, Request{Op: OpDriftCheck, Target: t}, onEvent)
+}
+
 // run sends req to a new helper process and delivers its events until it
 // is done.
 func run(ctx context.Context, req Request, onEvent func(Event)) (Result, error) {

@@ -32,7 +32,10 @@ type Ops struct {
 	DryRun bool
 	// CLI is the pulumi binary; "" finds one (pulumirun.FindCLI).
 	CLI string
-	Now func() time.Time
+	// DriftChecked receives every finished drift check, to mark the unit
+	// in the live model (fleet.RecordDrift); nil keeps none.
+	DriftChecked func(k model.Key, res pulumirun.Result, at time.Time)
+	Now          func() time.Time
 }
 
 func (o *Ops) now() time.Time {

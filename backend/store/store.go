@@ -196,7 +196,7 @@ func sameShown(a, b *model.Unit) bool {
 	return a.ResourceVersion == b.ResourceVersion && a.UID == b.UID &&
 		a.Run == b.Run && a.StuckRule == b.StuckRule && a.RunReason == b.RunReason &&
 		a.RunSince.Equal(b.RunSince) && a.Window == b.Window && sameSourceState(a.SourceState, b.SourceState) &&
-		sameRequest(a.Request, b.Request)
+		sameRequest(a.Request, b.Request) && a.Drift.Same(b.Drift) && a.Sync == b.Sync && a.SyncNative == b.SyncNative
 }
 
 func sameRequest(a, b *model.RequestMark) bool {

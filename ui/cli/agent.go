@@ -81,6 +81,11 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 	if err != nil {
 		return usageError(err)
 	}
+	if d := cfg.DriftChecks; d != nil {
+		if err := d.Check(); err != nil {
+			return usageError(fmt.Errorf("config %s: %w", config.DefaultPath(), err))
+		}
+	}
 	clusters, err := agentClusters(ctx, g)
 	if err != nil {
 		return err

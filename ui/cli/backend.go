@@ -64,8 +64,9 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 		},
 		Describer:  &livedescribe.Describer{Cluster: f.Cluster, Updates: f.Updates, ArgoAPI: f.ArgoAPI},
 		unitDiffer: differ,
-		Ops:        &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun},
-		Desk:       &changereq.Desk{Cluster: f.Cluster, Index: f.Requests, ReadOnly: g.readOnly, DryRun: g.dryRun},
-		trees:      trees,
+		Ops: &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun,
+			DriftChecked: f.RecordDrift},
+		Desk:  &changereq.Desk{Cluster: f.Cluster, Index: f.Requests, ReadOnly: g.readOnly, DryRun: g.dryRun},
+		trees: trees,
 	}, nil
 }

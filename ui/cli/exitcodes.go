@@ -16,7 +16,7 @@ import (
 
 // Exit codes, the same for every command (exitCodesHelp says them to users).
 const (
-	exitFailed      = 1 // failed; differences found (diff); written but not in effect
+	exitFailed      = 1 // failed; differences found (diff, drift); written but not in effect
 	exitUsage       = 2 // arguments, flags, kubeconfig, context
 	exitUnreachable = 3
 	exitForbidden   = 4 // RBAC or --read-only
@@ -27,14 +27,15 @@ const (
 
 const exitCodesHelp = `Exit codes (the same for every command):
   0  done
-  1  failed; differences found (diff); written but not in effect (reverted, pruned)
+  1  failed; differences found (diff, drift); written but not in effect (reverted,
+     pruned)
   2  usage: bad arguments or flags, missing or broken kubeconfig, unknown context
   3  cluster unreachable
   4  forbidden: RBAC, or --read-only
   5  not found
   6  refused: not possible in the unit's state, precondition failed, plan changed
      since it was confirmed, stale plan
-  7  diff failed: the differences could not be computed (a source that cannot
+  7  diff or drift failed: the differences could not be computed (a source that cannot
      be fetched or built, a dry-run the cluster rejects)`
 
 // exitError marks an error the command line itself classified (usage, an

@@ -132,6 +132,9 @@ func stalePlan(err error) bool {
 type stepPrinter struct {
 	w    io.Writer
 	seen map[int]bool
+	// noSummary leaves out the engine's summary: a drift check counts in
+	// its own words.
+	noSummary bool
 }
 
 func (p *stepPrinter) event(e pulumirun.Event) {
@@ -151,7 +154,7 @@ func (p *stepPrinter) event(e pulumirun.Event) {
 		}
 	case e.Diag != nil && (e.Diag.Severity == "error" || e.Diag.Severity == "warning"):
 		fmt.Fprintf(p.w, "%s: %s\n", safetext.Visible(e.Diag.Severity), safetext.Block(strings.TrimSpace(e.Diag.Message)))
-	case e.Summary != nil:
+	case e.Summary != nil && !p.noSummary:
 		fmt.Fprintf(p.w, "summary: %s (%s, %s)\n", safetext.Visible(e.Summary.Text()), safetext.Visible(e.Summary.Result), e.Summary.Duration)
 	}
 }

@@ -53,6 +53,9 @@ func (m *Model) overview(now time.Time) []string {
 	u := m.unit
 	var out []string
 	out = append(out, m.field("Sync", u.Sync.String()+native(u.SyncNative)))
+	if u.Drift != nil {
+		out = append(out, m.text("  drift", u.Drift.String())...)
+	}
 	out = append(out, m.field("Health", u.Health.String()+native(u.HealthNative)))
 	out = append(out, m.field("Automation", u.Automation.String()+native(u.AutomationNative)))
 	run := u.Run.String()

@@ -4,7 +4,8 @@
 // built-in pulumi:index:Stash resource, no provider either, so the demo
 // previews and applies for real wherever the pulumi CLI is on hand. Against
 // the state the demo seeds (backend/demo), analytics' preview updates,
-// replaces, creates, deletes and keeps a resource; network's creates the
+// replaces, creates, deletes and keeps a resource, and its refresh finds
+// the outputs it read from network-prod changed; network's creates the
 // gateway a killed run left pending and updates the flow logs.
 package program
 
@@ -35,9 +36,15 @@ func analytics(ctx *pulumi.Context) error {
 		pulumi.ReplaceOnChanges([]string{"input"}), pulumi.DependsOn([]pulumi.Resource{events})); err != nil {
 		return err
 	}
+	// The queue lives in network-prod's VPC.
+	network, err := pulumi.NewStackReference(ctx, "organization/network/prod", nil)
+	if err != nil {
+		return err
+	}
 	if _, err := pulumi.NewStash(ctx, "ingest-queue", &pulumi.StashArgs{Input: pulumi.Map{
 		"name":              pulumi.String("analytics-ingest-prod"),
 		"visibilityTimeout": pulumi.Int(120),
+		"vpcId":             network.GetStringOutput(pulumi.String("vpcId")),
 	}}, pulumi.DependsOn([]pulumi.Resource{events})); err != nil {
 		return err
 	}

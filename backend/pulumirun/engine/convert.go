@@ -14,6 +14,9 @@ import (
 // replacement into one "replace" step. It is used from one goroutine.
 type converter struct {
 	preview bool
+	// refresh: the run is a refresh preview, whose steps say only at their
+	// outputs event whether the provider found the resource changed.
+	refresh bool
 	emit    func(pulumirun.Event)
 	steps   map[string]*pulumirun.Step
 	order   []*pulumirun.Step
@@ -43,8 +46,12 @@ func isReplacePart(op pulumirun.Op) bool {
 // handle converts one engine event and emits what changed.
 func (c *converter) handle(e apitype.EngineEvent) {
 	switch {
+	case e.ResourcePreEvent != nil && c.refresh:
+		c.refreshing(&e.ResourcePreEvent.Metadata)
 	case e.ResourcePreEvent != nil:
 		c.pre(&e.ResourcePreEvent.Metadata)
+	case e.ResOutputsEvent != nil && c.refresh:
+		c.refreshed(&e.ResOutputsEvent.Metadata)
 	case e.ResOutputsEvent != nil:
 		if !c.preview && !e.ResOutputsEvent.Planning {
 			c.finished(&e.ResOutputsEvent.Metadata)

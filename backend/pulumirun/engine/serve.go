@@ -82,6 +82,8 @@ func serve(ctx context.Context, req pulumirun.Request, programs map[string]pulum
 		return Preview(ctx, t, pulumirun.PreviewOptions{PlanPath: req.PlanPath, OnEvent: emit})
 	case pulumirun.OpApply:
 		return ApplyPlan(ctx, t, req.PlanPath, emit)
+	case pulumirun.OpDriftCheck:
+		return DriftCheck(ctx, t, emit)
 	}
 	return pulumirun.Result{}, fmt.Errorf("unknown operation %q", req.Op)
 }
