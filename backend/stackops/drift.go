@@ -19,11 +19,7 @@ type DriftReport struct {
 // nothing, not even the state, so it needs no reason and passes no write
 // guard; it is refused only for what is not a Stack.
 func (o *Ops) DriftCheck(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*DriftReport, error) {
-	loc, err := o.Locate(ctx, k)
-	if err != nil {
-		return nil, err
-	}
-	t, cleanup, err := o.target(ctx, loc)
+	loc, t, cleanup, err := o.locatedTarget(ctx, k)
 	if err != nil {
 		return nil, err
 	}

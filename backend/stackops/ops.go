@@ -216,11 +216,7 @@ func stackEvent(reason, verb string) *writeguard.Event {
 // Preview runs a preview of the stack's program, streaming every event, and
 // saves the plan so that an approval applies exactly what was shown.
 func (o *Ops) Preview(ctx context.Context, k model.Key, onEvent func(pulumirun.Event)) (*Reviewed, error) {
-	loc, err := o.Locate(ctx, k)
-	if err != nil {
-		return nil, err
-	}
-	t, cleanup, err := o.target(ctx, loc)
+	loc, t, cleanup, err := o.locatedTarget(ctx, k)
 	if err != nil {
 		return nil, err
 	}
@@ -297,6 +293,17 @@ func planWrites(r *Reviewed) []string {
 		out = append(out, fmt.Sprintf("  %s %s %s", st.Op.Sign(), st.Op, st.URN))
 	}
 	return out
+}
+
+// locatedTarget locates k's stack and builds what the CLI runs on it; the
+// caller runs cleanup when done.
+func (o *Ops) locatedTarget(ctx context.Context, k model.Key) (*Location, pulumirun.Target, func(), error) {
+	loc, err := o.Locate(ctx, k)
+	if err != nil {
+		return nil, pulumirun.Target{}, nil, err
+	}
+	t, cleanup, err := o.target(ctx, loc)
+	return loc, t, cleanup, err
 }
 
 // target builds what the CLI runs: the mapped local program, or a checkout of

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/driftdeck/driftdeck/backend/model"
 )
 
 func newDriftCmd(g *globals) *cobra.Command {
@@ -30,17 +28,7 @@ stack; driftdeck preview --approve puts the resources back as the program says.`
 }
 
 func runDrift(ctx context.Context, g *globals, ref string) error {
-	set, k, err := connectUnit(ctx, g, ref)
-	if err != nil {
-		return err
-	}
-	if k.Engine != model.EnginePulumi {
-		return usageError(fmt.Errorf("%s: drift checks Pulumi Stacks; for an Argo CD Application, a Kustomization or a Terraform use driftdeck diff", ref))
-	}
-	if err := lookUnit(ctx, set, k); err != nil {
-		return err
-	}
-	ops, err := newStackOps(g, set)
+	ops, k, err := connectStack(ctx, g, ref, "drift checks Pulumi Stacks; for an Argo CD Application, a Kustomization or a Terraform use driftdeck diff")
 	if err != nil {
 		return err
 	}

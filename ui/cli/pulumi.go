@@ -30,6 +30,24 @@ func newStackOps(g *globals, set *clusterSet) (*stackops.Ops, error) {
 	return &stackops.Ops{Cluster: set.get, Programs: cfg.Stacks, Audit: exec.Audit, ReadOnly: g.readOnly, DryRun: g.dryRun}, nil
 }
 
+// connectStack connects to the context of the Stack ref names, checks that
+// it exists, and returns the Stack operations for it; notStack says what
+// to use instead when ref is not a Stack.
+func connectStack(ctx context.Context, g *globals, ref, notStack string) (*stackops.Ops, model.Key, error) {
+	set, k, err := connectUnit(ctx, g, ref)
+	if err != nil {
+		return nil, k, err
+	}
+	if k.Engine != model.EnginePulumi {
+		return nil, k, usageError(fmt.Errorf("%s: %s", ref, notStack))
+	}
+	if err := lookUnit(ctx, set, k); err != nil {
+		return nil, k, err
+	}
+	ops, err := newStackOps(g, set)
+	return ops, k, err
+}
+
 func newPreviewCmd(g *globals) *cobra.Command {
 	var approve, yes bool
 	var reason string
@@ -67,17 +85,7 @@ func runPreview(ctx context.Context, g *globals, ref string, approve, yes bool, 
 			return err
 		}
 	}
-	set, k, err := connectUnit(ctx, g, ref)
-	if err != nil {
-		return err
-	}
-	if k.Engine != model.EnginePulumi {
-		return usageError(fmt.Errorf("%s: preview is for Pulumi Stacks; for an Argo CD Application use driftdeck diff", ref))
-	}
-	if err := lookUnit(ctx, set, k); err != nil {
-		return err
-	}
-	ops, err := newStackOps(g, set)
+	ops, k, err := connectStack(ctx, g, ref, "preview is for Pulumi Stacks; for an Argo CD Application use driftdeck diff")
 	if err != nil {
 		return err
 	}
