@@ -162,13 +162,16 @@ func readOperation(r *objread.Reader, u *model.Unit, f *model.ArgoFacts) {
 	f.StartedAt = op.Time("startedAt")
 	f.FinishedAt = op.Time("finishedAt")
 	f.RetryCount = op.Int("retryCount")
+	readStep(op, f)
 }
 
 // readResources counts the resources by sync status and returns the
 // Applications among them: the children of an app of apps.
 func readResources(r *objread.Reader, context string, f *model.ArgoFacts) []model.Key {
 	var children []model.Key
+	var waves bool
 	for _, it := range r.Objects("status", "resources") {
+		stepWave(it, f.Step, &waves)
 		if isApplication(it.Str("group"), it.Str("kind")) && it.Str("name") != "" {
 			children = append(children, model.Key{Context: context, Engine: model.EngineArgoCD, Namespace: it.Str("namespace"), Name: it.Str("name")})
 		}
@@ -245,6 +248,9 @@ func classifyRun(u *model.Unit, f *model.ArgoFacts) {
 		u.StuckRule = "the controller holds the operation until the project's sync windows allow it"
 	case f.Phase == "Running" || f.Phase == "Terminating":
 		reason := "sync " + strings.ToLower(f.Phase)
+		if f.Step != nil {
+			reason += " (" + f.Step.String() + ")"
+		}
 		if f.PhaseMessage != "" {
 			reason += ": " + f.PhaseMessage
 		}

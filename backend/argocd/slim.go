@@ -22,21 +22,36 @@ func DecodeSlim(data []byte) (map[string]any, error) {
 	if err := unmarshalFast(data, &a); err != nil {
 		return nil, err
 	}
-	var children []slimChild
-	if a.Status != nil && slices.ContainsFunc(a.Status.Resources, (*slimResource).isApplication) {
-		// An app of apps: read its children's names in a second pass, so
-		// that the other Applications' resource names are never decoded.
-		var again struct {
-			Status struct {
-				Resources []slimChild `json:"resources"`
-			} `json:"status"`
-		}
+	var again slimNames
+	running := a.running()
+	if running || a.Status != nil && slices.ContainsFunc(a.Status.Resources, (*slimResource).isApplication) {
+		// An app of apps, or a sync running: read the resources' names (and
+		// waves, and the running sync's phases) in a second pass, so that
+		// the other Applications' resource names are never decoded.
 		if err := unmarshalFast(data, &again); err != nil {
 			return nil, err
 		}
-		children = again.Status.Resources
 	}
-	return a.toMap(children), nil
+	return a.toMap(again, running), nil
+}
+
+// slimNames is what the second pass reads.
+type slimNames struct {
+	Status struct {
+		Resources      []slimChild `json:"resources"`
+		OperationState struct {
+			SyncResult struct {
+				Resources []struct {
+					SyncPhase *string `json:"syncPhase"`
+				} `json:"resources"`
+			} `json:"syncResult"`
+		} `json:"operationState"`
+	} `json:"status"`
+}
+
+// running: a sync runs, whose phase and wave Convert reads.
+func (a *slimApp) running() bool {
+	return a.Status != nil && a.Status.OperationState != nil && a.Status.OperationState.Phase != nil && *a.Status.OperationState.Phase == "Running"
 }
 
 // unmarshalFast decodes as encoding/json does, in one pass: encoding/json
@@ -66,7 +81,9 @@ var SlimFields = []string{
 	"status.operationState.phase", "status.operationState.message", "status.operationState.startedAt",
 	"status.operationState.finishedAt", "status.operationState.retryCount",
 	"status.resources.status", "status.resources.requiresPruning", "status.resources.group",
-	"status.resources.kind", "status.resources.namespace", "status.resources.name",
+	"status.resources.kind", "status.resources.namespace", "status.resources.name", "status.resources.syncWave",
+	"status.resources.hook",
+	"status.operationState.syncResult.resources.syncPhase",
 }
 
 type slimApp struct {
@@ -155,9 +172,11 @@ func (r *slimResource) isApplication() bool {
 	return r != nil && bool(r.ArgoGroup.yes) && bool(r.AppKind.yes)
 }
 
-// slimChild is an Application entry of status.resources.
+// slimChild is an entry of status.resources with its names.
 type slimChild struct {
 	Group, Kind, Namespace, Name string
+	SyncWave                     *int64 `json:"syncWave"`
+	Hook                         *bool  `json:"hook"`
 }
 
 // equalsJSON decodes a JSON string into whether it equals W's value,
@@ -199,8 +218,10 @@ type slimHistory struct {
 }
 
 // toMap rebuilds the object from what was kept, with absent fields absent.
-// children holds status.resources again, with names, for an app of apps.
-func (a *slimApp) toMap(children []slimChild) map[string]any {
+// again holds status.resources with names, for an app of apps and a
+// running sync.
+func (a *slimApp) toMap(again slimNames, running bool) map[string]any {
+	children := again.Status.Resources
 	obj := map[string]any{"apiVersion": a.APIVersion, "kind": a.Kind}
 	if a.Metadata != nil {
 		obj["metadata"] = a.Metadata.toMap()
@@ -237,6 +258,15 @@ func (a *slimApp) toMap(children []slimChild) map[string]any {
 			putPtr(os, "startedAt", op.StartedAt)
 			putPtr(os, "finishedAt", op.FinishedAt)
 			putPtr(os, "retryCount", op.RetryCount)
+			if running {
+				var results []any
+				for _, r := range again.Status.OperationState.SyncResult.Resources {
+					m := map[string]any{}
+					putPtr(m, "syncPhase", r.SyncPhase)
+					results = append(results, m)
+				}
+				os["syncResult"] = map[string]any{"resources": results}
+			}
 			status["operationState"] = os
 		}
 		if st.Resources != nil {
@@ -248,9 +278,11 @@ func (a *slimApp) toMap(children []slimChild) map[string]any {
 				m := map[string]any{}
 				putPtr(m, "status", r.Status)
 				putPtr(m, "requiresPruning", r.RequiresPruning)
-				if r.isApplication() && i < len(children) {
+				if (running || r.isApplication()) && i < len(children) {
 					c := children[i]
 					m["group"], m["kind"], m["namespace"], m["name"] = c.Group, c.Kind, c.Namespace, c.Name
+					putPtr(m, "syncWave", c.SyncWave)
+					putPtr(m, "hook", c.Hook)
 				}
 				res[i] = m
 			}

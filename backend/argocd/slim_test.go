@@ -3,6 +3,7 @@ package argocd
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/driftdeck/driftdeck/backend/model"
 	"reflect"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestDecodeSlimConvertsLikeTheWholeObject(t *testing.T) {
 	checkSlim(t, whole)
 }
 
-func checkSlim(t *testing.T, whole map[string]any) {
+func checkSlim(t *testing.T, whole map[string]any) *model.Unit {
 	t.Helper()
 	data, err := json.Marshal(whole)
 	if err != nil {
@@ -44,6 +45,7 @@ func checkSlim(t *testing.T, whole map[string]any) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("slim decode converts to\n%+v\n%+v\nwhole object converts to\n%+v\n%+v", got, got.Argo, want, want.Argo)
 	}
+	return got
 }
 
 // FuzzDecodeSlim: whenever the slim decoder accepts an object, Convert sees

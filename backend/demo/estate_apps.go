@@ -303,6 +303,7 @@ func (e *estate) data() {
 	add(appDef{name: appStuck, policy: manual, stateful: true}, func(obj map[string]any) {
 		e.running(obj, map[string]any{"revision": "main", "prune": false}, map[string]any{"username": "maria.k@example.com", "automated": false},
 			stuckMessage, 25*time.Minute)
+		inWaves(obj)
 		obj["status"].(map[string]any)["health"] = map[string]any{"status": "Progressing", "lastTransitionTime": e.ago(25 * time.Minute)}
 	})
 	e.appBehavior["argocd/"+appStuck] = sim.AppBehavior{Hang: true}
@@ -361,6 +362,30 @@ func markOutOfSync(st map[string]any, kinds ...string) {
 }
 
 // running puts an operation in progress, started d ago.
+// inWaves gives the app's resources the sync waves of a database rolled
+// out in order (its config first, what serves it last) and its running
+// sync the result of the waves done so far: the Sync phase, in wave 0.
+func inWaves(obj map[string]any) {
+	st := obj["status"].(map[string]any)
+	var done []any
+	for _, r := range st["resources"].([]any) {
+		res := r.(map[string]any)
+		if res["hook"] == true {
+			continue
+		}
+		switch res["kind"] {
+		case "ConfigMap", "Secret", "ServiceAccount", "ExternalSecret":
+			res["syncWave"] = int64(-1)
+		case "Service", "Ingress", "ServiceMonitor", "PodMonitor":
+			res["syncWave"] = int64(1)
+			continue // not applied yet
+		}
+		done = append(done, map[string]any{"group": res["group"], "version": res["version"], "kind": res["kind"], "namespace": res["namespace"],
+			"name": res["name"], "status": "Synced", "syncPhase": "Sync", "message": "configured"})
+	}
+	st["operationState"].(map[string]any)["syncResult"] = map[string]any{"resources": done, "revision": "main"}
+}
+
 func (e *estate) running(obj map[string]any, sync, initiatedBy map[string]any, message string, d time.Duration) {
 	sync["syncStrategy"] = map[string]any{"hook": map[string]any{}}
 	op := map[string]any{"sync": sync, "initiatedBy": initiatedBy, "retry": map[string]any{"limit": int64(5)}}

@@ -137,6 +137,8 @@ type ArgoFacts struct {
 	// Argo CD's (status.controllerNamespace), and Argo CD's RBAC names it
 	// <project>/<namespace>/<name>.
 	OutsideControlPlane bool
+	// Step is where a running sync is, nil when none runs.
+	Step *SyncStep
 }
 
 // AppSetFacts are the ApplicationSet fields the tree and the detail view show.

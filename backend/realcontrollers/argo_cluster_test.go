@@ -205,12 +205,15 @@ func TestClusterRealArgoTerminateEndsASyncHungOnAHook(t *testing.T) {
 	e.do(actions.Request{Kind: actions.Sync, Key: e.key("hooked"), Reason: "start a sync that hangs"})
 	e.waitFor("the sync to wait on its PreSync hook", func() (bool, string) {
 		o := e.get("hooked")
-		return str(o, "status", "operationState", "phase") == "Running" && strings.Contains(fmt.Sprint(o["status"]), "presync-"+e.dest),
+		return str(o, "status", "operationState", "phase") == "Running" && strings.Contains(str(o, "status", "operationState", "message"), "presync-"+e.dest),
 			str(o, "status", "operationState", "phase") + ": " + str(o, "status", "operationState", "message")
 	})
 
 	// driftdeck calls it stuck by its rule once it runs past the threshold.
 	u := argocd.Convert("test", e.get("hooked"))
+	if want := "sync running (PreSync phase): waiting for completion of hook batch/Job/presync-" + e.dest; !strings.HasPrefix(u.RunReason, want) {
+		t.Errorf("why %q; want it to start %q", u.RunReason, want)
+	}
 	model.Derive(u, time.Now().Add(time.Hour), model.DefaultThresholds)
 	if u.Run != model.Stuck || u.StuckRule == "" {
 		t.Fatalf("a sync running for an hour on a hook: run %s, rule %q, want stuck with a rule", u.Run, u.StuckRule)

@@ -33,7 +33,8 @@ error (exit 5) after the units found are printed.
 
 Reasons are printed whole, except on a terminal, where every row is cut with …
 to fit its width, the reason first; -o wide prints them whole there too, with
-the stuck rule and the owner. Text from the cluster is shown with control characters
+the sync step of a running Argo CD sync (its phase, and the wave of the
+resource it waits on among the app's waves), the stuck rule and the owner. Text from the cluster is shown with control characters
 and escape sequences made visible; -o json keeps it as it is, JSON-escaped.`,
 		Example: `  driftdeck status -A
   driftdeck status argocd/argocd/guestbook pulumi/infra/network-prod
@@ -43,7 +44,7 @@ and escape sequences made visible; -o json keeps it as it is, JSON-escaped.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runStatus(cmd.Context(), g, o, args) },
 	}
-	cmd.Flags().StringVarP(&g.output, "output", "o", "table", "output format: table, wide (whole reasons, stuck rule, owner) or json")
+	cmd.Flags().StringVarP(&g.output, "output", "o", "table", "output format: table, wide (whole reasons, sync step, stuck rule, owner) or json")
 	cmd.Flags().StringSliceVar(&o.engines, "engine", nil, engineFlagHelp())
 	cmd.Flags().StringSliceVar(&o.states, "state", nil, "only units in these run states (idle, running, stuck, failed, awaiting, blocked) or sync/health words (drifted, degraded, paused)")
 	return cmd
@@ -226,7 +227,7 @@ func printTable(g *globals, units []*model.Unit, ends map[model.Key]string, now 
 		head = append([]string{"CONTEXT"}, head...)
 	}
 	if l.wide {
-		head = append(head, "RULE", "OWNER", "PAUSE ENDS")
+		head = append(head, "SYNC STEP", "RULE", "OWNER", "PAUSE ENDS")
 	}
 	rows := [][]string{append(head, "REASON")}
 	for _, u := range units {
@@ -240,7 +241,7 @@ func printTable(g *globals, units []*model.Unit, ends map[model.Key]string, now 
 			row = append([]string{u.Key.Context}, row...)
 		}
 		if l.wide {
-			row = append(row, orDash(u.StuckRule), orDash(u.Owner), orDash(ends[u.Key]))
+			row = append(row, syncStepCell(u), orDash(u.StuckRule), orDash(u.Owner), orDash(ends[u.Key]))
 		}
 		row = append(row, reason)
 		for i, cell := range row {
@@ -292,6 +293,29 @@ type unitRecord struct {
 	Terraform   *terraformJSON   `json:"terraform,omitempty"`
 	HelmRelease *helmReleaseJSON `json:"helmRelease,omitempty"`
 	ReadErrors  []string         `json:"readErrors,omitempty"`
+	// SyncStep is where an Argo CD sync that runs now is.
+	SyncStep *syncStepJSON `json:"syncStep,omitempty"`
+}
+
+type syncStepJSON struct {
+	Phase   string `json:"phase,omitempty"`
+	WaitsOn string `json:"waitsOn,omitempty"`
+	Wave    *int64 `json:"wave,omitempty"`
+	// Waves are the lowest and highest wave of the app's resources.
+	Waves []int64 `json:"waves,omitempty"`
+}
+
+// syncStepCell is the -o wide SYNC STEP: "Sync w0 of -1..1", "PreSync", or "-".
+func syncStepCell(u *model.Unit) string {
+	if u.Argo == nil || u.Argo.Step == nil {
+		return "-"
+	}
+	s := u.Argo.Step
+	out := orDash(s.Phase)
+	if s.HasWave {
+		out += fmt.Sprintf(" w%d of %d..%d", s.Wave, s.FirstWave, s.LastWave)
+	}
+	return out
 }
 
 type pauseJSON struct {
@@ -325,6 +349,13 @@ func newRecord(u *model.Unit, forest *tree.Forest, ends map[model.Key]string, no
 	if !u.RunSince.IsZero() {
 		t := u.RunSince.UTC()
 		r.RunSince = &t
+	}
+	if u.Argo != nil && u.Argo.Step != nil {
+		s := u.Argo.Step
+		r.SyncStep = &syncStepJSON{Phase: s.Phase, WaitsOn: s.WaitsOn}
+		if s.HasWave {
+			r.SyncStep.Wave, r.SyncStep.Waves = &s.Wave, []int64{s.FirstWave, s.LastWave}
+		}
 	}
 	if p := u.Pause; p != nil {
 		r.Pause = &pauseJSON{By: p.By, Reason: p.Reason, At: p.At, Expired: p.Expired(now), Mode: p.Mode, EndsBy: ends[u.Key]}
