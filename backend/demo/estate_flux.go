@@ -363,8 +363,7 @@ func (e *estate) terraforms() {
 	drift := appliedOK()
 	drift["lastDriftDetectedAt"] = e.ago(3 * time.Minute)
 	drift["lastPlannedGeneration"] = int64(2)
-	drift["conditions"] = conds(condition("Ready", "False", tofu.ReasonDriftDetected,
-		"Drift detected: 1 to add, 2 to change, 0 to destroy (aws_iam_role_policy.ci_deploy, aws_iam_role.readonly)", e.now.Add(-3*time.Minute)))
+	drift["conditions"] = conds(condition("Ready", "False", tofu.ReasonDriftDetected, iamRolesDrift, e.now.Add(-3*time.Minute)))
 	locked := appliedOK()
 	locked["lastAttemptedRevision"], locked["lastAppliedRevision"] = head, older
 	locked["lock"] = map[string]any{"pending": tfLockID, "lastApplied": ""}

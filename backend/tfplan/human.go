@@ -5,12 +5,13 @@ import (
 	"strings"
 
 	"github.com/driftdeck/driftdeck/backend/diff"
+	"github.com/driftdeck/driftdeck/backend/tofu"
 )
 
 // The lines of `tofu show -no-color` (and `terraform show`) read here.
 var (
 	// "  # terraform_data.x will be updated in-place"
-	headerLine = regexp.MustCompile(`^  # (.+?) (will be|must be|has been|has|is|will no longer) ?(.*)$`)
+	headerLine = tofu.PlanHeader
 	// "  ~ resource "terraform_data" "x" {", "-/+ resource ...", " <= data ..."
 	blockLine    = regexp.MustCompile(`^\s*(\S+) (resource|data) "[^"]*" "[^"]*" \{$`)
 	summaryLine  = regexp.MustCompile(`^(Plan: \d+ to add.*|No changes\..*)$`)

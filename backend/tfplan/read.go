@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/driftdeck/driftdeck/backend/diff"
+	"github.com/driftdeck/driftdeck/backend/flux"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/tofu"
@@ -39,7 +41,13 @@ func (r *Reader) Read(ctx context.Context, k model.Key) (*Plan, error) {
 	}
 	u := tofu.Convert(k.Context, obj)
 	f := u.Tofu
+	if f.DriftFound && f.PendingPlan == "" {
+		return r.driftResult(k, f)
+	}
 	p, err := r.readStored(ctx, c, k, f)
+	if errors.Is(err, ErrNoReadablePlan) && f.DriftFound {
+		return r.driftResult(k, f)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +101,34 @@ func (r *Reader) readStored(ctx context.Context, c *kube.Cluster, k model.Key, f
 	}
 	return nil, fmt.Errorf("%s: %w (no ConfigMap or Secret %s[.json]; %s)", k.Ref(), ErrNoReadablePlan, ObjectName(f.Workspace, k.Name, ""), why)
 }
+
+// driftResult reads what drift detection found, from the Ready condition:
+// tofu-controller keeps no file of the plan it made to detect drift, only
+// `tofu show -no-color` of it there (cut at 20,000 characters).
+func (r *Reader) driftResult(k model.Key, f *model.TofuFacts) (*Plan, error) {
+	ready := flux.Condition(f.Conditions, "Ready")
+	p, err := ParseHuman(ready.Message, r.DiffOptions)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the drift detection result in its Ready condition: %w", k.Ref(), err)
+	}
+	if len(p.Resources) == 0 {
+		return nil, fmt.Errorf("%s: drift detected, but its Ready condition holds no plan to show (%q): the runner's log has it (driftdeck logs %s)", k.Ref(), model.FirstLine(ready.Message), k.Ref())
+	}
+	p.Where = "the Ready condition (DriftDetected)"
+	when := "drift detected"
+	if !f.LastDriftAt.IsZero() {
+		when += " at " + f.LastDriftAt.UTC().Format(time.RFC3339)
+	}
+	p.Warnings = append(p.Warnings, when+": this is drift detection's plan, which tofu-controller does not keep; nothing waits for approval until the controller plans again")
+	if len(ready.Message) >= driftMessageLimit {
+		p.Warnings = append(p.Warnings, "the controller cut the result at 20,000 characters: the last resources may be missing (the runner's log has them whole)")
+	}
+	return p, nil
+}
+
+// driftMessageLimit is where tofu-controller cuts a condition's message
+// (MaxConditionMessageLength), "..." appended.
+const driftMessageLimit = 20000
 
 func getTerraform(ctx context.Context, c *kube.Cluster, k model.Key) (map[string]any, error) {
 	var last error

@@ -141,7 +141,11 @@ func classifyRun(u *model.Unit, f *model.TofuFacts) {
 	case approved && !flux.Is(ready, "False"):
 		set(model.Running, f.LastPlanAt, "plan "+f.PendingPlan+" approved, to be applied")
 	case f.DriftFound:
-		set(model.Idle, ready.Since, "drift detected: "+readyMessage(ready))
+		what := DriftSummary(ready.Message)
+		if what == "" {
+			what = readyMessage(ready)
+		}
+		set(model.Idle, ready.Since, "drift detected: "+what)
 		if f.ApprovePlan != ApproveAuto && !f.Force {
 			u.RunReason += " (not auto-approved: a plan must be approved)"
 		}

@@ -190,7 +190,11 @@ func printTerraformPlan(ctx context.Context, g *globals, r *tfplan.Reader, k mod
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(g.errOut, "# %s, plan %s (%s plan from %s)\n", k.Ref(), safetext.Visible(p.ID), p.Format, safetext.Visible(p.Where))
+	which := "plan " + p.ID
+	if p.ID == "" { // drift detection's plan has no id: it is not kept
+		which = "drift detection's plan"
+	}
+	fmt.Fprintf(g.errOut, "# %s, %s (%s plan from %s)\n", k.Ref(), safetext.Visible(which), p.Format, safetext.Visible(p.Where))
 	for _, w := range p.Warnings {
 		fmt.Fprintf(g.errOut, "warning: %s\n", safetext.Visible(w))
 	}
