@@ -148,7 +148,16 @@ func runDiff(ctx context.Context, g *globals, ref string) error {
 		return err
 	}
 	if model.InfoOf(k.Engine).Review != model.ReviewDiff {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: diff is for Argo CD Applications, Flux Kustomizations and Terraforms; for a Pulumi Stack use `%s`", ref, g.origin().Driftdeck(k.Context, "preview", k.Ref()))}
+		var instead string
+		switch k.Engine {
+		case model.EnginePulumi:
+			instead = "for a Pulumi Stack use `" + g.origin().Driftdeck(k.Context, "preview", k.Ref()) + "`"
+		case model.EngineHelmRelease:
+			instead = "a HelmRelease has no diff yet: `" + g.origin().Driftdeck(k.Context, "status", "-o", "wide", k.Ref()) + "` shows its last release"
+		default:
+			instead = "diff the units it generates"
+		}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: diff is for Argo CD Applications, Flux Kustomizations and Terraforms; %s", ref, instead)}
 	}
 	d, err := newDiffer(ctx, g, set.get, set.argoAPI)
 	if err != nil {

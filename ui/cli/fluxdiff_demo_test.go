@@ -40,3 +40,13 @@ func TestDemoKustomizationDiffsBuildEmbeddedSourcesOffline(t *testing.T) {
 		t.Errorf("a source the demo does not hold: exit %d, want 7 saying the demo stays off the network\n%s%s", code, out, stderr)
 	}
 }
+
+// A HelmRelease has no diff: the refusal names what shows its release,
+// not a Pulumi preview.
+func TestDemoDiffOfAHelmReleaseNamesWhatToRunInstead(t *testing.T) {
+	isolate(t)
+	code, _, stderr := run(t, "--demo", "diff", "helmrelease/monitoring/loki")
+	if code != exitUsage || !strings.Contains(stderr, "driftdeck --demo status -o wide helmrelease/monitoring/loki") || strings.Contains(stderr, "preview") {
+		t.Errorf("diff of a HelmRelease: exit %d\n%s", code, stderr)
+	}
+}
