@@ -95,6 +95,8 @@ type ObjectDiff struct {
 	Live, Desired string
 	// Text is the line diff of Live against Desired.
 	Text *TextDiff
+	// Warning says what removing (pruning) the object destroys beyond it.
+	Warning string
 }
 
 // Object compares the two sides of one object. The inputs are not modified.
@@ -122,6 +124,7 @@ func Object(p Pair, opts Options) (*ObjectDiff, error) {
 		d.Change = Added
 	case desired == nil:
 		d.Change = Removed
+		d.Warning = pruneWarning(d.Key, p.Live)
 	default:
 		d.Fields = fieldChanges(live, desired)
 		if len(d.Fields) > 0 {

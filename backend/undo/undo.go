@@ -124,6 +124,9 @@ func (f *Forecast) read(ctx context.Context, d Differ, prune bool) {
 			ob.What = "created"
 		case diff.Removed:
 			ob.What = "deleted"
+			if o.Warning != "" {
+				ob.What += ": " + o.Warning
+			}
 			if !prune {
 				ob.What = "left in place (prune is off)"
 			}

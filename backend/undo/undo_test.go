@@ -122,3 +122,16 @@ func TestLongForecastsAreCutWithTheDiffCommand(t *testing.T) {
 		t.Errorf("%d lines, want %d", len(lines), want)
 	}
 }
+
+// A self-heal that prunes a Stack which destroys on finalize says that
+// pulumi destroy runs.
+func TestAResumeThatPrunesADestroyingStackSaysSo(t *testing.T) {
+	p := resumePlan(model.EngineArgoCD, "")
+	p.Request.AutoSync = &actions.AutoSyncPolicy{Prune: true}
+	stack := map[string]any{"apiVersion": "pulumi.com/v1", "kind": "Stack", "metadata": map[string]any{"name": "network", "namespace": "shop"},
+		"spec": map[string]any{"stack": "acme/network/prod", "destroyOnFinalize": true}}
+	lines := Of(context.Background(), &diffs{pairs: []diff.Pair{{Live: stack}}}, p).Lines(prod)
+	if len(lines) < 2 || !strings.Contains(lines[1], "deleted: pruning Stack shop/network runs pulumi destroy") {
+		t.Errorf("lines %q", lines)
+	}
+}

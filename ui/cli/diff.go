@@ -33,6 +33,14 @@ type unitDiffer struct {
 }
 
 func (d *unitDiffer) Diff(ctx context.Context, k model.Key) (*argodiff.Result, error) {
+	res, err := d.diff(ctx, k)
+	if err == nil && res.Report != nil {
+		res.Warnings = append(res.Warnings, res.Report.Warnings()...)
+	}
+	return res, err
+}
+
+func (d *unitDiffer) diff(ctx context.Context, k model.Key) (*argodiff.Result, error) {
 	switch k.Engine {
 	case model.EngineKustomization:
 		return d.flux.Diff(ctx, k)
