@@ -43,7 +43,7 @@ func (o resourcesOf) open(a *App) tea.Cmd {
 		return nil
 	}
 	if !model.InfoOf(u.Key.Engine).ResourceTree {
-		a.toastError("live resource trees are for Argo CD Applications and Flux Kustomizations (" + u.Key.Ref() + " is a " + string(u.Key.Engine) + ")")
+		a.toastError("live resource trees are for Argo CD Applications, Flux Kustomizations and HelmReleases (" + u.Key.Ref() + " is a " + string(u.Key.Engine) + ")")
 		return nil
 	}
 	s := &resTreeScreen{ownContext: newOwnContext(a), unitKey: u.Key, v: treeview.New(a.theme, "Resources of "+u.Key.Ref())}
@@ -147,6 +147,9 @@ func (s *resTreeScreen) diff(a *App) tea.Cmd {
 	case !n.Managed:
 		a.toastError(n.Kind + " " + n.Name + " is not in the unit's source: its owner's diff is what an apply changes")
 		return nil
+	case model.InfoOf(s.unitKey.Engine).Review != model.ReviewDiff:
+		a.toastError("a HelmRelease has no diff yet: its tree lists what its current release applied")
+		return nil
 	}
 	return a.open(resourceDiffOf{a.unit(s.unitKey), diff.ObjectKey{Group: n.Group, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name}})
 }
@@ -155,7 +158,7 @@ func (s *resTreeScreen) diff(a *App) tea.Cmd {
 // with the sync dialog's options.
 func (s *resTreeScreen) sync(a *App) tea.Cmd {
 	if s.unitKey.Engine != model.EngineArgoCD {
-		a.toastError("a Kustomization applies all of its objects at once: refresh it (" + a.keys.Refresh.Help().Key + " on its detail) to reconcile now")
+		a.toastError("a Flux unit applies all of its objects at once: refresh it (" + a.keys.Refresh.Help().Key + " on its detail) to reconcile now")
 		return nil
 	}
 	resources, err := actions.SyncResources(s.v.Targets())

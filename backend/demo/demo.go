@@ -156,6 +156,10 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 		_ = os.RemoveAll(temporary)
 		return nil, fmt.Errorf("seeding the Stacks' Secrets: %w", err)
 	}
+	if err := seedReleaseSecrets(ctx, kc); err != nil {
+		_ = os.RemoveAll(temporary)
+		return nil, fmt.Errorf("seeding the Helm release: %w", err)
+	}
 	registerLogs(ctx, c, podLogs)
 	c.PodLogs = podLogs.openFor(c)
 	if opts.StateDir != "" {

@@ -77,6 +77,7 @@ func (e *estate) flux() {
 	e.fluxSources()
 	e.kustomizations()
 	e.fluxWorkloads()
+	e.promWorkloads()
 	e.helmReleases()
 	e.terraforms()
 }

@@ -44,11 +44,14 @@ type Reader struct {
 // as status.resources says, with a note; only a failed read of the
 // Application itself is an error.
 func (r *Reader) Read(ctx context.Context, k model.Key) (*restree.Tree, error) {
-	if k.Engine == model.EngineKustomization {
+	switch k.Engine {
+	case model.EngineKustomization:
 		return r.readKustomization(ctx, k)
-	}
-	if k.Engine != model.EngineArgoCD {
-		return nil, fmt.Errorf("%s: resource trees are for Argo CD Applications and Flux Kustomizations", k.Ref())
+	case model.EngineHelmRelease:
+		return r.readHelmRelease(ctx, k)
+	case model.EngineArgoCD:
+	default:
+		return nil, fmt.Errorf("%s: resource trees are for Argo CD Applications, Flux Kustomizations and HelmReleases", k.Ref())
 	}
 	if r.ArgoAPI != nil {
 		if api, ok := r.ArgoAPI(k.Context); ok {

@@ -35,14 +35,26 @@ func InventoryRefs(ks map[string]any) (refs []Ref, versions map[Ref]string, bad 
 // an Application's resources; a Kustomization has no per-object sync
 // state, so Sync stays empty). live and read are as for Build.
 func BuildInventory(ks map[string]any, live []map[string]any, read Kinds) *Tree {
-	k := objread.New(ks)
-	t := &Tree{LiveRead: read != nil, ResourceVersion: k.Str("metadata", "resourceVersion"), Recorded: "status.inventory"}
+	refs, versions, bad := InventoryRefs(ks)
+	t := BuildRecorded(refs, versions, live, read)
+	t.ResourceVersion, t.Recorded = objread.New(ks).Str("metadata", "resourceVersion"), "status.inventory"
+	if len(bad) > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d inventory entries not understood, e.g. %q", len(bad), bad[0]))
+	}
+	return t
+}
+
+// BuildRecorded makes the tree of the objects a unit recorded it applied
+// (a Kustomization's inventory, a Helm release's manifest) with the live
+// objects they own, each with its health; versions may be nil. The caller
+// says where they were recorded.
+func BuildRecorded(refs []Ref, versions map[Ref]string, live []map[string]any, read Kinds) *Tree {
+	t := &Tree{LiveRead: read != nil}
 	items := make([]liveItem, 0, len(live))
 	for _, obj := range live {
 		items = append(items, itemOf(obj))
 	}
 	b := newBuilder(items)
-	refs, versions, bad := InventoryRefs(ks)
 	for _, r := range refs {
 		t.Roots = append(t.Roots, &Node{Ref: r, Version: versions[r], Managed: true, Health: absent(r, read)})
 	}
@@ -54,9 +66,6 @@ func BuildInventory(ks map[string]any, live []map[string]any, read Kinds) *Tree 
 	}
 	for _, n := range t.Roots {
 		b.attach(n, 0)
-	}
-	if len(bad) > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d inventory entries not understood, e.g. %q", len(bad), bad[0]))
 	}
 	if b.tooDeep {
 		t.Notes = append(t.Notes, "owner references nested deeper than 8 levels are not shown")

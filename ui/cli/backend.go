@@ -28,7 +28,7 @@ type service struct {
 	trees *livetree.Reader
 }
 
-// ResourceTree reads an Application's or a Kustomization's live resource tree.
+// ResourceTree reads an Application's, a Kustomization's or a HelmRelease's live resource tree.
 func (s *service) ResourceTree(ctx context.Context, k model.Key) (*restree.Tree, error) {
 	return s.trees.Read(ctx, k)
 }

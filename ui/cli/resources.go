@@ -29,8 +29,8 @@ func newTreeReader(g *globals, cfg *config.Config, clusters func(string) (*kube.
 
 func newResourcesCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "resources argocd/<namespace>/<name> | kustomization/<namespace>/<name>",
-		Short: "Print an Application's or a Kustomization's live resource tree: health, sync state and why the unhealthy ones are",
+		Use:   "resources argocd/<namespace>/<name> | kustomization/<namespace>/<name> | helmrelease/<namespace>/<name>",
+		Short: "Print an Application's, a Kustomization's or a HelmRelease's live resource tree: health, sync state and why the unhealthy ones are",
 		Long: `Print the resources of an Argo CD Application (status.resources) with the
 live objects they own on the destination cluster, following ownerReferences
 (Deployment -> ReplicaSet -> Pod, Job -> Pod, StatefulSets, DaemonSets,
@@ -51,8 +51,14 @@ A Flux Kustomization's tree is its inventory (status.inventory: what its
 last apply recorded, as flux tree kustomization lists it) with the live
 objects they own on the Kustomization's cluster, each with its health and
 why; it has no per-object sync state. One that applies to another cluster
-(spec.kubeConfig) is shown from its inventory alone.`,
-		Example: "  driftdeck resources argocd/argocd/guestbook\n  driftdeck resources argocd/argocd/guestbook -o json\n  driftdeck resources kustomization/team-web/web-backend",
+(spec.kubeConfig) is shown from its inventory alone.
+
+A Flux HelmRelease's tree is its current release's manifest, as flux tree
+helmrelease lists it: read from the release's storage Secret
+(sh.helm.release.v1.<release>.v<version> in status.storageNamespace; only
+the manifest is used, never the values stored with it, which needs get on
+that Secret), with the live objects they own and their health.`,
+		Example: "  driftdeck resources argocd/argocd/guestbook\n  driftdeck resources argocd/argocd/guestbook -o json\n  driftdeck resources kustomization/team-web/web-backend\n  driftdeck resources helmrelease/monitoring/kube-prometheus-stack",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runResources(cmd.Context(), g, args[0], g.output)
@@ -71,7 +77,7 @@ func runResources(ctx context.Context, g *globals, ref, output string) error {
 		return err
 	}
 	if !model.InfoOf(k.Engine).ResourceTree {
-		return usageError(fmt.Errorf("%s: resource trees are for Argo CD Applications and Flux Kustomizations", ref))
+		return usageError(fmt.Errorf("%s: resource trees are for Argo CD Applications, Flux Kustomizations and HelmReleases", ref))
 	}
 	if err := lookUnit(ctx, set, k); err != nil {
 		return err

@@ -36,3 +36,23 @@ func TestResourcesNamesCoreKindsWithoutAGroup(t *testing.T) {
 		}
 	}
 }
+
+// The demo's failed kube-prometheus-stack upgrade: its tree is its release's
+// manifest, read from Helm's storage Secret, with the grafana pod that
+// crash-loops; the values stored with the release are never printed.
+func TestDemoHelmReleaseTreeIsItsReleasesManifest(t *testing.T) {
+	isolate(t)
+	code, out, stderr := run(t, "--demo", "resources", "helmrelease/monitoring/kube-prometheus-stack")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	for _, want := range []string{"apps/Deployment/monitoring/kube-prometheus-stack-grafana", "CrashLoopBackOff",
+		"rbac.authorization.k8s.io/ClusterRole//kube-prometheus-stack-operator", "ServiceAccount/monitoring/kube-prometheus-stack-grafana"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the tree does not show %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out+stderr, "demo-grafana-admin") {
+		t.Error("a value of the release is printed")
+	}
+}
