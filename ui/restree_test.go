@@ -283,7 +283,9 @@ func TestAKustomizationsTreeHasNoMarksOrSync(t *testing.T) {
 	}}}}
 	dep := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"namespace": "team-web", "name": "web-frontend", "uid": "d1", "generation": int64(2)},
 		"status": map[string]any{"observedGeneration": int64(1)}}
-	be.tree = restree.BuildInventory(ks, []map[string]any{dep}, restree.LiveKinds())
+	refs, versions, _ := restree.InventoryRefs(ks)
+	be.tree = restree.BuildRecorded(refs, versions, []map[string]any{dep}, restree.LiveKinds())
+	be.tree.ResourceVersion, be.tree.Recorded = "7", "status.inventory"
 	selectUnit(t, a, "web-frontend")
 	press(a, "enter", "w")
 	if !topIs[*resTreeScreen](a) {

@@ -3,14 +3,10 @@ package livetree
 import (
 	"context"
 	"fmt"
-	"slices"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/driftdeck/driftdeck/backend/flux"
-	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/objread"
 	"github.com/driftdeck/driftdeck/backend/restree"
@@ -25,7 +21,7 @@ func (r *Reader) readHelmRelease(ctx context.Context, k model.Key) (*restree.Tre
 	if !ok {
 		return nil, fmt.Errorf("unknown context %q", k.Context)
 	}
-	hr, err := getHelmRelease(ctx, c, k)
+	hr, err := getNewest(ctx, c, flux.HelmReleases, k)
 	if err != nil {
 		return nil, err
 	}
@@ -56,35 +52,7 @@ func (r *Reader) readHelmRelease(ctx context.Context, k model.Key) (*restree.Tre
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", k.Ref(), where, err)
 	}
-	var namespaces []string
-	for _, ref := range refs {
-		if ref.Namespace != "" && !slices.Contains(namespaces, ref.Namespace) {
-			namespaces = append(namespaces, ref.Namespace)
-		}
-	}
-	slices.Sort(namespaces)
-	live, read, notes, err := r.readLive(ctx, c, namespaces, slices.Concat(restree.LiveKindList, restree.FluxKindList))
-	if err != nil {
-		live, read, notes = nil, nil, []string{fmt.Sprintf("live objects not read from context %s: %v", c.Context, err)}
-	}
-	t := restree.BuildRecorded(refs, nil, live, read)
+	t := r.recordedTree(ctx, c, refs, nil)
 	t.ResourceVersion, t.Recorded = o.Str("metadata", "resourceVersion"), where
-	t.Destination, t.Context, t.Notes = "context "+c.Context, c.Context, append(notes, t.Notes...)
 	return t, nil
-}
-
-// getHelmRelease reads the HelmRelease in the newest version the cluster
-// serves.
-func getHelmRelease(ctx context.Context, c *kube.Cluster, k model.Key) (map[string]any, error) {
-	var err error
-	for _, gvr := range flux.HelmReleases {
-		var got *unstructured.Unstructured
-		if got, err = c.Dynamic.Resource(gvr).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{}); err == nil {
-			return got.Object, nil
-		}
-		if !apierrors.IsNotFound(err) || kube.ObjectMissing(err) {
-			break
-		}
-	}
-	return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
 }

@@ -3,14 +3,8 @@ package livetree
 import (
 	"context"
 	"fmt"
-	"slices"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/driftdeck/driftdeck/backend/flux"
-	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/objread"
 	"github.com/driftdeck/driftdeck/backend/restree"
@@ -26,47 +20,26 @@ func (r *Reader) readKustomization(ctx context.Context, k model.Key) (*restree.T
 	if !ok {
 		return nil, fmt.Errorf("unknown context %q", k.Context)
 	}
-	var ks map[string]any
-	var err error
-	for _, gvr := range flux.Kustomizations { // the newest version the cluster serves
-		var got *unstructured.Unstructured
-		if got, err = c.Dynamic.Resource(gvr).Namespace(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{}); err == nil {
-			ks = got.Object
-			break
-		}
-		if !apierrors.IsNotFound(err) || kube.ObjectMissing(err) {
-			break
-		}
-	}
+	ks, err := getNewest(ctx, c, flux.Kustomizations, k)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", k.Ref(), err)
+		return nil, err
 	}
-	where := "context " + c.Context
-	refs, _, _ := restree.InventoryRefs(ks)
+	refs, versions, bad := restree.InventoryRefs(ks)
 	var notes []string
 	if len(refs) == 0 {
 		notes = append(notes, "no inventory recorded (status.inventory is empty): it has applied nothing yet, or its kustomize-controller keeps none")
 	}
+	var t *restree.Tree
 	if secret := objread.New(ks).Str("spec", "kubeConfig", "secretRef", "name"); secret != "" {
-		t := restree.BuildInventory(ks, nil, nil)
+		t = restree.BuildRecorded(refs, versions, nil, nil)
 		t.Destination = "the cluster of kubeConfig Secret " + secret
-		t.Notes = append(append(notes, "it applies to another cluster (spec.kubeConfig): live objects not read"), t.Notes...)
-		return t, nil
+		notes = append(notes, "it applies to another cluster (spec.kubeConfig): live objects not read")
+	} else {
+		t = r.recordedTree(ctx, c, refs, versions)
 	}
-	var namespaces []string
-	for _, ref := range refs {
-		if ref.Namespace != "" && !slices.Contains(namespaces, ref.Namespace) {
-			namespaces = append(namespaces, ref.Namespace)
-		}
+	if len(bad) > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d inventory entries not understood, e.g. %q", len(bad), bad[0]))
 	}
-	slices.Sort(namespaces)
-	live, read, readNotes, err := r.readLive(ctx, c, namespaces, slices.Concat(restree.LiveKindList, restree.FluxKindList))
-	if err != nil {
-		t := restree.BuildInventory(ks, nil, nil)
-		t.Destination, t.Notes = where, append(append(notes, fmt.Sprintf("live objects not read from %s: %v", where, err)), t.Notes...)
-		return t, nil
-	}
-	t := restree.BuildInventory(ks, live, read)
-	t.Destination, t.Context, t.Notes = where, c.Context, append(append(notes, readNotes...), t.Notes...)
+	t.ResourceVersion, t.Recorded, t.Notes = objread.New(ks).Str("metadata", "resourceVersion"), "status.inventory", append(notes, t.Notes...)
 	return t, nil
 }

@@ -2,7 +2,6 @@ package restree
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -28,20 +27,6 @@ func InventoryRefs(ks map[string]any) (refs []Ref, versions map[Ref]string, bad 
 		versions[r] = e.Str("v")
 	}
 	return refs, versions, bad
-}
-
-// BuildInventory makes the tree of a Kustomization: the objects of its
-// inventory with the live objects they own, each with its health (as for
-// an Application's resources; a Kustomization has no per-object sync
-// state, so Sync stays empty). live and read are as for Build.
-func BuildInventory(ks map[string]any, live []map[string]any, read Kinds) *Tree {
-	refs, versions, bad := InventoryRefs(ks)
-	t := BuildRecorded(refs, versions, live, read)
-	t.ResourceVersion, t.Recorded = objread.New(ks).Str("metadata", "resourceVersion"), "status.inventory"
-	if len(bad) > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d inventory entries not understood, e.g. %q", len(bad), bad[0]))
-	}
-	return t
 }
 
 // BuildRecorded makes the tree of the objects a unit recorded it applied

@@ -24,8 +24,8 @@ func TestAKustomizationsInventoryIsReadAsItsControllerWritesIt(t *testing.T) {
 		{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"namespace": "shop", "name": "api-1", "uid": "p", "ownerReferences": []any{map[string]any{"uid": "d", "controller": true}}},
 			"status": map[string]any{"phase": "Pending", "conditions": []any{map[string]any{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/3 nodes are available: 3 Insufficient cpu."}}}},
 	}
-	tr := BuildInventory(ks, live, LiveKinds())
-	if tr.PerResource || tr.Recorded != "status.inventory" || len(tr.Roots) != 3 || len(tr.Notes) != 1 {
+	tr := BuildRecorded(refs, versions, live, LiveKinds())
+	if tr.PerResource || len(tr.Roots) != 3 || len(tr.Notes) != 0 || tr.Roots[1].Version != "v1" {
 		t.Fatalf("tree %+v", tr)
 	}
 	rows := tr.Rows()
