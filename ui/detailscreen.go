@@ -130,7 +130,10 @@ func (s *detailScreen) keyHelp(a *App) string {
 	// j/k are left to the help screen: the keys that open things need the room.
 	// The keys that open things stay longer than the row's actions, which
 	// leave from the right (a lists them all).
-	hs := []hint{hintOf(k.Back, keepAlways), hintOf(k.NextTab, keepHigh), hintOf(k.Actions, keepHigh), hintOf(k.Diff, keepHigh)}
+	hs := []hint{hintOf(k.Back, keepAlways), hintOf(k.NextTab, keepHigh), hintOf(k.Actions, keepHigh)}
+	if model.InfoOf(s.m.Key().Engine).Review != model.NoReview {
+		hs = append(hs, hintOf(k.Diff, keepHigh))
+	}
 	if logsWorthShowing(s.m.Unit()) {
 		hs = append(hs, hintOf(k.Logs, keepHigh))
 	}

@@ -41,7 +41,7 @@ func (o diffOf) open(a *App) tea.Cmd {
 	}
 	mark, ok := diffMark(u)
 	if !ok {
-		a.toastError("diffs are for Argo CD Applications, Kustomizations and Terraforms; a Stack shows what would change in its preview")
+		a.toastError("diffs are for Argo CD Applications, Kustomizations and Terraforms; a HelmRelease has none yet (" + a.keys.Resources.Help().Key + " lists what its release applied)")
 		return nil
 	}
 	s := &diffScreen{ownContext: newOwnContext(a), unitKey: u.Key, v: diffview.New(a.theme), compared: mark}
