@@ -2,8 +2,10 @@
 // the reconciler change once its automation is back?": for an Argo CD
 // Application the resources self-heal or auto-sync will write, field by
 // field (the hand fix it will revert); for a Flux Kustomization what the
-// controller will apply; for a Terraform its pending plan. It reads what the
-// diff screen reads (a Differ), and says when the reconciler will act.
+// controller will apply; for a Terraform its pending plan; for a Stack whose
+// program runs on this machine its preview. It reads what the diff screen
+// reads (a Differ, and a Previewer for Stacks), and says when the
+// reconciler will act.
 package undo
 
 import (
@@ -96,8 +98,11 @@ func Of(ctx context.Context, d Differ, p *actions.Plan) Forecast {
 		f.When = "tofu-controller plans again right away; this pending plan is applied only when spec.approvePlan is auto"
 		f.read(ctx, d, true)
 	case model.EnginePulumi:
-		f.see = "preview"
 		f.When = "the operator runs an update at once; its preview shows what it changes"
+		if p, ok := d.(Previewer); ok && f.preview(ctx, p) {
+			return f
+		}
+		f.see = "preview"
 	default:
 		f.When = "the controller reconciles at once; driftdeck has no diff of a " + string(k.Engine) + " yet"
 	}

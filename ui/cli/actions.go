@@ -241,7 +241,7 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 	if err != nil {
 		return err
 	}
-	fc := &forecaster{make: func() (undo.Differ, error) { return newDiffer(ctx, g, set.get, set.argoAPI) }}
+	fc := &forecaster{make: func() (undo.Differ, error) { return forecastSource(ctx, g, set.get, set.argoAPI) }}
 	res, err := writeAsked(ctx, g, exec, fc, req, ask)
 	if why := satisfiedBy(err); why != "" {
 		fmt.Fprintf(g.out, "unchanged: %s\n", safetext.Visible(why))

@@ -123,7 +123,7 @@ func runBulk(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts, 
 	if ask || g.dryRun {
 		shown := printBulkPlans(ctx, g.errOut, exec, br)
 		if kind == actions.Resume {
-			fc := &forecaster{make: func() (undo.Differ, error) { return newDiffer(ctx, g, routes.clusters, routes.argo) }}
+			fc := &forecaster{make: func() (undo.Differ, error) { return forecastSource(ctx, g, routes.clusters, routes.argo) }}
 			printForecastSummaries(ctx, g, g.errOut, fc, plansInOrder(keys, shown))
 		}
 		if ask {

@@ -7,7 +7,11 @@ import (
 	"sync"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/argoapi"
+	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/safetext"
+	"github.com/driftdeck/driftdeck/backend/stackops"
 	"github.com/driftdeck/driftdeck/backend/undo"
 )
 
@@ -18,6 +22,23 @@ type forecaster struct {
 	once sync.Once
 	d    undo.Differ
 	err  error
+}
+
+// forecastSource reads what a resume will change: the diff command's
+// differ, and the Stack operations for a Stack whose program runs here.
+func forecastSource(ctx context.Context, g *globals, clusters func(string) (*kube.Cluster, bool), argo func(string) (*argoapi.Client, bool)) (undo.Differ, error) {
+	d, err := newDiffer(ctx, g, clusters, argo)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(config.DefaultPath())
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return struct {
+		*unitDiffer
+		*stackops.Ops
+	}{d, &stackops.Ops{Cluster: clusters, Programs: cfg.Stacks, ReadOnly: true}}, nil
 }
 
 // all forecasts the resumes of plans, in their order.

@@ -42,3 +42,26 @@ func TestDemoNetworkProdPreviewsOfflineAndAppliesOnceUnlocked(t *testing.T) {
 		t.Errorf("after the apply the preview still has work: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// A resume of a Stack whose program runs here says what the operator will
+// change from the Stack's real preview: network-prod's gateway a killed run
+// left pending and its flow logs' retention.
+func TestDemoResumeOfAStackForecastsByItsPreview(t *testing.T) {
+	pulumiruntest.CLI(t)
+	pulumiruntest.ReleaseHelper(t)
+	isolate(t)
+	const stack = "pulumi/infra/network-prod"
+	if code, out, stderr := run(t, "--demo", "pause", stack, "--reason", "INC-9", "--yes"); code != 0 {
+		t.Fatalf("pause: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr := run(t, "--demo", "resume", stack, "--reason", "fixed", "--dry-run")
+	if code != 0 {
+		t.Fatalf("resume --dry-run: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, want := range []string{"preview of stack organization/network/prod on this machine", "pulumi:index:Stash egress-b: create",
+		"pulumi:index:Stash flow-logs: update", "input.retentionDays: 7 → 30"} {
+		if !strings.Contains(out+stderr, want) {
+			t.Errorf("the resume's forecast does not show %q:\n%s%s", want, out, stderr)
+		}
+	}
+}
