@@ -191,7 +191,10 @@ func (s *resTreeScreen) SelectedPod() (restree.Ref, bool) {
 func (s *resTreeScreen) keyHelp(a *App) string {
 	k := a.keys
 	moves, acts := bindings(k.Back, k.Up, k.Down, k.Mark), []string{k.Diff.Help().Key, "diff of it", k.Sync.Help().Key, "sync marked (or it)"}
-	if s.unitKey.Engine != model.EngineArgoCD { // a Kustomization applies as a whole: nothing to mark or sync
+	switch {
+	case model.InfoOf(s.unitKey.Engine).Review != model.ReviewDiff: // a HelmRelease has no diff yet
+		moves, acts = bindings(k.Back, k.Up, k.Down), nil
+	case s.unitKey.Engine != model.EngineArgoCD: // a Kustomization applies as a whole: nothing to mark or sync
 		moves, acts = bindings(k.Back, k.Up, k.Down), acts[:2]
 	}
 	acts = append(acts, k.Refresh.Help().Key, "read again", k.Logs.Help().Key, "pod log")
