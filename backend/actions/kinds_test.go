@@ -75,6 +75,13 @@ func TestPlanDifferencesSayWhatChanged(t *testing.T) {
 	if d := PlanDifferences(old, old); len(d) != 0 {
 		t.Errorf("the same plan differs: %v", d)
 	}
+	// A pause planned again a second later records another time, not another write.
+	at := "metadata.annotations.driftdeck.io/paused-at: "
+	first := &Plan{Summary: "pause web", Changes: []string{at + "2026-12-05T16:38:29Z", "metadata.annotations.driftdeck.io/paused-reason: INC-9"}}
+	again := &Plan{Summary: "pause web", Changes: []string{at + "2026-12-05T16:38:30Z", "metadata.annotations.driftdeck.io/paused-reason: INC-9"}}
+	if d := PlanDifferences(first, again); len(d) != 0 {
+		t.Errorf("a pause planned a second later differs: %v", d)
+	}
 	pc := &PlanChanged{Plan: &Plan{Request: Request{Key: model.Key{Engine: model.EngineArgoCD, Namespace: "ns", Name: "web"}}, ResourceVersion: "9"}}
 	var r *Refusal
 	if !errors.As(error(pc), &r) || !strings.Contains(r.Reason, "nothing written") {

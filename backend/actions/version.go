@@ -2,6 +2,8 @@ package actions
 
 import (
 	"strings"
+
+	"github.com/driftdeck/driftdeck/backend/pause"
 )
 
 // Unwrap makes a changed plan a refusal too (nothing was written; the
@@ -46,7 +48,9 @@ func (p *Plan) rebound(version string) *Plan {
 
 // PlanDifferences says, in words, what the new plan writes or warns
 // differently from the old: what a user who confirmed the old must read
-// before confirming again. Empty when they write and warn the same.
+// before confirming again. Empty when they write and warn the same. The
+// time a pause is recorded at is the time of planning: a plan made a
+// second later is not a different write.
 func PlanDifferences(old, now *Plan) []string {
 	var out []string
 	if old.Summary != now.Summary {
@@ -59,7 +63,7 @@ func PlanDifferences(old, now *Plan) []string {
 		switch was, ok := oldBy[f]; {
 		case !ok:
 			out = append(out, "also writes "+c)
-		case was != c:
+		case was != c && !strings.HasSuffix(f, pause.AnnotationAt):
 			out = append(out, "writes "+c+" (was "+strings.TrimPrefix(was, f+": ")+")")
 		}
 	}
