@@ -34,11 +34,14 @@ type Schedule struct {
 	next    map[model.Key]time.Time
 	running int
 	checks  *prometheus.CounterVec
+	// failed is each Stack's last failure, logged once until it changes
+	// (every failure is counted).
+	failed map[model.Key]string
 }
 
 func (s *Schedule) init() {
 	s.once.Do(func() {
-		s.next = map[model.Key]time.Time{}
+		s.next, s.failed = map[model.Key]time.Time{}, map[model.Key]string{}
 		s.checks = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "driftdeck_drift_checks_total",
 			Help: "Scheduled Stack drift checks (pulumi refresh --preview-only), by result: clean, drifted or failed.",
@@ -81,6 +84,7 @@ func (s *Schedule) Remediate(ctx context.Context, units []*model.Unit) {
 	for k := range s.next {
 		if !seen[k] {
 			delete(s.next, k) // a Stack gone, or no longer watched
+			delete(s.failed, k)
 		}
 	}
 }
@@ -107,13 +111,29 @@ func (s *Schedule) run(ctx context.Context, k model.Key) {
 		return // the agent is stopping
 	case err != nil:
 		s.checks.WithLabelValues(k.Context, "failed").Inc()
-		s.logf("drift check of %s failed: %s", k, safetext.Visible(err.Error()))
+		if s.failedAgain(k, err.Error()) {
+			return
+		}
+		s.logf("drift check of %s failed: %s (said once until it changes; every failure counts in driftdeck_drift_checks_total)", k, safetext.Visible(err.Error()))
+		return
 	case n > 0:
 		s.checks.WithLabelValues(k.Context, "drifted").Inc()
 		s.logf("drift check of %s: %d resource(s) drifted", k, n)
 	default:
 		s.checks.WithLabelValues(k.Context, "clean").Inc()
 	}
+	s.mu.Lock()
+	delete(s.failed, k)
+	s.mu.Unlock()
+}
+
+// failedAgain records k's failure and says whether it is the one logged last.
+func (s *Schedule) failedAgain(k model.Key, why string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	again := s.failed[k] == why
+	s.failed[k] = why
+	return again
 }
 
 func (s *Schedule) logf(format string, args ...any) {

@@ -59,13 +59,19 @@ func TestScheduleChecksEachStackOncePerIntervalWithinTheConcurrency(t *testing.T
 	s.Remediate(ctx, units)
 	release <- struct{}{}
 	waitFor(t, func() bool { return running(s) == 0 })
+	s.Remediate(ctx, units)
+	release <- struct{}{}
+	waitFor(t, func() bool { return running(s) == 0 })
 	mu.Lock()
-	if len(checked) != 3 || checked[2] != "analytics" {
-		t.Errorf("after the interval checked %v; want analytics again", checked)
+	if strings.Join(checked, ",") != "analytics,broken,analytics,broken" {
+		t.Errorf("after the interval checked %v; want both again", checked)
 	}
 	mu.Unlock()
-	if n := testutil.ToFloat64(s.checks.WithLabelValues("prod", "failed")); n != 1 {
-		t.Errorf("failed checks counted %v; want 1", n)
+	if n := testutil.ToFloat64(s.checks.WithLabelValues("prod", "failed")); n != 2 {
+		t.Errorf("failed checks counted %v; want 2", n)
+	}
+	if n := strings.Count(log.String(), "broken failed"); n != 1 {
+		t.Errorf("the same failure was logged %d times; want once until it changes:\n%s", n, log.String())
 	}
 	if n := testutil.ToFloat64(s.checks.WithLabelValues("prod", "drifted")); n != 2 {
 		t.Errorf("drifted checks counted %v; want 2", n)
