@@ -42,8 +42,8 @@ test:
 	export DRIFTDECK_TOFU=$$(sed -n 's/^DRIFTDECK_TOFU=//p' <<<"$$tools"); \
 	export DRIFTDECK_PROMTOOL=$$(sed -n 's/^DRIFTDECK_PROMTOOL=//p' <<<"$$tools"); \
 	export DRIFTDECK_REQUIRE_CLUSTER=1; \
-	echo "$(strip go test -race -timeout 30m $(GOTESTFLAGS) $(PKGS))"; \
-	$(GO) test -race -timeout 30m -json $(GOTESTFLAGS) $(PKGS) | \
+	echo "$(strip go test -race -timeout 45m $(GOTESTFLAGS) $(PKGS))"; \
+	$(GO) test -race -timeout 45m -json $(GOTESTFLAGS) $(PKGS) | \
 		$(GO) run ./testdata/tools/testreport $(if $(TEST_JSON),-save $(TEST_JSON))
 
 fuzz:
