@@ -96,7 +96,12 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	root.SetIn(in)
 	root.SetOut(out)
 	root.SetErr(errOut)
-	err := root.Execute()
+	// Everything a command started (the demo control plane, its drifter,
+	// watches) ends with it: in-process callers (the tests) run Main
+	// hundreds of times, and each left demo kept its memory and CPU.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := root.ExecuteContext(ctx)
 	if g.demo {
 		// What the command wrote is there for the next --demo command.
 		if kerr := demo.Keep(context.Background()); kerr != nil {
