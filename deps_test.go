@@ -18,6 +18,7 @@ var helperOnly = []string{
 	"gocloud.dev/blob/azureblob",
 	"github.com/go-git/",
 	"sigs.k8s.io/kustomize/",
+	"helm.sh/helm/",
 }
 
 func TestDriftdeckLinksNoSDKThatAHelperHolds(t *testing.T) {

@@ -6,13 +6,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/driftdeck/driftdeck/backend/localrender"
 	"github.com/driftdeck/driftdeck/backend/objread"
 )
 
 // appSpec is what the local render reads from an Application.
 type appSpec struct {
-	name, namespace string
-	source          sourceSpec
+	name, namespace, project string
+	source                   sourceSpec
 	// revision to render: status.sync.revision, else spec.source.targetRevision.
 	revision      string
 	syncRevision  string
@@ -28,8 +29,11 @@ type appSpec struct {
 }
 
 type sourceSpec struct {
-	repoURL, path, chart string
-	helm, plugin         bool
+	repoURL, path, targetRevision string
+	// chart names a chart of the Helm repository repoURL.
+	chart     string
+	helmChart localrender.HelmChart
+	plugin    bool
 	// kustomizeOverrides names spec.source.kustomize settings Argo CD would
 	// apply on top of the kustomization (namePrefix, images, ...).
 	kustomizeOverrides []string
@@ -56,6 +60,7 @@ func readAppSpec(app map[string]any) (*appSpec, error) {
 	a := &appSpec{
 		name:          r.Str("metadata", "name"),
 		namespace:     r.Str("metadata", "namespace"),
+		project:       r.Str("spec", "project"),
 		syncRevision:  RevisionOf(app),
 		destServer:    r.Str("spec", "destination", "server"),
 		destName:      r.Str("spec", "destination", "name"),
@@ -71,16 +76,20 @@ func readAppSpec(app map[string]any) (*appSpec, error) {
 	}
 	s := r.At("spec", "source")
 	a.source = sourceSpec{
-		repoURL: s.Str("repoURL"),
-		path:    s.Str("path"),
-		chart:   s.Str("chart"),
-		helm:    s.Has("helm"),
-		plugin:  s.Has("plugin"),
-		include: s.Str("directory", "include"),
-		exclude: s.Str("directory", "exclude"),
-		jsonnet: len(s.Map("directory", "jsonnet")) > 0,
+		repoURL:        s.Str("repoURL"),
+		path:           s.Str("path"),
+		chart:          s.Str("chart"),
+		targetRevision: s.Str("targetRevision"),
+		plugin:         s.Has("plugin"),
+		include:        s.Str("directory", "include"),
+		exclude:        s.Str("directory", "exclude"),
+		jsonnet:        len(s.Map("directory", "jsonnet")) > 0,
 	}
 	a.source.recurse, _ = s.Bool("directory", "recurse")
+	var err error
+	if a.source.helmChart, err = readHelm(s); err != nil {
+		return nil, err
+	}
 	for k := range s.Map("kustomize") {
 		if k != "version" {
 			a.source.kustomizeOverrides = append(a.source.kustomizeOverrides, k)
@@ -89,7 +98,7 @@ func readAppSpec(app map[string]any) (*appSpec, error) {
 	slices.Sort(a.source.kustomizeOverrides)
 	a.revision = a.syncRevision
 	if a.revision == "" {
-		a.revision = s.Str("targetRevision")
+		a.revision = a.source.targetRevision
 	}
 	for _, opt := range r.Slice("spec", "syncPolicy", "syncOptions") {
 		if o, _ := opt.(string); strings.EqualFold(strings.ReplaceAll(o, " ", ""), "ServerSideApply=true") {
@@ -117,8 +126,6 @@ func readAppSpec(app map[string]any) (*appSpec, error) {
 // repository is fetched.
 func (s sourceSpec) checkRenderable() error {
 	switch {
-	case s.chart != "" || s.helm:
-		return notLocal("a Helm source")
 	case s.plugin:
 		return notLocal("a config management plugin source")
 	case s.jsonnet:

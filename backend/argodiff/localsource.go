@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/restmapper"
 
@@ -41,29 +42,14 @@ const workers = 8
 // that the render no longer has are shown as removed: a sync with pruning
 // deletes them.
 func (s *LocalSource) Diff(ctx context.Context, app map[string]any, cluster *kube.Cluster) (*Result, error) {
-	if cluster == nil {
-		return nil, errors.New("the local render needs a connection to the Application's cluster")
-	}
-	spec, err := readAppSpec(app)
+	spec, disco, rendered, err := s.render(ctx, app, cluster)
 	if err != nil {
 		return nil, err
-	}
-	if err := spec.source.checkRenderable(); err != nil {
-		return nil, err
-	}
-	if err := checkDestination(spec, cluster); err != nil {
-		return nil, err
-	}
-	rendered, err := localrender.Argo(ctx, s.CacheDir, spec.source.repoURL, spec.revision, localrender.ArgoSource{
-		Path: spec.source.path, Recurse: spec.source.recurse, Include: spec.source.include, Exclude: spec.source.exclude,
-	})
-	if err != nil {
-		return nil, localRenderError(spec.source.repoURL, err)
 	}
 	commit, objs := rendered.Commit, rendered.Objects
 	p := &predictor{
 		dyn:    cluster.Dynamic,
-		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cluster.Kube.Discovery())),
+		mapper: restmapper.NewDeferredDiscoveryRESTMapper(disco),
 		app:    spec,
 	}
 	pairs, warnings, err := p.pairs(ctx, objs)
@@ -82,9 +68,65 @@ func (s *LocalSource) Diff(ctx context.Context, app map[string]any, cluster *kub
 		Report:       report,
 		Revision:     commit,
 		SyncRevision: spec.syncRevision,
-		Source:       fmt.Sprintf("local render of %s@%s", localrender.RedactURL(spec.source.repoURL), shortHash(commit)),
+		Source:       renderedFrom(spec, commit),
 		Warnings:     warnings,
 	}, nil
+}
+
+// Render renders the Application's source as the repo-server would (the
+// manifests Argo CD compares, hooks included), at its sync revision.
+func (s *LocalSource) Render(ctx context.Context, app map[string]any, cluster *kube.Cluster) (localrender.Rendered, error) {
+	_, _, rendered, err := s.render(ctx, app, cluster)
+	return rendered, err
+}
+
+func (s *LocalSource) render(ctx context.Context, app map[string]any, cluster *kube.Cluster) (*appSpec, discovery.CachedDiscoveryInterface, localrender.Rendered, error) {
+	var none localrender.Rendered
+	if cluster == nil {
+		return nil, nil, none, errors.New("the local render needs a connection to the Application's cluster")
+	}
+	spec, err := readAppSpec(app)
+	if err != nil {
+		return nil, nil, none, err
+	}
+	if err := spec.source.checkRenderable(); err != nil {
+		return nil, nil, none, err
+	}
+	if err := checkDestination(spec, cluster); err != nil {
+		return nil, nil, none, err
+	}
+	disco := memory.NewMemCacheClient(cluster.Kube.Discovery())
+	rendered, err := render(ctx, s.CacheDir, spec, disco)
+	if err != nil {
+		return nil, nil, none, localRenderError(spec.source.repoURL, err)
+	}
+	return spec, disco, rendered, nil
+}
+
+// render renders the Application's source in driftdeck-render: a chart of
+// a Helm repository, or the path of a git checkout (a chart there too is
+// templated with the source's Helm settings).
+func render(ctx context.Context, cacheDir string, spec *appSpec, disco discovery.DiscoveryInterface) (localrender.Rendered, error) {
+	helm, err := spec.helmChart(disco)
+	if err != nil {
+		return localrender.Rendered{}, err
+	}
+	if spec.source.chart != "" {
+		return localrender.Helm(ctx, cacheDir, spec.source.repoURL, spec.revision, helm)
+	}
+	return localrender.Argo(ctx, cacheDir, spec.source.repoURL, spec.revision, localrender.ArgoSource{
+		Path: spec.source.path, Recurse: spec.source.recurse, Include: spec.source.include, Exclude: spec.source.exclude,
+		Helm: &helm,
+	})
+}
+
+// renderedFrom names what the diff's desired side was rendered from.
+func renderedFrom(spec *appSpec, commit string) string {
+	repo := localrender.RedactURL(spec.source.repoURL)
+	if spec.source.chart != "" {
+		return fmt.Sprintf("local render of chart %s %s from %s", spec.source.chart, commit, repo)
+	}
+	return fmt.Sprintf("local render of %s@%s", repo, shortHash(commit))
 }
 
 // localRenderError says which commit failed to render, and turns what the

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/version"
+	fakediscovery "k8s.io/client-go/discovery/fake"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 
 	"github.com/driftdeck/driftdeck/backend/kube"
@@ -27,7 +30,6 @@ func TestLocalSourceRefusesBeforeFetching(t *testing.T) {
 		app  map[string]any
 		want string
 	}{
-		{"helm chart", base(func(s map[string]any) { s["source"].(map[string]any)["chart"] = "guestbook" }), "Helm"},
 		{"kustomize overrides", base(func(s map[string]any) {
 			s["source"].(map[string]any)["kustomize"] = map[string]any{"images": []any{"nginx:1.27"}, "namePrefix": "p-"}
 		}), "spec.source.kustomize (images, namePrefix)"},
@@ -50,15 +52,18 @@ func TestLocalSourceRefusesBeforeFetching(t *testing.T) {
 func TestLocalSourceSaysWhichCommitHoldsAChartItCannotRender(t *testing.T) {
 	localrendertest.Use(t)
 	repo := localrendertest.NewRepo(t)
-	repo.Write(map[string]string{"guestbook/Chart.yaml": "apiVersion: v2\nname: guestbook\nversion: 0.1.0\n"})
-	commit := repo.Commit("a chart")
+	repo.Write(map[string]string{"guestbook/Chart.yaml": "apiVersion: v2\nname: guestbook\nversion: 0.1.0\n" +
+		"dependencies:\n- name: redis\n  version: 1.0.0\n  repository: https://charts.example.com\n"})
+	commit := repo.Commit("a chart with a dependency not vendored")
 	app := guestbookApp(commit)
 	app["spec"].(map[string]any)["source"].(map[string]any)["repoURL"] = repo.Dir
-	_, err := (&LocalSource{CacheDir: t.TempDir()}).Diff(context.Background(), app, &kube.Cluster{Context: "test"})
+	kc := fake.NewClientset()
+	kc.Discovery().(*fakediscovery.FakeDiscovery).FakedServerVersion = &version.Info{Major: "1", Minor: "37"}
+	_, err := (&LocalSource{CacheDir: t.TempDir()}).Diff(context.Background(), app, &kube.Cluster{Context: "test", Kube: kc})
 	if !errors.Is(err, errNotLocal) {
 		t.Fatalf("got %v, want a not-local error", err)
 	}
-	for _, w := range []string{repo.Dir + "@" + commit[:12], "a Helm chart (guestbook/Chart.yaml) is not supported locally", "ARGOCD_SERVER"} {
+	for _, w := range []string{repo.Dir + "@" + commit[:12], "helm dependency build", "ARGOCD_SERVER"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q lacks %q", err, w)
 		}

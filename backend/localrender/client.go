@@ -15,7 +15,7 @@ const HelperName = "driftdeck-render"
 // HelperEnv names the variable that points at the helper explicitly.
 const HelperEnv = "DRIFTDECK_RENDER_HELPER"
 
-var renderHelper = helperbin.Helper{Name: HelperName, Env: HelperEnv, Holds: "git and kustomize"}
+var renderHelper = helperbin.Helper{Name: HelperName, Env: HelperEnv, Holds: "git, kustomize and helm"}
 
 // Rendered is a source's objects at the commit they were rendered from.
 type Rendered struct {
@@ -48,6 +48,13 @@ func Argo(ctx context.Context, cacheDir, repo, revision string, src ArgoSource) 
 // spec) in it as kustomize-controller does, before post-build substitution.
 func Flux(ctx context.Context, cacheDir, repo, revision string, spec map[string]any) (Rendered, error) {
 	return call(ctx, Request{Op: OpFlux, Repo: repo, Revision: revision, CacheDir: cacheDir, Flux: spec})
+}
+
+// Helm templates a chart as `helm template` does: chart.Chart of the Helm
+// repository repo at version (a version or a semver range), or the chart
+// directory chart.Path of the git repository repo at that revision.
+func Helm(ctx context.Context, cacheDir, repo, version string, chart HelmChart) (Rendered, error) {
+	return call(ctx, Request{Op: OpHelm, Repo: repo, Revision: version, CacheDir: cacheDir, Helm: &chart})
 }
 
 // Clone clones src.Repo into src.Dest.

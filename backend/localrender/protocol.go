@@ -5,13 +5,17 @@ package localrender
 // helper writes one Reply and exits.
 
 // ProtocolVersion changes whenever Request or Reply change meaning.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // The operations a Request asks for.
 const (
 	OpArgo  = "argo"  // check out Repo at Revision and render Argo
 	OpFlux  = "flux"  // check out Repo at Revision and build Flux
 	OpClone = "clone" // clone Clone.Repo into Clone.Dest
+	// OpHelm templates Helm.Chart from the Helm repository Repo (Revision
+	// is its version or a semver range), or the chart at Helm.Path in the
+	// checkout of the git repository Repo at Revision.
+	OpHelm = "helm"
 )
 
 // Request is what driftdeck asks the helper to do.
@@ -27,6 +31,7 @@ type Request struct {
 	Argo     *ArgoSource    `json:",omitempty"`
 	Flux     map[string]any `json:",omitempty"` // the Kustomization's spec
 	Clone    *CloneSource   `json:",omitempty"`
+	Helm     *HelmChart     `json:",omitempty"`
 }
 
 // ArgoSource is what an Argo CD Application's spec.source says about its
@@ -35,6 +40,53 @@ type ArgoSource struct {
 	Path             string
 	Recurse          bool
 	Include, Exclude string // spec.source.directory globs
+	// Helm is how a chart at Path is templated (Argo CD renders every
+	// directory holding a Chart.yaml with helm); nil: Helm's defaults.
+	Helm *HelmChart `json:",omitempty"`
+}
+
+// HelmChart is a `helm template` run: the chart, and the settings the
+// reconciler gives it (the Argo CD repo-server's flags, or helm-controller's
+// values for a HelmRelease).
+type HelmChart struct {
+	// Chart names a chart of a Helm repository (OpHelm); "" for the chart
+	// directory Path of a git checkout.
+	Chart string `json:",omitempty"`
+	Path  string `json:",omitempty"`
+	// ReleaseName and Namespace are .Release.Name and .Release.Namespace
+	// ("" Namespace: "default", as helm's).
+	ReleaseName, Namespace string
+	// KubeVersion ("1.37") and APIVersions ("apps/v1", "apps/v1/Deployment")
+	// are the destination cluster's, as the Argo CD controller passes them.
+	KubeVersion string   `json:",omitempty"`
+	APIVersions []string `json:",omitempty"`
+	// ValueFiles are read in order: relative to the chart directory, or to
+	// the repository root when they start with /.
+	ValueFiles              []string `json:",omitempty"`
+	IgnoreMissingValueFiles bool     `json:",omitempty"`
+	// Values (YAML) apply after the files: spec.source.helm.values or
+	// valuesObject, or a HelmRelease's merged values.
+	Values string `json:",omitempty"`
+	// Parameters are --set (--set-string when ForceString), FileParameters
+	// --set-file with a path like ValueFiles'.
+	Parameters     []HelmParameter `json:",omitempty"`
+	FileParameters []HelmParameter `json:",omitempty"`
+	// IncludeCRDs renders the chart's crds/ directory too (Argo CD, unless
+	// skipCrds); a release's manifest holds none.
+	IncludeCRDs          bool `json:",omitempty"`
+	SkipTests            bool `json:",omitempty"`
+	SkipSchemaValidation bool `json:",omitempty"`
+	// Env is the Argo CD build environment ($ARGOCD_APP_NAME, ...),
+	// substituted in parameters and value file paths as the repo-server
+	// does; the helper adds ARGOCD_APP_REVISION and its short forms once it
+	// has checked out. nil: no substitution (helm-controller makes none).
+	Env map[string]string `json:",omitempty"`
+}
+
+// HelmParameter is one --set, --set-string or --set-file.
+type HelmParameter struct {
+	Name, Value string
+	ForceString bool `json:",omitempty"`
 }
 
 // CloneSource is a repository to clone into Dest, a directory that does not
@@ -47,8 +99,9 @@ type CloneSource struct {
 
 // Reply is the helper's answer.
 type Reply struct {
-	// Commit is the revision checked out; set once the checkout succeeded,
-	// even when the render then failed.
+	// Commit is the revision checked out (the chart's version for a chart
+	// of a Helm repository); set once the checkout succeeded, even when the
+	// render then failed.
 	Commit  string           `json:",omitempty"`
 	Objects []map[string]any `json:",omitempty"`
 	Error   string           `json:",omitempty"`

@@ -1,7 +1,8 @@
 // Command driftdeck-render checks out and renders GitOps sources for
-// driftdeck's local diffs (Argo CD directory and kustomization sources, Flux
-// Kustomizations) and clones Pulumi programs. It keeps git and kustomize
-// out of driftdeck's own memory; it is not meant to be run by hand.
+// driftdeck's local diffs (Argo CD directory, kustomization and Helm
+// sources, Flux Kustomizations and HelmReleases' charts) and clones Pulumi
+// programs. It keeps git, kustomize and helm out of driftdeck's own memory;
+// it is not meant to be run by hand.
 package main
 
 import (

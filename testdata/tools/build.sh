@@ -3,7 +3,7 @@
 # the Go module proxy into a cache directory outside the repository, keyed by version
 # and by the tools module's go.sum. Warm runs only check that the binaries exist.
 #
-# Usage: build.sh [--cached] [all|controlplane|pulumi|argocd|flux|opentofu|promtool]
+# Usage: build.sh [--cached] [all|controlplane|pulumi|argocd|flux|opentofu|helm|promtool]
 #   all        every tool set, built concurrently when missing
 #   --cached   never build: print what is cached; exit 3 when something is not
 #
@@ -14,6 +14,7 @@
 #   DRIFTDECK_REDIS=<path of redis-server, which the Argo CD components need>
 #   DRIFTDECK_FLUX_DIR=<dir with Flux's source-controller, kustomize-controller and crds/>
 #   DRIFTDECK_TOFU=<path of the tofu binary (OpenTofu), for real Terraform plans>
+#   DRIFTDECK_HELM=<path of the helm binary, which the Argo CD repo-server runs for Helm sources>
 #   DRIFTDECK_PROMTOOL=<path of promtool (Debian's prometheus), for the alert rules>
 set -euo pipefail
 
@@ -27,6 +28,9 @@ argocd_version=v3.3.0
 # 1.9.6 is the newest Flux whose controllers build with Go 1.26.
 flux_version=v1.9.6
 tofu_version=v1.10.10
+# The helm the Argo CD repo-server runs, and the one driftdeck-render links: the same
+# release, so a local render of a Helm source equals the repo-server's.
+helm_version=v3.21.4
 
 cached_only=false
 if [[ ${1:-} == --cached ]]; then
@@ -44,6 +48,7 @@ pulumi_dir() { echo "$cache_root/pulumi-$pulumi_version-$(sum_key "$here/pulumic
 argocd_dir() { echo "$cache_root/argocd-$argocd_version-$(sum_key "$here/argocd")"; }
 flux_dir() { echo "$cache_root/flux-$flux_version-$(sum_key "$here/flux")"; }
 tofu_dir() { echo "$cache_root/opentofu-$tofu_version-$(sum_key "$here/opentofu")"; }
+helm_dir() { echo "$cache_root/helm-$helm_version-$(sum_key "$here/helm")"; }
 
 # with_lock DIR CMD...: runs CMD holding DIR.lock, so two builds of one tool (two
 # checkouts, or make test twice) never write the same directory at once.
@@ -277,6 +282,34 @@ opentofu() {
 	echo "DRIFTDECK_TOFU=$out/tofu"
 }
 
+compile_helm() {
+	local tmp=$1
+	(cd "$here/helm" && go build -trimpath \
+		-ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$helm_version" \
+		-o "$tmp/helm" helm.sh/helm/v3/cmd/helm)
+}
+
+build_helm() {
+	local out=$1
+	if [[ -x $out/helm ]]; then
+		log "helm $helm_version cached in $out"
+		return
+	fi
+	log "building helm $helm_version (cold: a few minutes)"
+	build "helm" "$out" compile_helm
+}
+
+helm() {
+	local out
+	out=$(helm_dir)
+	if $cached_only; then
+		[[ -x $out/helm ]] || { log "helm $helm_version not built yet (expected in $out)"; return 3; }
+	else
+		with_lock "$out" build_helm "$out"
+	fi
+	echo "DRIFTDECK_HELM=$out/helm"
+}
+
 # every builds all tool sets at once: each build has long phases that use one
 # core (downloads, links), which overlap well; peak memory is about 2.5 + 2 + 2 GB.
 every() {
@@ -287,11 +320,12 @@ every() {
 		argocd || rc=$?
 		flux || rc=$?
 		opentofu || rc=$?
+		helm || rc=$?
 		redis || rc=$?
 		promtool || rc=$?
 		return $rc
 	fi
-	local tmp cp_pid pu_pid ar_pid fl_pid tf_pid
+	local tmp cp_pid pu_pid ar_pid fl_pid tf_pid hm_pid
 	tmp=$(mktemp -d)
 	control_plane >"$tmp/controlplane" &
 	cp_pid=$!
@@ -303,6 +337,8 @@ every() {
 	fl_pid=$!
 	opentofu >"$tmp/opentofu" &
 	tf_pid=$!
+	helm >"$tmp/helm" &
+	hm_pid=$!
 	redis >"$tmp/redis" || rc=$?
 	promtool >"$tmp/promtool" || rc=$?
 	wait $cp_pid || rc=$?
@@ -310,7 +346,8 @@ every() {
 	wait $ar_pid || rc=$?
 	wait $fl_pid || rc=$?
 	wait $tf_pid || rc=$?
-	cat "$tmp/controlplane" "$tmp/pulumi" "$tmp/argocd" "$tmp/flux" "$tmp/opentofu" "$tmp/redis" "$tmp/promtool"
+	wait $hm_pid || rc=$?
+	cat "$tmp/controlplane" "$tmp/pulumi" "$tmp/argocd" "$tmp/flux" "$tmp/opentofu" "$tmp/helm" "$tmp/redis" "$tmp/promtool"
 	rm -rf "$tmp"
 	return $rc
 }
@@ -321,7 +358,8 @@ case $what in
 	argocd) argocd && redis ;;
 	flux) flux ;;
 	opentofu) opentofu ;;
+	helm) helm ;;
 	promtool) promtool ;;
 	all) every ;;
-	*) echo "usage: $0 [--cached] [all|controlplane|pulumi|argocd|flux|opentofu|promtool]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--cached] [all|controlplane|pulumi|argocd|flux|opentofu|helm|promtool]" >&2; exit 2 ;;
 esac

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -31,7 +32,7 @@ const skipMarker = "+argocd:skip-file-rendering"
 
 // render produces the source's objects from a checkout at root, detecting
 // the source type as Argo CD does from the files directly in the path.
-func render(root string, s localrender.ArgoSource) ([]map[string]any, error) {
+func render(ctx context.Context, root string, s localrender.ArgoSource) ([]map[string]any, error) {
 	appDir := filepath.Join(root, filepath.FromSlash(s.Path))
 	if !inside(root, appDir) {
 		return nil, fmt.Errorf("spec.source.path %q leaves the repository", s.Path)
@@ -41,7 +42,11 @@ func render(root string, s localrender.ArgoSource) ([]map[string]any, error) {
 		return nil, fmt.Errorf("spec.source.path %q is not a directory in the repository", s.Path)
 	}
 	if exists(filepath.Join(appDir, "Chart.yaml")) {
-		return nil, unsupported("a Helm chart (" + s.Path + "/Chart.yaml)")
+		var h localrender.HelmChart
+		if s.Helm != nil {
+			h = *s.Helm
+		}
+		return helmTemplate(ctx, root, appDir, h)
 	}
 	if hasKustomization(appDir) {
 		return buildKustomization(appDir)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ func TestRenderDirectory(t *testing.T) {
 		{"exclude", localrender.ArgoSource{Path: "apps/web", Recurse: true, Exclude: "sub/*"}, []string{"ConfigMap/a", "ConfigMap/a2", "ConfigMap/b"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			objs, err := render(root, c.src)
+			objs, err := render(context.Background(), root, c.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +78,7 @@ func TestRenderDirectory(t *testing.T) {
 
 func TestRenderDirectoryRejectsABrokenManifest(t *testing.T) {
 	root := writeFiles(t, map[string]string{"app/bad.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n"})
-	if _, err := render(root, localrender.ArgoSource{Path: "app"}); err == nil || !strings.Contains(err.Error(), "app/bad.yaml") {
+	if _, err := render(context.Background(), root, localrender.ArgoSource{Path: "app"}); err == nil || !strings.Contains(err.Error(), "app/bad.yaml") {
 		t.Errorf("broken manifest: %v", err)
 	}
 }
@@ -105,7 +106,7 @@ replicas:
   count: 4
 `,
 	})
-	objs, err := render(root, localrender.ArgoSource{Path: "overlays/prod"})
+	objs, err := render(context.Background(), root, localrender.ArgoSource{Path: "overlays/prod"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,33 +119,25 @@ replicas:
 	}
 }
 
-func TestRenderRefusesAChartDirectoryAndJsonnetFiles(t *testing.T) {
-	root := writeFiles(t, map[string]string{
-		"chart/Chart.yaml":    "apiVersion: v2\nname: web\nversion: 0.1.0\n",
-		"jsonnet/app.jsonnet": "{}",
-	})
-	for _, c := range []struct{ path, want string }{
-		{"chart", "a Helm chart (chart/Chart.yaml)"},
-		{"jsonnet", "a Jsonnet file in a directory source"},
-	} {
-		_, err := render(root, localrender.ArgoSource{Path: c.path})
-		var u *localrender.UnsupportedError
-		if !errors.As(err, &u) || u.What != c.want {
-			t.Errorf("%s: got %v, want %q as unsupported", c.path, err, c.want)
-		}
+func TestRenderRefusesJsonnetFiles(t *testing.T) {
+	root := writeFiles(t, map[string]string{"jsonnet/app.jsonnet": "{}"})
+	_, err := render(context.Background(), root, localrender.ArgoSource{Path: "jsonnet"})
+	var u *localrender.UnsupportedError
+	if want := "a Jsonnet file in a directory source"; !errors.As(err, &u) || u.What != want {
+		t.Errorf("got %v, want %q as unsupported", err, want)
 	}
 }
 
 func TestRenderStaysInsideTheRepository(t *testing.T) {
 	root := writeFiles(t, map[string]string{"app/cm.yaml": configMap("a")})
-	if _, err := render(root, localrender.ArgoSource{Path: "../"}); err == nil {
+	if _, err := render(context.Background(), root, localrender.ArgoSource{Path: "../"}); err == nil {
 		t.Error("a path above the repository was rendered")
 	}
 	outside := writeFiles(t, map[string]string{"secret.yaml": configMap("outside")})
 	if err := os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(root, "app", "link.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := render(root, localrender.ArgoSource{Path: "app"}); err == nil || !strings.Contains(err.Error(), "outside") {
+	if _, err := render(context.Background(), root, localrender.ArgoSource{Path: "app"}); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Errorf("a symbolic link out of the repository: %v", err)
 	}
 }

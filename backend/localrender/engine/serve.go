@@ -59,8 +59,18 @@ func answer(ctx context.Context, req localrender.Request) localrender.Reply {
 	var rep localrender.Reply
 	var err error
 	switch req.Op {
+	case localrender.OpHelm:
+		if req.Helm == nil {
+			err = errors.New("a Helm request without a chart")
+		} else if req.Helm.Chart != "" {
+			rep.Commit, rep.Objects, err = renderRepositoryChart(ctx, req.Repo, req.Revision, *req.Helm)
+			break
+		}
+		fallthrough
 	case localrender.OpArgo, localrender.OpFlux:
-		rep.Commit, rep.Objects, err = checkoutAndRender(ctx, req)
+		if err == nil {
+			rep.Commit, rep.Objects, err = checkoutAndRender(ctx, req)
+		}
 	case localrender.OpClone:
 		if req.Clone == nil {
 			err = errors.New("a clone request without a source")
@@ -101,14 +111,43 @@ func checkoutAndRender(ctx context.Context, req localrender.Request) (string, []
 	if err != nil {
 		return "", nil, err
 	}
+	if req.Argo != nil && req.Argo.Helm != nil {
+		req.Argo.Helm.Env = withRevision(req.Argo.Helm.Env, commit)
+	}
 	var objs []map[string]any
 	switch {
 	case req.Op == localrender.OpFlux:
 		objs, err = buildFlux(tmp, req.Flux)
+	case req.Op == localrender.OpHelm:
+		objs, err = renderChartDirectory(ctx, src, *req.Helm)
 	case req.Argo == nil:
 		err = errors.New("an Argo CD render request without a source")
 	default:
-		objs, err = render(src, *req.Argo)
+		objs, err = render(ctx, src, *req.Argo)
 	}
 	return commit, objs, err
+}
+
+// renderRepositoryChart pulls a chart of a Helm repository and templates it;
+// the version pulled stands for the commit.
+func renderRepositoryChart(ctx context.Context, repoURL, version string, h localrender.HelmChart) (string, []map[string]any, error) {
+	ch, pulled, err := pullChart(ctx, repoURL, h.Chart, version)
+	if err != nil {
+		return "", nil, err
+	}
+	h.Env = withRevision(h.Env, pulled)
+	objs, err := templateChart(ctx, ch, "", "", h)
+	return pulled, objs, err
+}
+
+// renderChartDirectory templates the chart at h.Path of a checkout.
+func renderChartDirectory(ctx context.Context, root string, h localrender.HelmChart) ([]map[string]any, error) {
+	dir := filepath.Join(root, filepath.FromSlash(h.Path))
+	if !inside(root, dir) {
+		return nil, fmt.Errorf("chart path %q leaves the repository", h.Path)
+	}
+	if !exists(filepath.Join(dir, "Chart.yaml")) {
+		return nil, fmt.Errorf("no chart at %q in the repository (no Chart.yaml)", h.Path)
+	}
+	return helmTemplate(ctx, root, dir, h)
 }

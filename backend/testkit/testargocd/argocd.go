@@ -93,6 +93,10 @@ func (a *ArgoCD) start(c *testcluster.Cluster, bins binaries) error {
 	// in this run's directory.
 	repoEnv := []string{"ARGOCD_BINARY_NAME=argocd-repo-server", "ARGOCD_GPG_ENABLED=false",
 		"ARGOCD_ASK_PASS_SOCK=" + filepath.Join(dir, "askpass.sock"), "TMPDIR=" + tmp, "HOME=" + dir}
+	if bins.helm != "" {
+		// It runs `helm template` for Helm sources, found on its PATH.
+		repoEnv = append(repoEnv, "PATH="+filepath.Dir(bins.helm)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	if err := a.procs.Run("repo-server", bins.argocd, repoEnv, "--address", "127.0.0.1", "--port", ports[1],
 		"--metrics-port", ports[2], "--disable-tls", "--redis", redisAddr, "--loglevel", "info"); err != nil {
 		return err
