@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -41,7 +43,7 @@ func (o diffOf) open(a *App) tea.Cmd {
 	}
 	mark, ok := diffMark(u)
 	if !ok {
-		a.toastError("diffs are for Argo CD Applications, Kustomizations and Terraforms; a HelmRelease has none yet (" + a.keys.Resources.Help().Key + " lists what its release applied)")
+		a.toastError("diffs are for Argo CD Applications, Flux Kustomizations and HelmReleases, and Terraforms")
 		return nil
 	}
 	s := &diffScreen{ownContext: newOwnContext(a), unitKey: u.Key, v: diffview.New(a.theme), compared: mark}
@@ -62,7 +64,7 @@ func (o resourceDiffOf) open(a *App) tea.Cmd {
 		return nil
 	}
 	mark, _ := diffMark(u)
-	s := &diffScreen{unitKey: u.Key, v: diffview.New(a.theme), compared: mark, only: &k}
+	s := &diffScreen{ownContext: newOwnContext(a), unitKey: u.Key, v: diffview.New(a.theme), compared: mark, only: &k}
 	a.push(s)
 	return s.diffCmd(a)
 }
@@ -78,6 +80,10 @@ func diffMark(u *model.Unit) (mark string, ok bool) {
 		return u.Tofu.PendingPlan, true
 	case u.Key.Engine == model.EngineKustomization && u.Flux != nil:
 		return u.Flux.LastAttempted, true
+	case u.Key.Engine == model.EngineHelmRelease && u.Flux != nil:
+		// A new spec, attempt or release: the chart, values or release
+		// compared may have moved.
+		return fmt.Sprint(u.Flux.ObservedGen, " ", u.Flux.LastAttempted, " ", u.Flux.LastApplied), true
 	}
 	return "", false
 }
@@ -165,8 +171,8 @@ func (s *diffScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 // the revision the diff was computed against and refused if the app moved
 // on; a Terraform's approval names the id of the plan shown.
 func (s *diffScreen) approve(a *App) tea.Cmd {
-	if s.unitKey.Engine == model.EngineKustomization {
-		a.toastError("a Kustomization applies on its own at each interval: refresh requests a reconcile now")
+	if !s.approvable() {
+		a.toastError("a Flux unit applies on its own at each interval: refresh (" + a.keys.Refresh.Help().Key + " on its detail) requests a reconcile now")
 		return nil
 	}
 	if s.v.Report() == nil {
@@ -185,7 +191,18 @@ func (s *diffScreen) approve(a *App) tea.Cmd {
 	return a.startRequest(actions.Request{Kind: actions.Approve, Key: s.unitKey, Revision: s.revision}, s)
 }
 
+// approvable: the unit's controller waits for an approval of what the
+// diff shows (an Argo CD sync, a Terraform plan); a Flux unit applies on
+// its own.
+func (s *diffScreen) approvable() bool {
+	return slices.Contains(actions.KindsFor(s.unitKey.Engine), actions.Approve)
+}
+
 func (s *diffScreen) keyHelp(a *App) string {
 	k := a.keys
-	return a.wrapHint(s.v.Wrapping(), s.v.Cut()) + a.keyHints(bindings(k.Back, k.Down, k.Up, k.NextObject, k.PrevObject, k.SideBySide, k.Refresh, k.Approve))
+	keys := bindings(k.Back, k.Down, k.Up, k.NextObject, k.PrevObject, k.SideBySide, k.Refresh)
+	if s.approvable() {
+		keys = append(keys, k.Approve)
+	}
+	return a.wrapHint(s.v.Wrapping(), s.v.Cut()) + a.keyHints(keys)
 }

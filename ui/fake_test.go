@@ -228,7 +228,12 @@ func (f *fakeBackend) Describe(_ context.Context, k model.Key) (*describe.Detail
 	}, nil
 }
 
-func (f *fakeBackend) Diff(_ context.Context, k model.Key) (*argodiff.Result, error) {
+func (f *fakeBackend) Diff(ctx context.Context, k model.Key) (*argodiff.Result, error) {
+	if ctx == nil {
+		// The real backend's render and API calls need one (a nil one
+		// panics in the helper call): a screen must give its own.
+		return nil, fmt.Errorf("diff of %s asked without a context", k.Ref())
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.diffKeys = append(f.diffKeys, k)

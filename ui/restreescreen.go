@@ -147,9 +147,6 @@ func (s *resTreeScreen) diff(a *App) tea.Cmd {
 	case !n.Managed:
 		a.toastError(n.Kind + " " + n.Name + " is not in the unit's source: its owner's diff is what an apply changes")
 		return nil
-	case model.InfoOf(s.unitKey.Engine).Review != model.ReviewDiff:
-		a.toastError("a HelmRelease has no diff yet: its tree lists what its current release applied")
-		return nil
 	}
 	return a.open(resourceDiffOf{a.unit(s.unitKey), diff.ObjectKey{Group: n.Group, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name}})
 }
@@ -191,10 +188,7 @@ func (s *resTreeScreen) SelectedPod() (restree.Ref, bool) {
 func (s *resTreeScreen) keyHelp(a *App) string {
 	k := a.keys
 	moves, acts := bindings(k.Back, k.Up, k.Down, k.Mark), []string{k.Diff.Help().Key, "diff of it", k.Sync.Help().Key, "sync marked (or it)"}
-	switch {
-	case model.InfoOf(s.unitKey.Engine).Review != model.ReviewDiff: // a HelmRelease has no diff yet
-		moves, acts = bindings(k.Back, k.Up, k.Down), nil
-	case s.unitKey.Engine != model.EngineArgoCD: // a Kustomization applies as a whole: nothing to mark or sync
+	if s.unitKey.Engine != model.EngineArgoCD { // a Flux unit applies as a whole: nothing to mark or sync
 		moves, acts = bindings(k.Back, k.Up, k.Down), acts[:2]
 	}
 	acts = append(acts, k.Refresh.Help().Key, "read again", k.Logs.Help().Key, "pod log")

@@ -2,14 +2,12 @@ package argodiff
 
 import (
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/yaml"
 
+	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/localrender"
 	"github.com/driftdeck/driftdeck/backend/objread"
 )
@@ -99,18 +97,9 @@ func clusterVersions(disco discovery.DiscoveryInterface) (string, []string, erro
 	if err != nil {
 		return "", nil, fmt.Errorf("the cluster's version %s.%s: %w", info.Major, info.Minor, err)
 	}
-	_, lists, err := disco.ServerGroupsAndResources()
-	if err != nil && len(lists) == 0 {
-		return "", nil, fmt.Errorf("reading the cluster's API versions for the Helm render: %w", err)
+	apis, err := kube.ServedAPIVersions(disco)
+	if err != nil {
+		return "", nil, fmt.Errorf("the Helm render: %w", err)
 	}
-	seen := map[string]bool{}
-	for _, l := range lists {
-		seen[l.GroupVersion] = true
-		for _, r := range l.APIResources {
-			if !strings.Contains(r.Name, "/") {
-				seen[l.GroupVersion+"/"+r.Kind] = true
-			}
-		}
-	}
-	return v.String(), slices.Sorted(maps.Keys(seen)), nil
+	return v.String(), apis, nil
 }

@@ -79,6 +79,7 @@ func (e *estate) flux() {
 	e.fluxWorkloads()
 	e.promWorkloads()
 	e.helmReleases()
+	e.webCache()
 	e.terraforms()
 }
 

@@ -13,7 +13,8 @@ const (
 	k8sRepo     = "https://github.com/acme/k8s-clusters.git"
 	networkRepo = "https://github.com/acme/network-infra.git"
 	finopsRepo  = "https://github.com/acme/finops.git"
-	webRepo     = "https://github.com/acme/web.git" // embedded (sources.go)
+	webRepo     = "https://github.com/acme/web.git"    // embedded (sources.go)
+	chartsRepo  = "https://github.com/acme/charts.git" // embedded too
 
 	infraNS         = "infra"
 	platformInfraNS = "platform-infra"

@@ -117,13 +117,30 @@ func (e *estate) promWorkloads() {
 	}
 }
 
-// seedReleaseSecrets stores kube-prometheus-stack's release as Helm's
-// Secret driver does (the release JSON gzipped, base64), the values with it.
+// seedReleaseSecrets stores the demo's Helm releases as Helm's Secret
+// driver does (the release JSON gzipped, base64), the values with them:
+// kube-prometheus-stack's failed v9, web-cache's deployed v3.
 func seedReleaseSecrets(ctx context.Context, kc kubernetes.Interface) error {
-	rel, err := json.Marshal(map[string]any{"name": hrExhausted, "namespace": monitoringNS, "version": promRelease,
+	for _, r := range []map[string]any{{
+		"name": hrExhausted, "namespace": monitoringNS, "version": promRelease,
 		"manifest": promManifest, "config": map[string]any{"grafana": map[string]any{"adminPassword": "demo-grafana-admin"}},
 		"info":  map[string]any{"status": "failed", "description": "Upgrade \"kube-prometheus-stack\" failed"},
-		"chart": map[string]any{"metadata": map[string]any{"name": hrExhausted, "version": promReleaseVersion}}})
+		"chart": map[string]any{"metadata": map[string]any{"name": hrExhausted, "version": promReleaseVersion}},
+	}, {
+		"name": hrCache, "namespace": webNS, "version": cacheRelease,
+		"manifest": cacheManifest, "config": map[string]any{"replicas": 2},
+		"info":  map[string]any{"status": "deployed", "description": "Upgrade complete"},
+		"chart": map[string]any{"metadata": map[string]any{"name": hrCache, "version": cacheReleased}},
+	}} {
+		if err := storeRelease(ctx, kc, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func storeRelease(ctx context.Context, kc kubernetes.Interface, release map[string]any) error {
+	rel, err := json.Marshal(release)
 	if err != nil {
 		return err
 	}
@@ -135,13 +152,14 @@ func seedReleaseSecrets(ctx context.Context, kc kubernetes.Interface) error {
 	if err := zw.Close(); err != nil {
 		return err
 	}
-	v := fmt.Sprint(promRelease)
+	name, ns, v := release["name"].(string), release["namespace"].(string), fmt.Sprint(release["version"])
+	status := release["info"].(map[string]any)["status"].(string)
 	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: monitoringNS, Name: "sh.helm.release.v1." + hrExhausted + ".v" + v,
-			Labels: map[string]string{"owner": "helm", "name": hrExhausted, "status": "failed", "version": v}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sh.helm.release.v1." + name + ".v" + v,
+			Labels: map[string]string{"owner": "helm", "name": name, "status": status, "version": v}},
 		Type: "helm.sh/release.v1",
 		Data: map[string][]byte{"release": []byte(base64.StdEncoding.EncodeToString(buf.Bytes()))},
 	}
-	_, err = kc.CoreV1().Secrets(monitoringNS).Create(ctx, secret, metav1.CreateOptions{})
+	_, err = kc.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{})
 	return err
 }

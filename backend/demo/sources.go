@@ -18,14 +18,14 @@ import (
 
 // embeddedSources are the demo's source repositories, as bare git
 // repositories written by gensources: the Flux Kustomizations of team-web
-// are built from them.
+// are built from them, and its HelmRelease's chart rendered.
 //
 //go:embed all:sources
 var embeddedSources embed.FS
 
 // sourceRepos maps the URL each GitRepository names to its directory in
 // embeddedSources.
-var sourceRepos = map[string]string{webRepo: "web.git"}
+var sourceRepos = map[string]string{webRepo: "web.git", chartsRepo: "charts.git"}
 
 // sourceCaches are the clone caches of each running demo, by its cluster.
 var sourceCaches = struct {
@@ -93,5 +93,5 @@ func reachable(repoURL string) error {
 	if _, ok := sourceRepos[repoURL]; ok {
 		return nil
 	}
-	return fmt.Errorf("the demo holds no copy of %s and never reaches the network: only %s is built locally", localrender.RedactURL(repoURL), webRepo)
+	return fmt.Errorf("the demo holds no copy of %s and never reaches the network: only %s and %s are rendered locally", localrender.RedactURL(repoURL), webRepo, chartsRepo)
 }

@@ -4,6 +4,8 @@ package demo
 
 // The commits of the demo's embedded source repositories.
 const (
-	webHeadCommit     = "257a6ef3430c2f0ffe824cf80c030043ed7ce26c"
-	webPreviousCommit = "36308ca4ab5c26461a39b88fe84a850dee503360"
+	chartsHeadCommit     = "808a21fd1471da9b9d016392ed780faca45842c4"
+	chartsPreviousCommit = "2de6454f8e24fb98fb6a2ef8055455d4561c7728"
+	webHeadCommit        = "257a6ef3430c2f0ffe824cf80c030043ed7ce26c"
+	webPreviousCommit    = "36308ca4ab5c26461a39b88fe84a850dee503360"
 )

@@ -3,7 +3,6 @@ package fluxdiff
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -52,14 +51,18 @@ type Differ struct {
 	DiffOptions diff.Options
 }
 
-// Diff builds the Kustomization and compares it with the cluster.
+// Diff builds a Kustomization and compares it with the cluster, or renders
+// a HelmRelease's chart and compares it with its release.
 func (d *Differ) Diff(ctx context.Context, k model.Key) (*argodiff.Result, error) {
-	if k.Engine != model.EngineKustomization {
-		return nil, fmt.Errorf("%s is not a Flux Kustomization", k.Ref())
+	if k.Engine != model.EngineKustomization && k.Engine != model.EngineHelmRelease {
+		return nil, fmt.Errorf("%s is not a Flux Kustomization or HelmRelease", k.Ref())
 	}
 	c, ok := d.Cluster(k.Context)
 	if !ok {
 		return nil, fmt.Errorf("unknown context %q", k.Context)
+	}
+	if k.Engine == model.EngineHelmRelease {
+		return d.diffHelmRelease(ctx, c, k)
 	}
 	ks, err := get(ctx, c.Dynamic, flux.Kustomizations, k.Namespace, k.Name)
 	if err != nil {
@@ -98,12 +101,8 @@ func (d *Differ) Diff(ctx context.Context, k model.Key) (*argodiff.Result, error
 
 	spec, _ := ks["spec"].(map[string]any)
 	rendered, err := localrender.Flux(ctx, d.CacheDir, url, commitOf(rev), spec)
-	var renderErr *localrender.RenderError
-	if errors.As(err, &renderErr) {
-		return nil, fmt.Errorf("%s@%s: %w", localrender.RedactURL(url), short(renderErr.Commit), err)
-	}
 	if err != nil {
-		return nil, err
+		return nil, renderFailed(url, err)
 	}
 	commit, objs := rendered.Commit, rendered.Objects
 	if vars := r.StringMap("spec", "postBuild", "substitute"); len(vars) > 0 {

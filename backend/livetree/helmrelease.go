@@ -39,7 +39,7 @@ func (r *Reader) readHelmRelease(ctx context.Context, k model.Key) (*restree.Tre
 	if storage == "" {
 		storage = k.Namespace
 	}
-	secret := fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, version)
+	secret := restree.ReleaseSecret(name, int(version))
 	where := fmt.Sprintf("Helm release %s v%d (Secret %s/%s)", name, version, storage, secret)
 	s, err := c.Kube.CoreV1().Secrets(storage).Get(ctx, secret, metav1.GetOptions{})
 	if err != nil {

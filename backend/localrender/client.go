@@ -19,7 +19,9 @@ var renderHelper = helperbin.Helper{Name: HelperName, Env: HelperEnv, Holds: "gi
 
 // Rendered is a source's objects at the commit they were rendered from.
 type Rendered struct {
-	Commit  string
+	Commit string
+	// Chart names the chart a Helm render rendered ("web 1.2.0").
+	Chart   string
 	Objects []map[string]any
 }
 
@@ -95,7 +97,7 @@ func call(ctx context.Context, req Request) (Rendered, error) {
 	case rep.Error != "":
 		return Rendered{}, wrapRender(rep.Commit, errors.New(rep.Error))
 	}
-	return Rendered{Commit: rep.Commit, Objects: rep.Objects}, nil
+	return Rendered{Commit: rep.Commit, Chart: rep.Chart, Objects: rep.Objects}, nil
 }
 
 func wrapRender(commit string, err error) error {

@@ -102,7 +102,9 @@ type Reply struct {
 	// Commit is the revision checked out (the chart's version for a chart
 	// of a Helm repository); set once the checkout succeeded, even when the
 	// render then failed.
-	Commit  string           `json:",omitempty"`
+	Commit string `json:",omitempty"`
+	// Chart is the chart rendered by OpHelm: its name and version.
+	Chart   string           `json:",omitempty"`
 	Objects []map[string]any `json:",omitempty"`
 	Error   string           `json:",omitempty"`
 	// Unsupported is set instead of Error when the source holds something

@@ -59,7 +59,7 @@ var engineInfos = []EngineInfo{
 	{Engine: EngineKustomization, Scope: "kustomizations", Aliases: []string{"ks"}, Label: "flux ks", Units: "Flux Kustomizations",
 		Controller: "Flux's kustomize-controller", Example: "kustomization/team-web/web-backend", HasLog: true, ResourceTree: true, Review: ReviewDiff},
 	{Engine: EngineHelmRelease, Scope: "helmreleases", Aliases: []string{"hr"}, Label: "flux hr", Units: "Flux HelmReleases",
-		Controller: "Flux's helm-controller", Example: "helmrelease/team-payments/api", HasLog: true, ResourceTree: true},
+		Controller: "Flux's helm-controller", Example: "helmrelease/team-payments/api", HasLog: true, ResourceTree: true, Review: ReviewDiff},
 	{Engine: EngineTerraform, Scope: "terraform", Aliases: []string{"tf", "tofu", "terraforms"}, Label: "tofu tf", Units: "tofu-controller Terraforms",
 		Controller: "tofu-controller", Example: "terraform/flux-system/eks-cluster", HasLog: true, Review: ReviewDiff},
 	{Engine: EngineApplicationSet, Scope: "appsets", Aliases: []string{"appset", "applicationsets"}, Label: "appset", Units: "Argo CD ApplicationSets",

@@ -13,10 +13,20 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Release is what a Helm release records of itself.
+// Release is what driftdeck reads of a Helm release: never its values,
+// which may hold secrets.
 type Release struct {
-	Name, Namespace string
-	Version         int
+	Name, Namespace     string
+	Version             int
+	Chart, ChartVersion string
+	// Manifest is what the release applied: its rendered objects, hooks
+	// and the chart's crds/ left out.
+	Manifest string
+}
+
+// ReleaseSecret names the Secret Helm's storage driver keeps a release in.
+func ReleaseSecret(name string, version int) string {
+	return fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, version)
 }
 
 // documentSeparator splits a release's manifest into its objects.
@@ -32,27 +42,30 @@ var clusterScopedKinds = map[string]bool{
 	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true, "CSIDriver": true,
 }
 
+// ClusterScoped reports a kind that has no namespace, of those a chart
+// commonly renders: Helm installs every other kind without one into the
+// release's namespace.
+func ClusterScoped(kind string) bool { return clusterScopedKinds[kind] }
+
 // maxRelease bounds a release's decompressed size (Helm's storage Secret
 // holds at most 1 MiB compressed).
 const maxRelease = 64 << 20
 
-// ReleaseRefs reads the objects of a Helm release from its storage
-// Secret's data.release, as Helm's Secret driver writes it (base64 of the
-// gzipped release JSON): the objects of its manifest, what the release
-// applied. Nothing else of the release (its values, which may hold
-// secrets) is kept.
-func ReleaseRefs(data []byte) ([]Ref, Release, error) {
+// DecodeRelease reads a Helm release from its storage Secret's
+// data.release, as Helm's Secret driver writes it (base64 of the gzipped
+// release JSON).
+func DecodeRelease(data []byte) (Release, error) {
 	raw, err := base64.StdEncoding.DecodeString(string(data))
 	if err != nil {
-		return nil, Release{}, fmt.Errorf("the release is not base64: %w", err)
+		return Release{}, fmt.Errorf("the release is not base64: %w", err)
 	}
 	if bytes.HasPrefix(raw, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(bytes.NewReader(raw))
 		if err != nil {
-			return nil, Release{}, err
+			return Release{}, err
 		}
 		if raw, err = io.ReadAll(io.LimitReader(zr, maxRelease)); err != nil {
-			return nil, Release{}, fmt.Errorf("the release does not decompress: %w", err)
+			return Release{}, fmt.Errorf("the release does not decompress: %w", err)
 		}
 	}
 	var rel struct {
@@ -60,13 +73,29 @@ func ReleaseRefs(data []byte) ([]Ref, Release, error) {
 		Namespace string `json:"namespace"`
 		Version   int    `json:"version"`
 		Manifest  string `json:"manifest"`
+		Chart     struct {
+			Metadata struct {
+				Name    string `json:"name"`
+				Version string `json:"version"`
+			} `json:"metadata"`
+		} `json:"chart"`
 	}
 	if err := json.Unmarshal(raw, &rel); err != nil {
-		return nil, Release{}, fmt.Errorf("the release is not Helm's JSON: %w", err)
+		return Release{}, fmt.Errorf("the release is not Helm's JSON: %w", err)
 	}
-	r := Release{Name: rel.Name, Namespace: rel.Namespace, Version: rel.Version}
+	return Release{Name: rel.Name, Namespace: rel.Namespace, Version: rel.Version,
+		Chart: rel.Chart.Metadata.Name, ChartVersion: rel.Chart.Metadata.Version, Manifest: rel.Manifest}, nil
+}
+
+// ReleaseRefs reads the objects of a Helm release's manifest from its
+// storage Secret's data.release: what the release applied.
+func ReleaseRefs(data []byte) ([]Ref, Release, error) {
+	r, err := DecodeRelease(data)
+	if err != nil {
+		return nil, r, err
+	}
 	var refs []Ref
-	for i, doc := range documentSeparator.Split(rel.Manifest, -1) {
+	for i, doc := range documentSeparator.Split(r.Manifest, -1) {
 		var obj struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
@@ -84,8 +113,8 @@ func ReleaseRefs(data []byte) ([]Ref, Release, error) {
 		if g, _, ok := strings.Cut(obj.APIVersion, "/"); ok {
 			ref.Group = g
 		}
-		if ref.Namespace == "" && !clusterScopedKinds[ref.Kind] {
-			ref.Namespace = rel.Namespace
+		if ref.Namespace == "" && !ClusterScoped(ref.Kind) {
+			ref.Namespace = r.Namespace
 		}
 		refs = append(refs, ref)
 	}

@@ -94,6 +94,9 @@ func Of(ctx context.Context, d Differ, p *actions.Plan) Forecast {
 	case model.EngineKustomization:
 		f.When = "kustomize-controller applies these as soon as spec.suspend is false; objects gone from the source are deleted only when spec.prune is true"
 		f.read(ctx, d, true)
+	case model.EngineHelmRelease:
+		f.When = "helm-controller upgrades the release as soon as spec.suspend is false; objects the chart no longer renders are deleted"
+		f.read(ctx, d, true)
 	case model.EngineTerraform:
 		f.When = "tofu-controller plans again right away; this pending plan is applied only when spec.approvePlan is auto"
 		f.read(ctx, d, true)

@@ -258,9 +258,14 @@ func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, 
 	waitCtx, cancel := context.WithTimeout(ctx, g.requestTimeout(60*time.Second))
 	defer cancel()
 	// The watches are only for choosing the units: they end with this call
-	// (the clusters' clients stay usable for the writes).
+	// (the clusters' clients stay usable for the writes). The demo's control
+	// plane lives as long as the command: its end would also end the demo's
+	// sources and programs, which the resume forecasts read.
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	defer stopWatching()
+	if g.demo {
+		watchCtx = ctx
+	}
 	f, err := connect(watchCtx, g, cfg.StuckThresholds(), false)
 	if err != nil {
 		return nil, nil, err

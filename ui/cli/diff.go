@@ -42,7 +42,7 @@ func (d *unitDiffer) Diff(ctx context.Context, k model.Key) (*argodiff.Result, e
 
 func (d *unitDiffer) diff(ctx context.Context, k model.Key) (*argodiff.Result, error) {
 	switch k.Engine {
-	case model.EngineKustomization:
+	case model.EngineKustomization, model.EngineHelmRelease:
 		return d.flux.Diff(ctx, k)
 	case model.EngineTerraform:
 		p, err := d.plans.Read(ctx, k)
@@ -86,13 +86,19 @@ func newDiffer(ctx context.Context, g *globals, clusters func(string) (*kube.Clu
 		}
 	}
 	flux := &fluxdiff.Differ{Cluster: clusters}
-	if c, ok := clusters(demo.ContextName); g.demo && ok {
+	if g.demo {
 		// The demo answers as an Argo CD API server would, and builds its
-		// Kustomizations from the sources it embeds.
-		if server, err = demo.ArgoAPI(ctx, c); err != nil {
-			return nil, err
+		// Kustomizations and charts from the sources it embeds; it never
+		// reaches the network, even once its control plane is gone.
+		flux.Reach = func(string) error { return errors.New("the demo has ended: nothing is rendered") }
+		if c, ok := clusters(demo.ContextName); ok {
+			if server, err = demo.ArgoAPI(ctx, c); err != nil {
+				return nil, err
+			}
+			if dir, reach, ok := demo.SourceCache(c); ok {
+				flux.CacheDir, flux.Reach = dir, reach
+			}
 		}
-		flux.CacheDir, flux.Reach, _ = demo.SourceCache(c)
 	}
 	return &unitDiffer{
 		argo:   &argodiff.Differ{Cluster: clusters, Source: argodiff.NewSource(argodiff.Options{Server: server})},
@@ -125,7 +131,7 @@ func routedDiffers(clusters func(string) (*kube.Cluster, bool), argo func(string
 
 func newDiffCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "diff argocd/<namespace>/<name> | kustomization/<namespace>/<name> | terraform/<namespace>/<name>",
+		Use:   "diff argocd/<namespace>/<name> | kustomization/<namespace>/<name> | helmrelease/<namespace>/<name> | terraform/<namespace>/<name>",
 		Short: "Print what a sync, reconcile or apply would change, as a unified diff",
 		Long: `Print live against desired for every resource of the Application, Secret
 values masked. With an Argo CD API server configured (--argocd-server and
@@ -137,6 +143,11 @@ cluster.
 For a Flux Kustomization it builds the kustomization as kustomize-controller
 does, from a checkout of its GitRepository at the last attempted revision,
 and dry-runs it against the cluster (as flux diff kustomization). For a
+Flux HelmRelease it renders the chart helm-controller would upgrade to (from
+its HelmRepository at the version source-controller resolved, or from its
+GitRepository's path) with the HelmRelease's values (valuesFrom ConfigMaps
+and Secrets, then spec.values) and compares it with the manifest of the
+release it last made, as helm diff upgrade does. For a
 tofu-controller Terraform it prints the readable plan the controller stored
 (spec.storeReadablePlan: human or json), per resource, sensitive values
 masked, with the plan id an approval must name.
@@ -160,12 +171,10 @@ func runDiff(ctx context.Context, g *globals, ref string) error {
 		switch k.Engine {
 		case model.EnginePulumi:
 			instead = "for a Pulumi Stack use `" + g.origin().Driftdeck(k.Context, "preview", k.Ref()) + "`"
-		case model.EngineHelmRelease:
-			instead = "a HelmRelease has no diff yet: `" + g.origin().Driftdeck(k.Context, "status", "-o", "wide", k.Ref()) + "` shows its last release"
 		default:
 			instead = "diff the units it generates"
 		}
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: diff is for Argo CD Applications, Flux Kustomizations and Terraforms; %s", ref, instead)}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: diff is for Argo CD Applications, Flux Kustomizations and HelmReleases, and Terraforms; %s", ref, instead)}
 	}
 	d, err := newDiffer(ctx, g, set.get, set.argoAPI)
 	if err != nil {
@@ -193,11 +202,19 @@ func runDiff(ctx context.Context, g *globals, ref string) error {
 		return err
 	}
 	r := res.Report
-	fmt.Fprintf(g.errOut, "# %d modified, %d added, %d removed (pruned on sync), %d unchanged\n", r.Modified, r.Added, r.Removed, r.Unchanged)
+	fmt.Fprintf(g.errOut, "# %d modified, %d added, %d removed (%s), %d unchanged\n", r.Modified, r.Added, r.Removed, removedMeans(k.Engine), r.Unchanged)
 	if r.Modified+r.Added+r.Removed > 0 {
 		return &exitError{code: exitFailed, err: errDifferences}
 	}
 	return nil
+}
+
+// removedMeans says when a removed object goes.
+func removedMeans(e model.Engine) string {
+	if e == model.EngineHelmRelease {
+		return "deleted by the upgrade"
+	}
+	return "pruned on sync"
 }
 
 // printTerraformPlan prints a Terraform's readable plan: per resource tofu's header

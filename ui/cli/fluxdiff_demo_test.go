@@ -41,12 +41,37 @@ func TestDemoKustomizationDiffsBuildEmbeddedSourcesOffline(t *testing.T) {
 	}
 }
 
-// A HelmRelease has no diff: the refusal names what shows its release,
-// not a Pulumi preview.
-func TestDemoDiffOfAHelmReleaseNamesWhatToRunInstead(t *testing.T) {
+// A HelmRelease's diff renders the chart its GitRepository holds now with
+// its values, against the release it last made: exactly what the new chart
+// version changes, nothing of what stayed; a HelmRelease whose repository
+// the demo holds no copy of says so.
+func TestDemoDiffOfAHelmReleaseRendersItsChartAgainstItsRelease(t *testing.T) {
 	isolate(t)
-	code, _, stderr := run(t, "--demo", "diff", "helmrelease/monitoring/loki")
-	if code != exitUsage || !strings.Contains(stderr, "driftdeck --demo status -o wide helmrelease/monitoring/loki") || strings.Contains(stderr, "preview") {
-		t.Errorf("diff of a HelmRelease: exit %d\n%s", code, stderr)
+	localrendertest.Use(t)
+	code, out, stderr := run(t, "--demo", "diff", "helmrelease/team-web/web-cache")
+	for _, want := range []string{
+		"local render of chart web-cache 0.5.0 (./web-cache) from https://github.com/acme/charts.git@808a21fd1471",
+		"against Helm release web-cache v3 (chart web-cache 0.4.0)", "# 3 modified, 0 added, 0 removed (deleted by the upgrade), 0 unchanged",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	var changed []string
+	for _, l := range strings.Split(out, "\n") {
+		if (strings.HasPrefix(l, "+") || strings.HasPrefix(l, "-")) && !strings.HasPrefix(l, "+++") && !strings.HasPrefix(l, "---") {
+			changed = append(changed, l[:1]+strings.TrimSpace(l[1:]))
+		}
+	}
+	want := []string{"+maxmemory 256mb", "+maxmemory-policy allkeys-lru", "-helm.sh/chart: web-cache-0.4.0", "+helm.sh/chart: web-cache-0.5.0",
+		"-helm.sh/chart: web-cache-0.4.0", "+helm.sh/chart: web-cache-0.5.0", "-image: redis:7.2.5", "+image: redis:7.4.1",
+		"-helm.sh/chart: web-cache-0.4.0", "+helm.sh/chart: web-cache-0.5.0"}
+	if code != exitFailed || strings.Join(changed, "\n") != strings.Join(want, "\n") {
+		t.Errorf("exit %d, changed lines:\n%s\nwant:\n%s", code, strings.Join(changed, "\n"), strings.Join(want, "\n"))
+	}
+
+	code, _, stderr = run(t, "--demo", "diff", "helmrelease/monitoring/loki")
+	if code != 7 || !strings.Contains(stderr, "never reaches the network") || strings.Contains(stderr, "preview") {
+		t.Errorf("a chart the demo does not hold: exit %d, want 7 saying the demo stays off the network\n%s", code, stderr)
 	}
 }

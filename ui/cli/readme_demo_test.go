@@ -17,6 +17,7 @@ import (
 var readmeExits = map[string]int{
 	"driftdeck diff argocd/argocd/kafka":                1, // differences, as kubectl diff
 	"driftdeck diff kustomization/team-web/web-backend": 1,
+	"driftdeck diff helmrelease/team-web/web-cache":     1, // the chart moved to 0.5.0
 	"driftdeck diff terraform/flux-system/eks-cluster":  1,
 	"driftdeck diff terraform/flux-system/iam-roles":    1, // drift found
 	"driftdeck drift pulumi/infra/analytics-preview":    1, // the network reference drifted

@@ -46,7 +46,8 @@ func render(ctx context.Context, root string, s localrender.ArgoSource) ([]map[s
 		if s.Helm != nil {
 			h = *s.Helm
 		}
-		return helmTemplate(ctx, root, appDir, h)
+		objs, _, err := helmTemplate(ctx, root, appDir, h)
+		return objs, err
 	}
 	if hasKustomization(appDir) {
 		return buildKustomization(appDir)

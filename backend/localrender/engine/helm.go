@@ -26,13 +26,15 @@ import (
 // helmTemplate renders the chart in chartDir (inside the checkout root) as
 // `helm template` does with the flags the Argo CD repo-server passes:
 // manifests first (the crds/ directory's too with IncludeCRDs), then hooks,
-// test hooks left out with SkipTests.
-func helmTemplate(ctx context.Context, root, chartDir string, h localrender.HelmChart) ([]map[string]any, error) {
+// test hooks left out with SkipTests. It also returns the chart's name and
+// version.
+func helmTemplate(ctx context.Context, root, chartDir string, h localrender.HelmChart) ([]map[string]any, string, error) {
 	ch, err := loader.Load(chartDir)
 	if err != nil {
-		return nil, fmt.Errorf("loading the chart: %w", err)
+		return nil, "", fmt.Errorf("loading the chart: %w", err)
 	}
-	return templateChart(ctx, ch, root, chartDir, h)
+	objs, err := templateChart(ctx, ch, root, chartDir, h)
+	return objs, ch.Name() + " " + ch.Metadata.Version, err
 }
 
 func templateChart(ctx context.Context, ch *chart.Chart, root, chartDir string, h localrender.HelmChart) ([]map[string]any, error) {

@@ -64,12 +64,13 @@ func answer(ctx context.Context, req localrender.Request) localrender.Reply {
 			err = errors.New("a Helm request without a chart")
 		} else if req.Helm.Chart != "" {
 			rep.Commit, rep.Objects, err = renderRepositoryChart(ctx, req.Repo, req.Revision, *req.Helm)
+			rep.Chart = req.Helm.Chart + " " + rep.Commit
 			break
 		}
 		fallthrough
 	case localrender.OpArgo, localrender.OpFlux:
 		if err == nil {
-			rep.Commit, rep.Objects, err = checkoutAndRender(ctx, req)
+			rep.Commit, rep.Chart, rep.Objects, err = checkoutAndRender(ctx, req)
 		}
 	case localrender.OpClone:
 		if req.Clone == nil {
@@ -92,40 +93,37 @@ func answer(ctx context.Context, req localrender.Request) localrender.Reply {
 
 // checkoutAndRender writes the source at the revision into a temporary
 // directory and renders it there; the commit is returned once known, even
-// when the render fails.
-func checkoutAndRender(ctx context.Context, req localrender.Request) (string, []map[string]any, error) {
+// when the render fails, and a chart's name and version once loaded.
+func checkoutAndRender(ctx context.Context, req localrender.Request) (commit, chart string, objs []map[string]any, err error) {
 	cacheDir := req.CacheDir
 	if cacheDir == "" {
-		var err error
 		if cacheDir, err = defaultCacheDir(); err != nil {
-			return "", nil, err
+			return "", "", nil, err
 		}
 	}
 	tmp, err := os.MkdirTemp("", "driftdeck-render-")
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
 	defer os.RemoveAll(tmp)
 	src := filepath.Join(tmp, "src")
-	commit, err := repoCache{dir: cacheDir}.checkout(ctx, req.Repo, req.Revision, src)
-	if err != nil {
-		return "", nil, err
+	if commit, err = (repoCache{dir: cacheDir}).checkout(ctx, req.Repo, req.Revision, src); err != nil {
+		return "", "", nil, err
 	}
 	if req.Argo != nil && req.Argo.Helm != nil {
 		req.Argo.Helm.Env = withRevision(req.Argo.Helm.Env, commit)
 	}
-	var objs []map[string]any
 	switch {
 	case req.Op == localrender.OpFlux:
 		objs, err = buildFlux(tmp, req.Flux)
 	case req.Op == localrender.OpHelm:
-		objs, err = renderChartDirectory(ctx, src, *req.Helm)
+		objs, chart, err = renderChartDirectory(ctx, src, *req.Helm)
 	case req.Argo == nil:
 		err = errors.New("an Argo CD render request without a source")
 	default:
 		objs, err = render(ctx, src, *req.Argo)
 	}
-	return commit, objs, err
+	return commit, chart, objs, err
 }
 
 // renderRepositoryChart pulls a chart of a Helm repository and templates it;
@@ -141,13 +139,13 @@ func renderRepositoryChart(ctx context.Context, repoURL, version string, h local
 }
 
 // renderChartDirectory templates the chart at h.Path of a checkout.
-func renderChartDirectory(ctx context.Context, root string, h localrender.HelmChart) ([]map[string]any, error) {
+func renderChartDirectory(ctx context.Context, root string, h localrender.HelmChart) ([]map[string]any, string, error) {
 	dir := filepath.Join(root, filepath.FromSlash(h.Path))
 	if !inside(root, dir) {
-		return nil, fmt.Errorf("chart path %q leaves the repository", h.Path)
+		return nil, "", fmt.Errorf("chart path %q leaves the repository", h.Path)
 	}
 	if !exists(filepath.Join(dir, "Chart.yaml")) {
-		return nil, fmt.Errorf("no chart at %q in the repository (no Chart.yaml)", h.Path)
+		return nil, "", fmt.Errorf("no chart at %q in the repository (no Chart.yaml)", h.Path)
 	}
 	return helmTemplate(ctx, root, dir, h)
 }

@@ -14,7 +14,9 @@ type commit struct {
 	files         map[string]string
 }
 
-var repositories = []repository{{
+var repositories = []repository{webRepository, chartsRepository}
+
+var webRepository = repository{
 	url: "https://github.com/acme/web.git", dir: "web.git",
 	commits: []commit{{
 		name: "webPreviousCommit", message: "web-frontend: prod overlay with three replicas",
@@ -35,7 +37,7 @@ var repositories = []repository{{
 			"apps/web-frontend/overlays/prod/kustomization.yaml": "resources:\n  - ../../base\n  - ./canary\nreplicas:\n  - name: web-frontend\n    count: 3\n",
 		},
 	}},
-}}
+}
 
 func deployment(name, image string, replicas int) string {
 	return `apiVersion: apps/v1

@@ -20,6 +20,12 @@ type build struct {
 
 var builds sync.Map // import path -> *build
 
+// buildEnv is the environment the test process started with: a test that
+// points HOME at a temporary directory before the first build must not
+// point the go command's build and module caches there too (it would
+// rebuild everything from source, minutes per test binary).
+var buildEnv = os.Environ()
+
 // Build builds the command at importPath once per test process and returns
 // its path; the binary lives until the process ends (the system's temp dir
 // keeps it). A test binary built with -race builds it with -race too, which
@@ -39,7 +45,9 @@ func Build(t testing.TB, importPath string) string {
 		if raceEnabled {
 			args = append(args, "-race")
 		}
-		b.out, b.err = exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), append(args, importPath)...).CombinedOutput()
+		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), append(args, importPath)...)
+		cmd.Env = buildEnv
+		b.out, b.err = cmd.CombinedOutput()
 	})
 	if b.err != nil {
 		t.Fatalf("building %s: %v\n%s", importPath, b.err, b.out)
