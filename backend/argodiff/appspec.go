@@ -13,9 +13,8 @@ import (
 // appSpec is what the local render reads from an Application.
 type appSpec struct {
 	name, namespace, project string
-	source                   sourceSpec
-	// revision to render: status.sync.revision, else spec.source.targetRevision.
-	revision      string
+	// sources is spec.source, or each of spec.sources.
+	sources       []sourceSpec
 	syncRevision  string
 	destServer    string
 	destName      string
@@ -30,6 +29,11 @@ type appSpec struct {
 
 type sourceSpec struct {
 	repoURL, path, targetRevision string
+	// revision to render: the one the controller compared (status.sync's
+	// revision, or this source's of its revisions), else targetRevision.
+	revision string
+	// ref names the source for the others' "$ref/..." value files.
+	ref string
 	// chart names a chart of the Helm repository repoURL.
 	chart     string
 	helmChart localrender.HelmChart
@@ -67,38 +71,34 @@ func readAppSpec(app map[string]any) (*appSpec, error) {
 		destNamespace: r.Str("spec", "destination", "namespace"),
 	}
 	switch {
-	case len(r.Slice("spec", "sources")) > 0:
-		return nil, notLocal("a multi-source Application (spec.sources)")
 	case r.Has("spec", "sourceHydrator"):
 		return nil, notLocal("an Application with a source hydrator")
-	case !r.Has("spec", "source"):
+	case len(r.Slice("spec", "sources")) > 0:
+		revisions := r.Strings("status", "sync", "revisions")
+		for i, s := range r.Objects("spec", "sources") {
+			src, err := readSource(s, fmt.Sprintf("spec.sources[%d]", i))
+			if err != nil {
+				return nil, err
+			}
+			if i < len(revisions) {
+				src.revision = revisions[i]
+			}
+			a.sources = append(a.sources, src)
+		}
+	case r.Has("spec", "source"):
+		src, err := readSource(r.At("spec", "source"), "spec.source")
+		if err != nil {
+			return nil, err
+		}
+		src.revision = r.Str("status", "sync", "revision")
+		a.sources = []sourceSpec{src}
+	default:
 		return nil, errors.New("the Application has no spec.source")
 	}
-	s := r.At("spec", "source")
-	a.source = sourceSpec{
-		repoURL:        s.Str("repoURL"),
-		path:           s.Str("path"),
-		chart:          s.Str("chart"),
-		targetRevision: s.Str("targetRevision"),
-		plugin:         s.Has("plugin"),
-		include:        s.Str("directory", "include"),
-		exclude:        s.Str("directory", "exclude"),
-		jsonnet:        len(s.Map("directory", "jsonnet")) > 0,
-	}
-	a.source.recurse, _ = s.Bool("directory", "recurse")
-	var err error
-	if a.source.helmChart, err = readHelm(s); err != nil {
-		return nil, err
-	}
-	for k := range s.Map("kustomize") {
-		if k != "version" {
-			a.source.kustomizeOverrides = append(a.source.kustomizeOverrides, k)
+	for i := range a.sources {
+		if a.sources[i].revision == "" {
+			a.sources[i].revision = a.sources[i].targetRevision
 		}
-	}
-	slices.Sort(a.source.kustomizeOverrides)
-	a.revision = a.syncRevision
-	if a.revision == "" {
-		a.revision = a.source.targetRevision
 	}
 	for _, opt := range r.Slice("spec", "syncPolicy", "syncOptions") {
 		if o, _ := opt.(string); strings.EqualFold(strings.ReplaceAll(o, " ", ""), "ServerSideApply=true") {
@@ -116,16 +116,60 @@ func readAppSpec(app map[string]any) (*appSpec, error) {
 	if errs := r.Errors(); len(errs) > 0 {
 		return nil, fmt.Errorf("reading the Application: %s", strings.Join(errs, "; "))
 	}
-	if a.source.repoURL == "" {
-		return nil, errors.New("the Application has no spec.source.repoURL")
-	}
 	return a, nil
+}
+
+// readSource reads one source (at field, for messages).
+func readSource(s *objread.Reader, field string) (sourceSpec, error) {
+	src := sourceSpec{
+		repoURL:        s.Str("repoURL"),
+		path:           s.Str("path"),
+		chart:          s.Str("chart"),
+		targetRevision: s.Str("targetRevision"),
+		ref:            s.Str("ref"),
+		plugin:         s.Has("plugin"),
+		include:        s.Str("directory", "include"),
+		exclude:        s.Str("directory", "exclude"),
+		jsonnet:        len(s.Map("directory", "jsonnet")) > 0,
+	}
+	if src.repoURL == "" {
+		return src, fmt.Errorf("the Application has no %s.repoURL", field)
+	}
+	src.recurse, _ = s.Bool("directory", "recurse")
+	var err error
+	if src.helmChart, err = readHelm(s); err != nil {
+		return src, fmt.Errorf("%s: %w", field, err)
+	}
+	for k := range s.Map("kustomize") {
+		if k != "version" {
+			src.kustomizeOverrides = append(src.kustomizeOverrides, k)
+		}
+	}
+	slices.Sort(src.kustomizeOverrides)
+	return src, nil
+}
+
+// refOnly: a source that only lends its files to the others' value files
+// renders nothing itself.
+func (s sourceSpec) refOnly() bool { return s.ref != "" && s.path == "" && s.chart == "" }
+
+// refs are the Application's ref sources, at the revisions compared.
+func (a *appSpec) refs() map[string]localrender.RefSource {
+	out := map[string]localrender.RefSource{}
+	for _, s := range a.sources {
+		if s.ref != "" {
+			out[s.ref] = localrender.RefSource{Repo: s.repoURL, Revision: s.revision}
+		}
+	}
+	return out
 }
 
 // checkRenderable refuses what the local render cannot reproduce, before any
 // repository is fetched.
 func (s sourceSpec) checkRenderable() error {
 	switch {
+	case s.refOnly():
+		return nil
 	case s.plugin:
 		return notLocal("a config management plugin source")
 	case s.jsonnet:

@@ -53,53 +53,55 @@ func readHelm(s *objread.Reader) (localrender.HelmChart, error) {
 // destination's, and the kube version and API versions are the
 // destination cluster's (unless the source sets them); the build
 // environment is Argo CD's.
-func (a *appSpec) helmChart(disco discovery.DiscoveryInterface) (localrender.HelmChart, error) {
-	h := a.source.helmChart
+func (a *appSpec) helmChart(src sourceSpec, cluster clusterInfo) localrender.HelmChart {
+	h := src.helmChart
 	if h.ReleaseName == "" {
 		h.ReleaseName = a.name
 	}
 	if h.Namespace == "" {
 		h.Namespace = a.destNamespace
 	}
-	if h.KubeVersion == "" || len(h.APIVersions) == 0 {
-		kube, apis, err := clusterVersions(disco)
-		if err != nil {
-			return h, err
-		}
-		if h.KubeVersion == "" {
-			h.KubeVersion = kube
-		}
-		if len(h.APIVersions) == 0 {
-			h.APIVersions = apis
-		}
+	if h.KubeVersion == "" {
+		h.KubeVersion = cluster.kubeVersion
 	}
-	h.Chart = a.source.chart
+	if len(h.APIVersions) == 0 {
+		h.APIVersions = cluster.apiVersions
+	}
+	h.Chart = src.chart
+	h.Refs = a.refs()
 	h.Env = map[string]string{
 		"ARGOCD_APP_NAME":                   a.name,
 		"ARGOCD_APP_NAMESPACE":              a.destNamespace,
 		"ARGOCD_APP_PROJECT_NAME":           a.project,
-		"ARGOCD_APP_SOURCE_REPO_URL":        a.source.repoURL,
-		"ARGOCD_APP_SOURCE_PATH":            a.source.path,
-		"ARGOCD_APP_SOURCE_TARGET_REVISION": a.source.targetRevision,
+		"ARGOCD_APP_SOURCE_REPO_URL":        src.repoURL,
+		"ARGOCD_APP_SOURCE_PATH":            src.path,
+		"ARGOCD_APP_SOURCE_TARGET_REVISION": src.targetRevision,
 	}
-	return h, nil
+	return h
 }
 
-// clusterVersions is what the controller passes the repo-server: the
+// clusterInfo is what the controller tells the repo-server of the
+// destination cluster.
+type clusterInfo struct {
+	kubeVersion string
+	apiVersions []string
+}
+
+// readClusterInfo is what the controller passes the repo-server: the
 // server's major.minor, parsed as Argo CD does ("1.37"), and every served
 // group/version with and without each kind.
-func clusterVersions(disco discovery.DiscoveryInterface) (string, []string, error) {
+func readClusterInfo(disco discovery.DiscoveryInterface) (clusterInfo, error) {
 	info, err := disco.ServerVersion()
 	if err != nil {
-		return "", nil, fmt.Errorf("reading the cluster's version for the Helm render: %w", err)
+		return clusterInfo{}, fmt.Errorf("reading the cluster's version for the Helm render: %w", err)
 	}
 	v, err := version.ParseGeneric(info.Major + "." + info.Minor)
 	if err != nil {
-		return "", nil, fmt.Errorf("the cluster's version %s.%s: %w", info.Major, info.Minor, err)
+		return clusterInfo{}, fmt.Errorf("the cluster's version %s.%s: %w", info.Major, info.Minor, err)
 	}
 	apis, err := kube.ServedAPIVersions(disco)
 	if err != nil {
-		return "", nil, fmt.Errorf("the Helm render: %w", err)
+		return clusterInfo{}, fmt.Errorf("the Helm render: %w", err)
 	}
-	return v.String(), apis, nil
+	return clusterInfo{kubeVersion: v.String(), apiVersions: apis}, nil
 }

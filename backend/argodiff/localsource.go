@@ -42,14 +42,14 @@ const workers = 8
 // that the render no longer has are shown as removed: a sync with pruning
 // deletes them.
 func (s *LocalSource) Diff(ctx context.Context, app map[string]any, cluster *kube.Cluster) (*Result, error) {
-	spec, disco, rendered, err := s.render(ctx, app, cluster)
+	r, err := s.render(ctx, app, cluster)
 	if err != nil {
 		return nil, err
 	}
-	commit, objs := rendered.Commit, rendered.Objects
+	spec, commit, objs := r.spec, r.Commit, r.Objects
 	p := &predictor{
 		dyn:    cluster.Dynamic,
-		mapper: restmapper.NewDeferredDiscoveryRESTMapper(disco),
+		mapper: restmapper.NewDeferredDiscoveryRESTMapper(r.disco),
 		app:    spec,
 	}
 	pairs, warnings, err := p.pairs(ctx, objs)
@@ -68,65 +68,99 @@ func (s *LocalSource) Diff(ctx context.Context, app map[string]any, cluster *kub
 		Report:       report,
 		Revision:     commit,
 		SyncRevision: spec.syncRevision,
-		Source:       renderedFrom(spec, commit),
+		Source:       r.from,
 		Warnings:     warnings,
 	}, nil
 }
 
-// Render renders the Application's source as the repo-server would (the
-// manifests Argo CD compares, hooks included), at its sync revision.
+// Render renders the Application's sources as the repo-server would (the
+// manifests Argo CD compares, hooks included), at the revisions compared.
 func (s *LocalSource) Render(ctx context.Context, app map[string]any, cluster *kube.Cluster) (localrender.Rendered, error) {
-	_, _, rendered, err := s.render(ctx, app, cluster)
-	return rendered, err
-}
-
-func (s *LocalSource) render(ctx context.Context, app map[string]any, cluster *kube.Cluster) (*appSpec, discovery.CachedDiscoveryInterface, localrender.Rendered, error) {
-	var none localrender.Rendered
-	if cluster == nil {
-		return nil, nil, none, errors.New("the local render needs a connection to the Application's cluster")
-	}
-	spec, err := readAppSpec(app)
-	if err != nil {
-		return nil, nil, none, err
-	}
-	if err := spec.source.checkRenderable(); err != nil {
-		return nil, nil, none, err
-	}
-	if err := checkDestination(spec, cluster); err != nil {
-		return nil, nil, none, err
-	}
-	disco := memory.NewMemCacheClient(cluster.Kube.Discovery())
-	rendered, err := render(ctx, s.CacheDir, spec, disco)
-	if err != nil {
-		return nil, nil, none, localRenderError(spec.source.repoURL, err)
-	}
-	return spec, disco, rendered, nil
-}
-
-// render renders the Application's source in driftdeck-render: a chart of
-// a Helm repository, or the path of a git checkout (a chart there too is
-// templated with the source's Helm settings).
-func render(ctx context.Context, cacheDir string, spec *appSpec, disco discovery.DiscoveryInterface) (localrender.Rendered, error) {
-	helm, err := spec.helmChart(disco)
+	r, err := s.render(ctx, app, cluster)
 	if err != nil {
 		return localrender.Rendered{}, err
 	}
-	if spec.source.chart != "" {
-		return localrender.Helm(ctx, cacheDir, spec.source.repoURL, spec.revision, helm)
+	return r.Rendered, nil
+}
+
+// renderedApp is an Application's local render and what it was read with.
+type renderedApp struct {
+	localrender.Rendered
+	spec  *appSpec
+	disco discovery.CachedDiscoveryInterface
+	from  string // what the objects were rendered from
+}
+
+func (s *LocalSource) render(ctx context.Context, app map[string]any, cluster *kube.Cluster) (*renderedApp, error) {
+	if cluster == nil {
+		return nil, errors.New("the local render needs a connection to the Application's cluster")
 	}
-	return localrender.Argo(ctx, cacheDir, spec.source.repoURL, spec.revision, localrender.ArgoSource{
-		Path: spec.source.path, Recurse: spec.source.recurse, Include: spec.source.include, Exclude: spec.source.exclude,
-		Helm: &helm,
+	spec, err := readAppSpec(app)
+	if err != nil {
+		return nil, err
+	}
+	for _, src := range spec.sources {
+		if err := src.checkRenderable(); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkDestination(spec, cluster); err != nil {
+		return nil, err
+	}
+	r := &renderedApp{spec: spec, disco: memory.NewMemCacheClient(cluster.Kube.Discovery())}
+	if r.Rendered, r.from, err = render(ctx, s.CacheDir, spec, r.disco); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// render renders the Application's sources in driftdeck-render, each at
+// the revision compared: a chart of a Helm repository, or the path of a git
+// checkout (a chart there too is templated with the source's Helm
+// settings); a ref-only source renders nothing. The commits are joined
+// with commas, as a multi-source Application's revisions are.
+func render(ctx context.Context, cacheDir string, spec *appSpec, disco discovery.DiscoveryInterface) (localrender.Rendered, string, error) {
+	cluster, err := readClusterInfo(disco)
+	if err != nil {
+		return localrender.Rendered{}, "", err
+	}
+	var out localrender.Rendered
+	var commits, from []string
+	for _, src := range spec.sources {
+		if src.refOnly() {
+			// Read only for the others' value files, at the revision the
+			// controller compared; it stands in the revisions all the same.
+			commits = append(commits, src.revision)
+			continue
+		}
+		r, err := renderSource(ctx, cacheDir, src, spec.helmChart(src, cluster))
+		if err != nil {
+			return localrender.Rendered{}, "", localRenderError(src.repoURL, err)
+		}
+		out.Objects = append(out.Objects, r.Objects...)
+		commits = append(commits, r.Commit)
+		from = append(from, renderedFrom(src, r.Commit))
+	}
+	out.Commit = strings.Join(commits, ",")
+	return out, "local render of " + strings.Join(from, "; "), nil
+}
+
+func renderSource(ctx context.Context, cacheDir string, src sourceSpec, helm localrender.HelmChart) (localrender.Rendered, error) {
+	if src.chart != "" {
+		return localrender.Helm(ctx, cacheDir, src.repoURL, src.revision, helm)
+	}
+	return localrender.Argo(ctx, cacheDir, src.repoURL, src.revision, localrender.ArgoSource{
+		Path: src.path, Recurse: src.recurse, Include: src.include, Exclude: src.exclude, Helm: &helm,
 	})
 }
 
-// renderedFrom names what the diff's desired side was rendered from.
-func renderedFrom(spec *appSpec, commit string) string {
-	repo := localrender.RedactURL(spec.source.repoURL)
-	if spec.source.chart != "" {
-		return fmt.Sprintf("local render of chart %s %s from %s", spec.source.chart, commit, repo)
+// renderedFrom names what a source's objects were rendered from.
+func renderedFrom(src sourceSpec, commit string) string {
+	repo := localrender.RedactURL(src.repoURL)
+	if src.chart != "" {
+		return fmt.Sprintf("chart %s %s from %s", src.chart, commit, repo)
 	}
-	return fmt.Sprintf("local render of %s@%s", repo, shortHash(commit))
+	return fmt.Sprintf("%s@%s", repo, shortHash(commit))
 }
 
 // localRenderError says which commit failed to render, and turns what the

@@ -34,7 +34,9 @@ func TestLocalSourceRefusesBeforeFetching(t *testing.T) {
 			s["source"].(map[string]any)["kustomize"] = map[string]any{"images": []any{"nginx:1.27"}, "namePrefix": "p-"}
 		}), "spec.source.kustomize (images, namePrefix)"},
 		{"plugin", base(func(s map[string]any) { s["source"].(map[string]any)["plugin"] = map[string]any{"name": "cdk8s"} }), "plugin"},
-		{"multi-source", base(func(s map[string]any) { s["sources"] = []any{map[string]any{"repoURL": "x"}} }), "multi-source"},
+		{"a multi-source app's plugin source", base(func(s map[string]any) {
+			s["sources"] = []any{map[string]any{"repoURL": "/nonexistent/a", "path": "app"}, map[string]any{"repoURL": "/nonexistent/b", "plugin": map[string]any{"name": "cdk8s"}}}
+		}), "plugin"},
 		{"another cluster", base(func(s map[string]any) {
 			s["destination"] = map[string]any{"server": "https://prod.example.com:6443", "namespace": "default"}
 		}), "https://prod.example.com:6443"},

@@ -76,12 +76,21 @@ type HelmChart struct {
 	IncludeCRDs          bool `json:",omitempty"`
 	SkipTests            bool `json:",omitempty"`
 	SkipSchemaValidation bool `json:",omitempty"`
+	// Refs are a multi-source Application's ref sources by name: a value
+	// file or file parameter "$name/path" reads path of that repository at
+	// that revision.
+	Refs map[string]RefSource `json:",omitempty"`
+	// RefRoots is where the helper checked each ref out (its own use).
+	RefRoots map[string]string `json:"-"`
 	// Env is the Argo CD build environment ($ARGOCD_APP_NAME, ...),
 	// substituted in parameters and value file paths as the repo-server
 	// does; the helper adds ARGOCD_APP_REVISION and its short forms once it
 	// has checked out. nil: no substitution (helm-controller makes none).
 	Env map[string]string `json:",omitempty"`
 }
+
+// RefSource is a git repository at a revision (a branch, tag or commit).
+type RefSource struct{ Repo, Revision string }
 
 // HelmParameter is one --set, --set-string or --set-file.
 type HelmParameter struct {

@@ -213,3 +213,98 @@ func TestClusterRealArgoHelmSourceRendersLocallyAsTheRepoServer(t *testing.T) {
 		t.Errorf("the controller finds %v OutOfSync, the local diff changes %v (want the ConfigMap only)", controller, mine)
 	}
 }
+
+// prodValues is the values repository's file (every value the chart
+// prints set: a ConfigMap key rendered null is dropped by the API server,
+// and the controller would find it OutOfSync forever).
+func prodValues(size string) string {
+	return "size: " + size + "\ngreeting: hello from the values repository\nregion: eu-north-1\nrevision: pinned\ntags: web\n"
+}
+
+// A multi-source Application: the chart of one repository with a value file
+// of a second (a ref source), beside a plain directory. The local render
+// equals the repo-server's manifests for every source; a change in the
+// values repository alone is what the controller finds OutOfSync too.
+func TestClusterRealArgoMultiSourceRendersLocallyAsTheRepoServer(t *testing.T) {
+	localrendertest.Use(t)
+	e := realArgo(t)
+	e.argo.RequireHelm(t)
+	srv, err := e.argo.StartServer()
+	if err != nil {
+		t.Fatalf("argocd-server: %v", err)
+	}
+	charts, values := testargocd.NewRepo(t), testargocd.NewRepo(t)
+	files := shopChart("2")
+	files["extras/settings.yaml"] = testargocd.ConfigMap("extras", "v1")
+	chartsHead := charts.Commit("chart and extras", files)
+	valuesHead := values.Commit("prod values", map[string]string{"envs/prod.yaml": prodValues("medium")})
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+		"metadata": map[string]any{"name": "multi", "namespace": testargocd.Namespace},
+		"spec": map[string]any{
+			"project": "default",
+			"sources": []any{
+				map[string]any{"repoURL": charts.URL(), "path": "shop", "targetRevision": "main",
+					"helm": map[string]any{"valueFiles": []any{"$values/envs/prod.yaml"}}},
+				map[string]any{"repoURL": values.URL(), "targetRevision": "main", "ref": "values"},
+				map[string]any{"repoURL": charts.URL(), "path": "extras", "targetRevision": "main"},
+			},
+			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": e.dest},
+		},
+	}}
+	ctx := context.Background()
+	if _, err := e.dyn.Resource(argocd.Applications).Namespace(testargocd.Namespace).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = e.dyn.Resource(argocd.Applications).Namespace(testargocd.Namespace).Delete(context.Background(), "multi", metav1.DeleteOptions{})
+	})
+	revisions := func() string { return argodiff.RevisionOf(e.get("multi")) }
+	want := strings.Join([]string{chartsHead, valuesHead, chartsHead}, ",")
+	e.waitFor("the controller's first comparison of the three sources", func() (bool, string) { return revisions() == want, revisions() })
+
+	local := &argodiff.LocalSource{CacheDir: t.TempDir()}
+	rendered, err := local.Render(ctx, e.get("multi"), e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, fromServer := comparable(t, rendered.Objects), comparable(t, repoServerManifests(t, srv, "multi"))
+	if !reflect.DeepEqual(got, fromServer) || len(got) != 3 {
+		gj, _ := json.MarshalIndent(got, "", " ")
+		wj, _ := json.MarshalIndent(fromServer, "", " ")
+		t.Fatalf("local render differs from the repo-server's (want the chart's ConfigMap and Service and the extras ConfigMap):\nlocal:\n%s\nrepo-server:\n%s", gj, wj)
+	}
+	data, _, _ := unstructured.NestedStringMap(got[1], "data") // ConfigMap/extras sorts first
+	if data["size"] != "medium" || data["greeting"] != "hello from the values repository" {
+		t.Errorf("the chart did not read the ref source's values: %v", data)
+	}
+	if rendered.Commit != want {
+		t.Errorf("rendered at %s, the controller compared %s", rendered.Commit, want)
+	}
+
+	e.do(actions.Request{Kind: actions.Sync, Key: e.key("multi"), Reason: "deploy", Revision: want})
+	e.waitFor("the sync of the three sources", func() (bool, string) {
+		a := e.get("multi")
+		return str(a, "status", "operationState", "phase") == "Succeeded" && str(a, "status", "sync", "status") == "Synced",
+			str(a, "status", "operationState", "phase") + " " + str(a, "status", "sync", "status") + fmt.Sprint(outOfSync(a))
+	})
+	valuesNext := values.Commit("bigger", map[string]string{"envs/prod.yaml": prodValues("large")})
+	before := str(e.get("multi"), "status", "reconciledAt")
+	time.Sleep(1100 * time.Millisecond) // reconciledAt has a resolution of seconds
+	e.do(actions.Request{Kind: actions.HardRefresh, Key: e.key("multi")})
+	next := strings.Join([]string{chartsHead, valuesNext, chartsHead}, ",")
+	e.waitFor("the comparison at the new values", func() (bool, string) {
+		return revisions() == next && str(e.get("multi"), "status", "reconciledAt") != before, revisions()
+	})
+	app := e.get("multi")
+	res, err := local.Diff(ctx, app, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if controller, mine := outOfSync(app), changed(res.Report); strings.Join(controller, " ") != strings.Join(mine, " ") || len(mine) != 1 {
+		t.Errorf("the controller finds %v OutOfSync, the local diff changes %v (want the chart's ConfigMap only)", controller, mine)
+	}
+	if !strings.Contains(res.Source, "; ") || res.Revision != next {
+		t.Errorf("source %q revision %s: want each source named and the three revisions", res.Source, res.Revision)
+	}
+}

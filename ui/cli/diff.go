@@ -137,8 +137,9 @@ func newDiffCmd(g *globals) *cobra.Command {
 values masked. With an Argo CD API server configured (--argocd-server and
 --argocd-token, ARGOCD_SERVER/ARGOCD_AUTH_TOKEN, or an argocd login) it shows
 what the server compares; otherwise driftdeck renders the source (plain
-manifests or kustomize) at the compared revision and dry-runs it against the
-cluster.
+manifests, kustomize, or a Helm chart as the repo-server templates it; each
+source of a multi-source Application) at the compared revision and dry-runs
+it against the cluster.
 
 For a Flux Kustomization it builds the kustomization as kustomize-controller
 does, from a checkout of its GitRepository at the last attempted revision,

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"helm.sh/helm/v3/pkg/action"
@@ -105,9 +106,20 @@ func isTestHook(h *release.Hook) bool {
 func helmValues(root, chartDir string, h localrender.HelmChart) (map[string]any, error) {
 	var opts values.Options
 	subst := envsubst(h.Env)
+	resolve := func(f string) (string, bool, error) {
+		if ref, rest, ok := refPath(f); ok {
+			// The ref is resolved first, the rest substituted after, as the
+			// repo-server does.
+			refRoot, ok := h.RefRoots[ref]
+			if !ok {
+				return "", false, fmt.Errorf("%s names no ref source of the Application", f)
+			}
+			return valueFilePath(refRoot, refRoot, "/"+subst(rest))
+		}
+		return valueFilePath(root, chartDir, subst(f))
+	}
 	for _, f := range h.ValueFiles {
-		f = subst(f)
-		path, remote, err := valueFilePath(root, chartDir, f)
+		path, remote, err := resolve(f)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +155,7 @@ func helmValues(root, chartDir string, h localrender.HelmChart) (map[string]any,
 		}
 	}
 	for _, p := range h.FileParameters {
-		path, _, err := valueFilePath(root, chartDir, subst(p.Value))
+		path, _, err := resolve(p.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -154,6 +166,31 @@ func helmValues(root, chartDir string, h localrender.HelmChart) (map[string]any,
 		return nil, fmt.Errorf("reading the values: %w", err)
 	}
 	return vals, nil
+}
+
+// refPath splits "$name/path" (a file of a ref source) into its parts.
+func refPath(f string) (ref, rest string, ok bool) {
+	if !strings.HasPrefix(f, "$") {
+		return "", "", false
+	}
+	ref, rest, _ = strings.Cut(f[1:], "/")
+	return ref, rest, ref != ""
+}
+
+// usedRefs are the ref sources the chart's files name.
+func usedRefs(h localrender.HelmChart) []string {
+	var out []string
+	for _, f := range h.ValueFiles {
+		if ref, _, ok := refPath(f); ok && !slices.Contains(out, ref) {
+			out = append(out, ref)
+		}
+	}
+	for _, p := range h.FileParameters {
+		if ref, _, ok := refPath(p.Value); ok && !slices.Contains(out, ref) {
+			out = append(out, ref)
+		}
+	}
+	return out
 }
 
 // envsubst substitutes $VAR and ${VAR} of env as Argo CD does (unknown

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/localrender"
+	"github.com/driftdeck/driftdeck/backend/localrender/localrendertest"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
@@ -113,7 +115,7 @@ func TestHelmRepositoryChartResolvesTheVersionAsHelmPull(t *testing.T) {
 	for _, c := range []struct{ version, want string }{
 		{"1.2.0", "1.2.0"}, {"~1.2", "1.2.0"}, {"", "1.3.0"}, {"*", "1.3.0"},
 	} {
-		pulled, objs, err := renderRepositoryChart(ctx, srv.URL, c.version, localrender.HelmChart{Chart: "web", ReleaseName: "shop"})
+		pulled, objs, err := renderRepositoryChart(ctx, localrender.Request{Repo: srv.URL, Revision: c.version}, localrender.HelmChart{Chart: "web", ReleaseName: "shop"})
 		if err != nil {
 			t.Fatalf("%q: %v", c.version, err)
 		}
@@ -121,11 +123,11 @@ func TestHelmRepositoryChartResolvesTheVersionAsHelmPull(t *testing.T) {
 			t.Errorf("version %q: pulled %s with %d objects, want %s", c.version, pulled, len(objs), c.want)
 		}
 	}
-	if _, _, err := renderRepositoryChart(ctx, srv.URL, "2.0.0", localrender.HelmChart{Chart: "web"}); err == nil || !strings.Contains(err.Error(), "chart web 2.0.0") {
+	if _, _, err := renderRepositoryChart(ctx, localrender.Request{Repo: srv.URL, Revision: "2.0.0"}, localrender.HelmChart{Chart: "web"}); err == nil || !strings.Contains(err.Error(), "chart web 2.0.0") {
 		t.Errorf("a version the repository lacks: %v", err)
 	}
 	// A chart from a Helm repository has no repository files to read.
-	_, _, err := renderRepositoryChart(ctx, srv.URL, "1.2.0", localrender.HelmChart{Chart: "web", ValueFiles: []string{"prod.yaml"}})
+	_, _, err := renderRepositoryChart(ctx, localrender.Request{Repo: srv.URL, Revision: "1.2.0"}, localrender.HelmChart{Chart: "web", ValueFiles: []string{"prod.yaml"}})
 	if err == nil || !strings.Contains(err.Error(), "no files of its own") {
 		t.Errorf("a value file of a repository chart: %v", err)
 	}
@@ -136,9 +138,36 @@ func TestHelmRepositoryThatNeedsCredentialsIsUnsupported(t *testing.T) {
 		http.Error(w, "no", http.StatusUnauthorized)
 	}))
 	defer srv.Close()
-	_, _, err := renderRepositoryChart(context.Background(), srv.URL, "1.0.0", localrender.HelmChart{Chart: "web"})
+	_, _, err := renderRepositoryChart(context.Background(), localrender.Request{Repo: srv.URL, Revision: "1.0.0"}, localrender.HelmChart{Chart: "web"})
 	var u *localrender.UnsupportedError
 	if err == nil || !strings.Contains(err.Error(), "needs credentials") || !errors.As(err, &u) {
 		t.Errorf("got %v, want unsupported: needs credentials", err)
+	}
+}
+
+// A multi-source Application's chart reads a value file of its ref source:
+// "$values/envs/prod.yaml" is that file of the ref's repository at its
+// revision; a ref the Application lacks is an error.
+func TestHelmValueFileOfARefSource(t *testing.T) {
+	srv := helmRepository(t)
+	values := localrendertest.NewRepo(t)
+	values.Write(map[string]string{"envs/prod.yaml": "replicas: 7\nnote: from the values repository\n"})
+	commit := values.Commit("prod values")
+	values.Write(map[string]string{"envs/prod.yaml": "replicas: 9\n"})
+	values.Commit("later values, not the revision asked for")
+	req := localrender.Request{Repo: srv.URL, Revision: "1.2.0", CacheDir: t.TempDir()}
+	h := localrender.HelmChart{Chart: "web", ReleaseName: "shop", ValueFiles: []string{"$values/envs/prod.yaml"},
+		Refs: map[string]localrender.RefSource{"values": {Repo: values.Dir, Revision: commit}}}
+	_, objs, err := renderRepositoryChart(context.Background(), req, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := deployment(t, objs)
+	if r, note := field(d, "spec", "replicas"), field(d, "metadata", "annotations", "note"); fmt.Sprint(r) != "7" || note != "from the values repository" {
+		t.Errorf("replicas %v, note %v: want the ref source's file at its revision", r, note)
+	}
+	h.ValueFiles = []string{"$other/envs/prod.yaml"}
+	if _, _, err := renderRepositoryChart(context.Background(), req, h); err == nil || !strings.Contains(err.Error(), "$other names no ref source") {
+		t.Errorf("a ref the Application lacks: %v", err)
 	}
 }

@@ -63,7 +63,7 @@ func answer(ctx context.Context, req localrender.Request) localrender.Reply {
 		if req.Helm == nil {
 			err = errors.New("a Helm request without a chart")
 		} else if req.Helm.Chart != "" {
-			rep.Commit, rep.Objects, err = renderRepositoryChart(ctx, req.Repo, req.Revision, *req.Helm)
+			rep.Commit, rep.Objects, err = renderRepositoryChart(ctx, req, *req.Helm)
 			rep.Chart = req.Helm.Chart + " " + rep.Commit
 			break
 		}
@@ -95,11 +95,9 @@ func answer(ctx context.Context, req localrender.Request) localrender.Reply {
 // directory and renders it there; the commit is returned once known, even
 // when the render fails, and a chart's name and version once loaded.
 func checkoutAndRender(ctx context.Context, req localrender.Request) (commit, chart string, objs []map[string]any, err error) {
-	cacheDir := req.CacheDir
-	if cacheDir == "" {
-		if cacheDir, err = defaultCacheDir(); err != nil {
-			return "", "", nil, err
-		}
+	cache, err := requestCache(req)
+	if err != nil {
+		return "", "", nil, err
 	}
 	tmp, err := os.MkdirTemp("", "driftdeck-render-")
 	if err != nil {
@@ -107,11 +105,14 @@ func checkoutAndRender(ctx context.Context, req localrender.Request) (commit, ch
 	}
 	defer os.RemoveAll(tmp)
 	src := filepath.Join(tmp, "src")
-	if commit, err = (repoCache{dir: cacheDir}).checkout(ctx, req.Repo, req.Revision, src); err != nil {
+	if commit, err = cache.checkout(ctx, req.Repo, req.Revision, src); err != nil {
 		return "", "", nil, err
 	}
-	if req.Argo != nil && req.Argo.Helm != nil {
-		req.Argo.Helm.Env = withRevision(req.Argo.Helm.Env, commit)
+	if h := helmOf(req); h != nil {
+		h.Env = withRevision(h.Env, commit)
+		if err := cache.checkoutRefs(ctx, tmp, h); err != nil {
+			return commit, "", nil, err
+		}
 	}
 	switch {
 	case req.Op == localrender.OpFlux:
@@ -126,14 +127,65 @@ func checkoutAndRender(ctx context.Context, req localrender.Request) (commit, ch
 	return commit, chart, objs, err
 }
 
+// helmOf is the Helm settings of a request, if it has any.
+func helmOf(req localrender.Request) *localrender.HelmChart {
+	if req.Argo != nil {
+		return req.Argo.Helm
+	}
+	return req.Helm
+}
+
+// requestCache is the clone cache a request names, else the user's.
+func requestCache(req localrender.Request) (repoCache, error) {
+	if req.CacheDir != "" {
+		return repoCache{dir: req.CacheDir}, nil
+	}
+	dir, err := defaultCacheDir()
+	return repoCache{dir: dir}, err
+}
+
+// checkoutRefs checks out, under tmp, each ref source the chart's files
+// name, and records where in h.RefRoots.
+func (c repoCache) checkoutRefs(ctx context.Context, tmp string, h *localrender.HelmChart) error {
+	for _, name := range usedRefs(*h) {
+		ref, ok := h.Refs[name]
+		if !ok {
+			return fmt.Errorf("$%s names no ref source of the Application", name)
+		}
+		dir := filepath.Join(tmp, "ref-"+name)
+		if _, err := c.checkout(ctx, ref.Repo, ref.Revision, dir); err != nil {
+			return fmt.Errorf("ref source %s (%s@%s): %w", name, localrender.RedactURL(ref.Repo), ref.Revision, err)
+		}
+		if h.RefRoots == nil {
+			h.RefRoots = map[string]string{}
+		}
+		h.RefRoots[name] = dir
+	}
+	return nil
+}
+
 // renderRepositoryChart pulls a chart of a Helm repository and templates it;
 // the version pulled stands for the commit.
-func renderRepositoryChart(ctx context.Context, repoURL, version string, h localrender.HelmChart) (string, []map[string]any, error) {
-	ch, pulled, err := pullChart(ctx, repoURL, h.Chart, version)
+func renderRepositoryChart(ctx context.Context, req localrender.Request, h localrender.HelmChart) (string, []map[string]any, error) {
+	ch, pulled, err := pullChart(ctx, req.Repo, h.Chart, req.Revision)
 	if err != nil {
 		return "", nil, err
 	}
 	h.Env = withRevision(h.Env, pulled)
+	if len(usedRefs(h)) > 0 {
+		cache, err := requestCache(req)
+		if err != nil {
+			return pulled, nil, err
+		}
+		tmp, err := os.MkdirTemp("", "driftdeck-render-")
+		if err != nil {
+			return pulled, nil, err
+		}
+		defer os.RemoveAll(tmp)
+		if err := cache.checkoutRefs(ctx, tmp, &h); err != nil {
+			return pulled, nil, err
+		}
+	}
 	objs, err := templateChart(ctx, ch, "", "", h)
 	return pulled, objs, err
 }
