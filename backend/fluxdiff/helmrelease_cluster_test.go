@@ -82,14 +82,7 @@ type helmCLI struct {
 
 func newHelmCLI(t *testing.T, tc *testcluster.Cluster) *helmCLI {
 	t.Helper()
-	bin := os.Getenv("DRIFTDECK_HELM")
-	if bin == "" {
-		msg := "DRIFTDECK_HELM is not set: build helm with `testdata/tools/build.sh helm` and export what it prints"
-		if os.Getenv(testcluster.EnvRequire) == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	bin := testcluster.Tool(t, "DRIFTDECK_HELM", "helm")
 	dir := t.TempDir()
 	kc := filepath.Join(dir, "kubeconfig")
 	if err := testcluster.WriteKubeconfig(tc.Config(), "test", kc); err != nil {

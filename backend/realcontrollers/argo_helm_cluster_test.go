@@ -11,11 +11,9 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
-	"github.com/driftdeck/driftdeck/backend/argocd"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/localrender/localrendertest"
@@ -129,31 +127,21 @@ func TestClusterRealArgoHelmSourceRendersLocallyAsTheRepoServer(t *testing.T) {
 	}
 	repo := testargocd.NewRepo(t)
 	v1 := repo.Commit("shop chart", shopChart("2"))
-	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-		"metadata": map[string]any{"name": "shop", "namespace": testargocd.Namespace},
-		"spec": map[string]any{
-			"project": "default",
-			"source": map[string]any{"repoURL": repo.URL(), "path": "shop", "targetRevision": "main",
-				"helm": map[string]any{
-					"valueFiles":              []any{"prod.yaml", "/env/shared.yaml", "missing.yaml"},
-					"ignoreMissingValueFiles": true,
-					"valuesObject":            map[string]any{"size": "large"},
-					"parameters": []any{
-						map[string]any{"name": "revision", "value": "$ARGOCD_APP_REVISION_SHORT"},
-						map[string]any{"name": "tags", "value": "a,b", "forceString": true},
-					},
-				}},
-			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": e.dest},
-		},
-	}}
-	ctx := context.Background()
-	if _, err := e.dyn.Resource(argocd.Applications).Namespace(testargocd.Namespace).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = e.dyn.Resource(argocd.Applications).Namespace(testargocd.Namespace).Delete(context.Background(), "shop", metav1.DeleteOptions{})
+	e.createApp("shop", map[string]any{
+		"project": "default",
+		"source": map[string]any{"repoURL": repo.URL(), "path": "shop", "targetRevision": "main",
+			"helm": map[string]any{
+				"valueFiles":              []any{"prod.yaml", "/env/shared.yaml", "missing.yaml"},
+				"ignoreMissingValueFiles": true,
+				"valuesObject":            map[string]any{"size": "large"},
+				"parameters": []any{
+					map[string]any{"name": "revision", "value": "$ARGOCD_APP_REVISION_SHORT"},
+					map[string]any{"name": "tags", "value": "a,b", "forceString": true},
+				},
+			}},
+		"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": e.dest},
 	})
+	ctx := context.Background()
 	e.waitFor("the controller's first comparison of the chart", func() (bool, string) {
 		a := e.get("shop")
 		return str(a, "status", "sync", "revision") == v1 && str(a, "status", "sourceType") == "Helm",
@@ -238,27 +226,17 @@ func TestClusterRealArgoMultiSourceRendersLocallyAsTheRepoServer(t *testing.T) {
 	files["extras/settings.yaml"] = testargocd.ConfigMap("extras", "v1")
 	chartsHead := charts.Commit("chart and extras", files)
 	valuesHead := values.Commit("prod values", map[string]string{"envs/prod.yaml": prodValues("medium")})
-	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-		"metadata": map[string]any{"name": "multi", "namespace": testargocd.Namespace},
-		"spec": map[string]any{
-			"project": "default",
-			"sources": []any{
-				map[string]any{"repoURL": charts.URL(), "path": "shop", "targetRevision": "main",
-					"helm": map[string]any{"valueFiles": []any{"$values/envs/prod.yaml"}}},
-				map[string]any{"repoURL": values.URL(), "targetRevision": "main", "ref": "values"},
-				map[string]any{"repoURL": charts.URL(), "path": "extras", "targetRevision": "main"},
-			},
-			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": e.dest},
+	e.createApp("multi", map[string]any{
+		"project": "default",
+		"sources": []any{
+			map[string]any{"repoURL": charts.URL(), "path": "shop", "targetRevision": "main",
+				"helm": map[string]any{"valueFiles": []any{"$values/envs/prod.yaml"}}},
+			map[string]any{"repoURL": values.URL(), "targetRevision": "main", "ref": "values"},
+			map[string]any{"repoURL": charts.URL(), "path": "extras", "targetRevision": "main"},
 		},
-	}}
-	ctx := context.Background()
-	if _, err := e.dyn.Resource(argocd.Applications).Namespace(testargocd.Namespace).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = e.dyn.Resource(argocd.Applications).Namespace(testargocd.Namespace).Delete(context.Background(), "multi", metav1.DeleteOptions{})
+		"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": e.dest},
 	})
+	ctx := context.Background()
 	revisions := func() string { return argodiff.RevisionOf(e.get("multi")) }
 	want := strings.Join([]string{chartsHead, valuesHead, chartsHead}, ",")
 	e.waitFor("the controller's first comparison of the three sources", func() (bool, string) { return revisions() == want, revisions() })

@@ -76,15 +76,21 @@ func realArgo(t *testing.T) *env {
 // folder named like the app, deploying into the test's namespace.
 func (e *env) app(name string, repo *testargocd.Repo, syncPolicy map[string]any) {
 	e.t.Helper()
+	e.createApp(name, map[string]any{
+		"project":     "default",
+		"source":      map[string]any{"repoURL": repo.URL(), "path": name, "targetRevision": "main"},
+		"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": e.dest},
+		"syncPolicy":  syncPolicy,
+	})
+}
+
+// createApp creates an Application with this spec, deleted when the test ends.
+func (e *env) createApp(name string, spec map[string]any) {
+	e.t.Helper()
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
 		"metadata": map[string]any{"name": name, "namespace": testargocd.Namespace},
-		"spec": map[string]any{
-			"project":     "default",
-			"source":      map[string]any{"repoURL": repo.URL(), "path": name, "targetRevision": "main"},
-			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": e.dest},
-			"syncPolicy":  syncPolicy,
-		},
+		"spec":     spec,
 	}}
 	if _, err := e.dyn.Resource(argocd.Applications).Namespace(testargocd.Namespace).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
 		e.t.Fatal(err)

@@ -30,14 +30,7 @@ type tofuRun struct {
 
 func newTofu(t testing.TB) *tofuRun {
 	t.Helper()
-	bin := os.Getenv("DRIFTDECK_TOFU")
-	if bin == "" {
-		msg := "DRIFTDECK_TOFU is not set: build OpenTofu with `testdata/tools/build.sh opentofu` and export what it prints"
-		if os.Getenv(testcluster.EnvRequire) == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	bin := testcluster.Tool(t, "DRIFTDECK_TOFU", "opentofu")
 	home := t.TempDir()
 	rc := filepath.Join(home, "empty.tfrc")
 	if err := os.WriteFile(rc, nil, 0o600); err != nil {

@@ -23,24 +23,10 @@ import (
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
-// realHelm is the helm binary the Argo CD repo-server runs (DRIFTDECK_HELM).
-func realHelm(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("DRIFTDECK_HELM")
-	if bin == "" {
-		msg := "DRIFTDECK_HELM is not set: build helm with `testdata/tools/build.sh helm` and export what it prints"
-		if os.Getenv(testcluster.EnvRequire) == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
-}
-
 // The render equals the real `helm template` run with the flags the
 // repo-server builds from the same settings.
 func TestHelmTemplateEqualsTheRealHelmBinary(t *testing.T) {
-	bin := realHelm(t)
+	bin := testcluster.Tool(t, "DRIFTDECK_HELM", "helm")
 	root := writeFiles(t, webChart)
 	h := localrender.HelmChart{
 		ReleaseName: "shop", Namespace: "prod", KubeVersion: "1.37",

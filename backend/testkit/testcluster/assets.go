@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 )
 
 // Environment variables this package reads.
@@ -114,3 +115,19 @@ func isProjectModule(gomod []byte) bool {
 func RepoRoot() (string, error) { return repoRoot() }
 
 func required() bool { return os.Getenv(EnvRequire) == "1" }
+
+// Tool is the path of a real tool the tests run, named by env (make test
+// sets it from testdata/tools/build.sh): a test without it is skipped, or
+// fails when real-cluster tests are required. what is the build.sh target.
+func Tool(t testing.TB, env, what string) string {
+	t.Helper()
+	bin := os.Getenv(env)
+	if bin == "" {
+		msg := env + " is not set: build it with `testdata/tools/build.sh " + what + "` and export what it prints"
+		if required() {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return bin
+}
