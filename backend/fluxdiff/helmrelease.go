@@ -145,16 +145,10 @@ func (d *Differ) renderChart(ctx context.Context, c *kube.Cluster, h *helmReleas
 	k := h.key
 	ref := flux.ReadSource(h.chart.At("sourceRef"), k.Namespace)
 	name := h.chart.Str("chart")
-	var kinds []schema.GroupVersionResource
-	switch ref.Kind {
-	case "HelmRepository":
-		kinds = sourceKind("HelmRepository")
-	case "GitRepository":
-		kinds = sourceKind("GitRepository")
-	default:
+	if ref.Kind != "HelmRepository" && ref.Kind != "GitRepository" {
 		return localrender.Rendered{}, "", nil, writeguard.Refusef("%s reads its chart from %s: %s sources are not rendered locally, only HelmRepository and GitRepository ones", k.Ref(), ref, ref.Kind)
 	}
-	src, err := get(ctx, c.Dynamic, kinds, ref.Namespace, ref.Name)
+	src, err := get(ctx, c.Dynamic, sourceKind(ref.Kind), ref.Namespace, ref.Name)
 	if err != nil {
 		return localrender.Rendered{}, "", nil, fmt.Errorf("reading its source %s: %w", ref, err)
 	}

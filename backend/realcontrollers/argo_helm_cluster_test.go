@@ -117,7 +117,10 @@ func comparable(t *testing.T, objs []map[string]any) []map[string]any {
 	return out
 }
 
-func TestClusterRealArgoHelmSourceRendersLocallyAsTheRepoServer(t *testing.T) {
+// helmArgo is the real Argo CD with its API server, for a test of Helm
+// sources rendered locally.
+func helmArgo(t *testing.T) (*env, *testargocd.Server) {
+	t.Helper()
 	localrendertest.Use(t)
 	e := realArgo(t)
 	e.argo.RequireHelm(t)
@@ -125,6 +128,11 @@ func TestClusterRealArgoHelmSourceRendersLocallyAsTheRepoServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("argocd-server: %v", err)
 	}
+	return e, srv
+}
+
+func TestClusterRealArgoHelmSourceRendersLocallyAsTheRepoServer(t *testing.T) {
+	e, srv := helmArgo(t)
 	repo := testargocd.NewRepo(t)
 	v1 := repo.Commit("shop chart", shopChart("2"))
 	e.createApp("shop", map[string]any{
@@ -214,13 +222,7 @@ func prodValues(size string) string {
 // equals the repo-server's manifests for every source; a change in the
 // values repository alone is what the controller finds OutOfSync too.
 func TestClusterRealArgoMultiSourceRendersLocallyAsTheRepoServer(t *testing.T) {
-	localrendertest.Use(t)
-	e := realArgo(t)
-	e.argo.RequireHelm(t)
-	srv, err := e.argo.StartServer()
-	if err != nil {
-		t.Fatalf("argocd-server: %v", err)
-	}
+	e, srv := helmArgo(t)
 	charts, values := testargocd.NewRepo(t), testargocd.NewRepo(t)
 	files := shopChart("2")
 	files["extras/settings.yaml"] = testargocd.ConfigMap("extras", "v1")
