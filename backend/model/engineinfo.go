@@ -17,6 +17,9 @@ const (
 	ReviewDiff
 	// ReviewPreview: `driftdeck preview` runs the pulumi CLI.
 	ReviewPreview
+	// ReviewPlan: `driftdeck plan` runs tofu plan and saves the plan file
+	// an apply then applies.
+	ReviewPlan
 )
 
 // EngineInfo is what every layer may know of an engine, as plain data: its
@@ -62,6 +65,8 @@ var engineInfos = []EngineInfo{
 		Controller: "Flux's helm-controller", Example: "helmrelease/team-payments/api", HasLog: true, ResourceTree: true, Review: ReviewDiff},
 	{Engine: EngineTerraform, Scope: "terraform", Aliases: []string{"tf", "tofu", "terraforms"}, Label: "tofu tf", Units: "tofu-controller Terraforms",
 		Controller: "tofu-controller", Example: "terraform/flux-system/eks-cluster", HasLog: true, Review: ReviewDiff},
+	{Engine: EngineRoot, Scope: "roots", Aliases: []string{"root", "modules"}, Label: "tf root", Units: "Terraform root modules",
+		Controller: "tofu", Example: "root/default/network", Review: ReviewPlan},
 	{Engine: EngineApplicationSet, Scope: "appsets", Aliases: []string{"appset", "applicationsets"}, Label: "appset", Units: "Argo CD ApplicationSets",
 		Controller: "Argo CD's ApplicationSet controller", Example: "applicationset/argocd/storefront"},
 }

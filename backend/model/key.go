@@ -14,6 +14,9 @@ const (
 	EngineKustomization Engine = "kustomization"
 	EngineHelmRelease   Engine = "helmrelease"
 	EngineTerraform     Engine = "terraform"
+	// EngineRoot is a Terraform or OpenTofu root module outside the cluster,
+	// run by hand or from CI: its units are in no context.
+	EngineRoot Engine = "root"
 	// EngineApplicationSet is an Argo CD ApplicationSet: no reconciler of its
 	// own, the parent row of the Applications it generates. Not in Engines,
 	// which lists the engines that reconcile.
@@ -21,7 +24,11 @@ const (
 )
 
 // Engines lists every engine in display order.
-var Engines = []Engine{EngineArgoCD, EnginePulumi, EngineKustomization, EngineHelmRelease, EngineTerraform}
+var Engines = []Engine{EngineArgoCD, EnginePulumi, EngineKustomization, EngineHelmRelease, EngineTerraform, EngineRoot}
+
+// InCluster tells whether the engine's units are objects of a cluster
+// (every engine but the root modules).
+func (e Engine) InCluster() bool { return e != EngineRoot }
 
 // Key identifies a unit. Names are unique only per cluster, namespace and kind,
 // so all four take part.

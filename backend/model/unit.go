@@ -85,6 +85,7 @@ type Unit struct {
 	Stack  *StackFacts
 	Flux   *FluxFacts
 	Tofu   *TofuFacts
+	Root   *RootFacts
 	Labels map[string]string
 	// Remediations is the AnnotationRemediationAttempts annotation as read
 	// (the policy package reads it).
@@ -350,4 +351,66 @@ func (u *Unit) Reason() string {
 // ResourceCounts counts an Application's resources by sync status.
 type ResourceCounts struct {
 	Synced, OutOfSync, Other int
+}
+
+// RootFacts are what driftdeck read of a root module's workspace: its state
+// and lock from the backend, and its last plan.
+type RootFacts struct {
+	Dir     string
+	Backend string // the backend type: local, kubernetes, s3...
+	// Serial and Lineage identify the state snapshot; Serial 0 with no
+	// lineage is a workspace never applied.
+	Serial      int64
+	Lineage     string
+	TofuVersion string // the version that wrote the state
+	// AppliedAt is when the state was last written, zero when the backend
+	// does not say.
+	AppliedAt time.Time
+	Resources []string // managed resource instances, by address
+	Outputs   []RootOutput
+	// Lock is the state lock as the backend keeps it, nil when none is
+	// held; LockUnread says why it could not be read ("" when it was).
+	Lock       *RootLock
+	LockUnread string
+	// Plan is the last plan driftdeck saved, nil when none.
+	Plan *RootPlan
+	// ReadError says why the state could not be read.
+	ReadError string
+}
+
+// RootOutput is one output of a root module's state; a sensitive one's
+// value is never kept.
+type RootOutput struct {
+	Name      string
+	Sensitive bool
+	Value     string // JSON, "" when sensitive
+}
+
+// RootLock is a state lock's info, as tofu writes it.
+type RootLock struct {
+	ID        string
+	Operation string
+	Who       string
+	Version   string
+	Created   time.Time
+	Path      string
+	Info      string
+	// Gone: the holder is known to have ended without unlocking (its
+	// process no longer holds the file lock); GoneWhy says how that is
+	// known.
+	Gone    bool
+	GoneWhy string
+}
+
+// RootPlan is a saved plan of a root module.
+type RootPlan struct {
+	// ID is the plan file's digest: an apply names the plan it applies.
+	ID      string
+	At      time.Time
+	By      string
+	Serial  int64 // the state serial the plan was made against
+	Lineage string
+	Changes bool
+	Summary string // tofu's line: "Plan: 1 to add, 0 to change, 0 to destroy."
+	Applied bool   // applied by driftdeck
 }

@@ -1,0 +1,112 @@
+package rootmod
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+)
+
+// DefaultWorkspace is the workspace tofu uses when none is selected.
+const DefaultWorkspace = "default"
+
+// Root is one workspace of one root module.
+type Root struct {
+	// Name is the unit's name: the directory's by default.
+	Name string
+	// Dir is the module's directory, absolute.
+	Dir       string
+	Workspace string
+	// VarFiles are passed to every plan as -var-file, relative to Dir or
+	// absolute.
+	VarFiles []string
+	// BackendConfig are the -backend-config values of init (key=value, or a
+	// file).
+	BackendConfig []string
+}
+
+// Key is the unit's key: root/<workspace>/<name>, in no cluster context.
+func (r Root) Key() model.Key {
+	return model.Key{Engine: model.EngineRoot, Namespace: r.Workspace, Name: r.Name}
+}
+
+// id names the root's working data in the cache: the same module,
+// workspace and backend settings always find the same directory.
+func (r Root) id() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s", r.Dir, r.Workspace, strings.Join(r.BackendConfig, "\x00"))
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// FromDir is the root of `--root DIR`: the default workspace, named after
+// the directory.
+func FromDir(dir string) (Root, error) {
+	r := Root{Dir: dir, Workspace: DefaultWorkspace}
+	if err := r.complete(); err != nil {
+		return Root{}, err
+	}
+	return r, nil
+}
+
+// complete makes Dir absolute, names the root after it when unnamed, and
+// says what is wrong with it.
+func (r *Root) complete() error {
+	if r.Dir == "" {
+		return errors.New("root module: no directory")
+	}
+	abs, err := filepath.Abs(r.Dir)
+	if err != nil {
+		return fmt.Errorf("root module %s: %w", r.Dir, err)
+	}
+	r.Dir = abs
+	if r.Name == "" {
+		r.Name = filepath.Base(abs)
+	}
+	if r.Workspace == "" {
+		r.Workspace = DefaultWorkspace
+	}
+	if strings.Contains(r.Name, "/") || strings.Contains(r.Workspace, "/") {
+		return fmt.Errorf("root module %s: a name or workspace cannot hold '/'", abs)
+	}
+	if !hasConfig(abs) {
+		return fmt.Errorf("root module %s: no .tf or .tofu files there", abs)
+	}
+	return nil
+}
+
+// hasConfig tells whether dir holds a module's configuration.
+func hasConfig(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if !e.IsDir() && (strings.HasSuffix(n, ".tf") || strings.HasSuffix(n, ".tofu") || strings.HasSuffix(n, ".tf.json") || strings.HasSuffix(n, ".tofu.json")) {
+			return true
+		}
+	}
+	return false
+}
+
+// Check completes every root and refuses two with the same key.
+func Check(roots []Root) ([]Root, error) {
+	seen := map[model.Key]string{}
+	out := make([]Root, 0, len(roots))
+	for _, r := range roots {
+		if err := r.complete(); err != nil {
+			return nil, err
+		}
+		if dir, dup := seen[r.Key()]; dup {
+			return nil, fmt.Errorf("root modules %s and %s are both %s: name one of them (roots: name)", dir, r.Dir, r.Key().Ref())
+		}
+		seen[r.Key()] = r.Dir
+		out = append(out, r)
+	}
+	return out, nil
+}
