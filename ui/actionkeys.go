@@ -113,6 +113,10 @@ func (a *App) cursorUnit(from screen) *model.Unit {
 // action, the unit's state (as the backend's availability says).
 func (a *App) startKind(kind actions.Kind, from screen, units []*model.Unit) tea.Cmd {
 	s := specOf(kind)
+	if len(units) == 1 && units[0].Key.Engine == model.EngineRoot {
+		// A plan writes no state: it runs in read-only mode too.
+		return a.rootKind(kind, units[0])
+	}
 	if a.refusedReadOnly(string(kind)) {
 		return nil
 	}
@@ -126,6 +130,7 @@ func (a *App) startKind(kind actions.Kind, from screen, units []*model.Unit) tea
 		a.toastError(fmt.Sprintf("%s is not an action of %s units", kind, engineList(units)))
 		return nil
 	}
+
 	if len(units) > 1 || isMarked(from) || isParentRow(from) {
 		return a.openBulk(kind, units)
 	}
@@ -346,6 +351,9 @@ func (a *App) actionHints(u *model.Unit) []key.Binding {
 		if found && !av.Enabled {
 			// Offered as what it does: a request for it.
 			b.SetHelp(b.Help().Key, "ask: "+b.Help().Desc)
+		}
+		if u.Key.Engine == model.EngineRoot && s.Kind == actions.Replan {
+			b.SetHelp(b.Help().Key, "plan")
 		}
 		out = append(out, b)
 	}

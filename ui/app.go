@@ -147,6 +147,11 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case unstickDoneMsg:
 		a.onUnstickDone(msg)
 		return a, nil
+	case rootPlannedMsg:
+		return a, a.onRootPlanned(msg)
+	case rootDoneMsg:
+		a.onRootDone(msg)
+		return a, nil
 	case openMsg:
 		return a, msg.target.open(a)
 	case tea.KeyPressMsg:

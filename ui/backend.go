@@ -18,6 +18,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/driftdeck/driftdeck/backend/restree"
+	"github.com/driftdeck/driftdeck/backend/rootmod"
 	"github.com/driftdeck/driftdeck/backend/stackops"
 	"github.com/driftdeck/driftdeck/backend/store"
 )
@@ -54,6 +55,12 @@ type Backend interface {
 	// Ask stores a plan shown in a new change request, in the user's name.
 	Ask(ctx context.Context, p *actions.Plan) (*changereq.ChangeRequest, error)
 	Review(ctx context.Context, l changereq.Listed, decision, reason string) (*changereq.ChangeRequest, error)
+	// PlanRoot runs a root module's plan and saves it (Diff then shows
+	// it); ApplyRoot applies exactly the saved plan id; UnlockRoot breaks
+	// exactly the lock id. done says what was done when not simply that.
+	PlanRoot(ctx context.Context, k model.Key) (*rootmod.Saved, error)
+	ApplyRoot(ctx context.Context, k model.Key, id, reason string) (done string, err error)
+	UnlockRoot(ctx context.Context, k model.Key, id, reason string) (done string, err error)
 }
 
 // BatchMsg carries a batch of model changes from the store's pump.

@@ -43,7 +43,7 @@ func (o diffOf) open(a *App) tea.Cmd {
 	}
 	mark, ok := diffMark(u)
 	if !ok {
-		a.toastError("diffs are for Argo CD Applications, Flux Kustomizations and HelmReleases, and Terraforms")
+		a.toastError("diffs are for Argo CD Applications, Flux Kustomizations and HelmReleases, Terraforms and root modules")
 		return nil
 	}
 	s := &diffScreen{ownContext: newOwnContext(a), unitKey: u.Key, v: diffview.New(a.theme), compared: mark}
@@ -78,6 +78,12 @@ func diffMark(u *model.Unit) (mark string, ok bool) {
 		return u.Argo.ReconciledAt.String(), true
 	case u.Tofu != nil:
 		return u.Tofu.PendingPlan, true
+	case u.Root != nil:
+		// A new plan saved, or the state it was made against moved.
+		if p := u.Root.Plan; p != nil {
+			return fmt.Sprint(p.ID, " ", p.Applied, " ", u.Root.Serial), true
+		}
+		return fmt.Sprint(u.Root.Serial), true
 	case u.Key.Engine == model.EngineKustomization && u.Flux != nil:
 		return u.Flux.LastAttempted, true
 	case u.Key.Engine == model.EngineHelmRelease && u.Flux != nil:
@@ -184,6 +190,21 @@ func (s *diffScreen) approve(a *App) tea.Cmd {
 		a.toastError(errGone(s.unitKey).Error())
 		return nil
 	}
+	if u.Root != nil {
+		p := u.Root.Plan
+		switch {
+		case p == nil || p.ID != s.revision:
+			a.toastError("the plan shown is no longer the newest saved: wait for the screen to show it")
+			return nil
+		case p.Applied:
+			a.toastError("plan " + p.ID + " was applied already: " + a.keys.Replan.Help().Key + " plans again")
+			return nil
+		case !p.Changes:
+			a.toastError("plan " + p.ID + " changes nothing")
+			return nil
+		}
+		return a.approveRoot(s.unitKey, p.ID, p.Summary)
+	}
 	if o := s.only; o != nil {
 		one := actions.Resource{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
 		return a.startRequest(actions.Request{Kind: actions.Sync, Key: s.unitKey, Revision: s.revision, Resources: []actions.Resource{one}}, s)
@@ -195,7 +216,7 @@ func (s *diffScreen) approve(a *App) tea.Cmd {
 // diff shows (an Argo CD sync, a Terraform plan); a Flux unit applies on
 // its own.
 func (s *diffScreen) approvable() bool {
-	return slices.Contains(actions.KindsFor(s.unitKey.Engine), actions.Approve)
+	return s.unitKey.Engine == model.EngineRoot || slices.Contains(actions.KindsFor(s.unitKey.Engine), actions.Approve)
 }
 
 func (s *diffScreen) keyHelp(a *App) string {

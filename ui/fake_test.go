@@ -14,6 +14,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/driftdeck/driftdeck/backend/pulumistate"
 	"github.com/driftdeck/driftdeck/backend/restree"
+	"github.com/driftdeck/driftdeck/backend/rootmod"
 	"github.com/driftdeck/driftdeck/backend/stackops"
 )
 
@@ -65,6 +66,10 @@ type fakeBackend struct {
 	diffKeys  []model.Key // what Diff was asked for
 	tree      *restree.Tree
 	treeReads int
+	// rootPlans counts PlanRoot calls; rootWrites are the applies and
+	// unlocks asked, as "apply <key> <id> <reason>".
+	rootPlans  int
+	rootWrites []string
 }
 
 // Available answers Flux and Terraform units with the backend's own rules,
@@ -305,4 +310,25 @@ func reviewedPlan(k model.Key) *stackops.Reviewed {
 		PlanPath: "/tmp/plan.json",
 		Result:   pulumirun.Result{Elapsed: 1200 * time.Millisecond},
 	}
+}
+
+func (f *fakeBackend) PlanRoot(_ context.Context, k model.Key) (*rootmod.Saved, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rootPlans++
+	return &rootmod.Saved{RootPlan: model.RootPlan{ID: "plan-" + k.Name}}, nil
+}
+
+func (f *fakeBackend) ApplyRoot(_ context.Context, k model.Key, id, reason string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rootWrites = append(f.rootWrites, "apply "+k.Ref()+" "+id+" "+reason)
+	return "", nil
+}
+
+func (f *fakeBackend) UnlockRoot(_ context.Context, k model.Key, id, reason string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rootWrites = append(f.rootWrites, "unlock "+k.Ref()+" "+id+" "+reason)
+	return "", nil
 }

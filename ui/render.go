@@ -75,7 +75,10 @@ func (a *App) headerView(now time.Time) string {
 			errs = append(errs, st.Context+": "+safetext.Visible(st.Error))
 		}
 	}
-	if len(a.status) == 0 {
+	switch {
+	case len(a.status) == 0 && a.counts.total > 0:
+		left = append(left, t.Dim.Render("no cluster: root modules only"))
+	case len(a.status) == 0:
 		left = append(left, t.Dim.Render("connecting…"))
 	}
 	lines := []string{ansi.Truncate(strings.Join(left, " "), a.width, "…")}
@@ -175,7 +178,7 @@ func missingNotice(missing map[string]string) (notice string, none bool) {
 	var names []string
 	has := func(e model.Engine) bool { _, ok := missing[string(e)]; return ok }
 	flux := has(model.EngineKustomization) && has(model.EngineHelmRelease)
-	for _, e := range model.Engines {
+	for _, e := range model.ClusterEngines() {
 		switch {
 		case !has(e):
 		case flux && e == model.EngineKustomization:
@@ -188,7 +191,7 @@ func missingNotice(missing map[string]string) (notice string, none bool) {
 	switch {
 	case len(names) == 0:
 		return "", false
-	case len(missing) >= len(model.Engines):
+	case len(missing) >= len(model.ClusterEngines()):
 		return "none of " + orList(names) + " is installed here", true
 	}
 	return "not installed here: " + strings.Join(names, ", "), false

@@ -135,6 +135,12 @@ func plannerFor(engine model.Engine, k Kind) (planner, error) {
 	return nil, refusef("%s cannot be done on a %s unit (it knows: %s)", k, engine, kindList(KindsFor(engine)))
 }
 
+// planRootModule answers an action on a root module: it has no object in
+// a cluster; backend/rootmod runs it through tofu (ADR 0043).
+func planRootModule(_ *planEnv, _ map[string]any, req Request) (*Plan, error) {
+	return nil, refusef("%s of a root module runs through tofu, not the Kubernetes API: driftdeck %s %s", req.Kind, req.Kind, req.Key.Ref())
+}
+
 // planStateBackendWrite answers an action that writes a Stack's state
 // backend, not the Stack: stackops plans and does it.
 func planStateBackendWrite(_ *planEnv, _ map[string]any, req Request) (*Plan, error) {

@@ -50,11 +50,11 @@ func TestFluxAndTofuActionsSayWhyNot(t *testing.T) {
 			t.Errorf("%s: why-not %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	for _, e := range model.Engines {
+	for _, e := range model.ClusterEngines() {
 		pauseSpec, _ := SpecOf(Pause)
 		resumeSpec, _ := SpecOf(Resume)
 		if !pauseSpec.Knows(e) || !resumeSpec.Knows(e) {
-			t.Errorf("pause and resume must know %s units (freeze spans every engine)", e)
+			t.Errorf("pause and resume must know %s units (freeze spans every engine of a cluster)", e)
 		}
 	}
 }

@@ -111,6 +111,7 @@ const (
 	kustomizations = model.EngineKustomization
 	helmReleases   = model.EngineHelmRelease
 	terraforms     = model.EngineTerraform
+	roots          = model.EngineRoot
 )
 
 // specs is in menu order. It is filled in init: planners read the table
@@ -122,7 +123,7 @@ func init() {
 		{Kind: Sync, Destructive: true, Bulkable: true, Key: "sync", Help: "sync the app to its target revision now", plans: on(planArgoSync, argoCD)},
 		{Kind: Retry, Destructive: true, Bulkable: true, Key: "retry", Help: "request a new run of the Stack", plans: on(planStackRetry, stacks)},
 		{Kind: Approve, Destructive: true, EditsSpec: true, Key: "approve", Help: "approve the pending change (the reviewed revision, commit or full Terraform plan id)",
-			plans: with(on(planArgoSync, argoCD), on(planStackApprove, stacks), on(planTofuApprove, terraforms))},
+			plans: with(on(planArgoSync, argoCD), on(planStackApprove, stacks), on(planTofuApprove, terraforms), on(planRootModule, roots))},
 		{Kind: Refresh, Bulkable: true, Key: "refresh", Help: "Argo CD: compare the app with its source again; Flux and Terraform: reconcile now (requestedAt)",
 			plans: with(on(planArgoRefresh, argoCD), on(planFluxRefresh, kustomizations, helmReleases, terraforms))},
 		{Kind: HardRefresh, Bulkable: true, FlagOf: Refresh, Key: "hardrefresh", Help: "refresh, regenerating the manifests (no cache)", plans: on(planArgoRefresh, argoCD)},
@@ -130,7 +131,7 @@ func init() {
 			plans: with(on(planArgoTerminate, argoCD), on(planStackTerminate, stacks))},
 		{Kind: Force, Destructive: true, Key: "force", Help: "a one-off install or upgrade of the HelmRelease now, even without changes (forceAt)", plans: on(planFluxRefresh, helmReleases)},
 		{Kind: Reset, Destructive: true, Bulkable: true, Key: "reset", Help: "reset the HelmRelease's failure counts, so remediation retries again (resetAt)", plans: on(planFluxRefresh, helmReleases)},
-		{Kind: Replan, Destructive: true, EditsSpec: true, Key: "replan", Help: "discard the pending Terraform plan and plan again", plans: on(planTofuReplan, terraforms)},
+		{Kind: Replan, Destructive: true, EditsSpec: true, Key: "replan", Help: "discard the pending Terraform plan and plan again; a root module: plan it", plans: with(on(planTofuReplan, terraforms), on(planRootModule, roots))},
 		{Kind: Pause, Destructive: true, Bulkable: true, EditsSpec: true, TakesUntil: true, Key: "pause", Help: "pause automation (Argo CD: auto-sync off; Stack: preview only; Flux and Terraform: suspend), recording what it was",
 			plans: with(on(planArgoPause, argoCD), on(planStackPause, stacks), on(planFluxPause, kustomizations, helmReleases, terraforms))},
 		{Kind: PauseSelfHeal, Destructive: true, EditsSpec: true, TakesUntil: true, FlagOf: Pause, Help: "turn self-heal off, keeping auto-sync", plans: on(planArgoPause, argoCD)},
@@ -139,7 +140,7 @@ func init() {
 		{Kind: Rollback, Destructive: true, Key: "rollback", Help: "sync to an earlier history entry (auto-sync must be paused)", plans: on(planArgoRollback, argoCD)},
 		{Kind: ConfirmPrune, Destructive: true, Key: "confirmprune", Help: "confirm the prune a Prune=confirm sync waits for", plans: on(planArgoConfirmPrune, argoCD)},
 		{Kind: Unlock, Destructive: true, StateWrite: true, Key: "unlock", Help: "break the lock a dead run left on the Stack's state", plans: on(planStateBackendWrite, stacks)},
-		{Kind: ForceUnlock, Destructive: true, EditsSpec: true, Key: "forceunlock", Help: "have tofu-controller break the held Terraform state lock it names (its holder must be dead)", plans: on(planTofuForceUnlock, terraforms)},
+		{Kind: ForceUnlock, Destructive: true, EditsSpec: true, Key: "forceunlock", Help: "have tofu-controller break the held Terraform state lock it names (its holder must be dead)", plans: with(on(planTofuForceUnlock, terraforms), on(planRootModule, roots))},
 	}
 }
 

@@ -49,6 +49,9 @@ type Agent struct {
 	// DriftChecks start the Stacks' scheduled drift checks due on each
 	// pass (config driftChecks); nil runs none.
 	DriftChecks Remediator
+	// RootPlans start the root modules' scheduled plans (config rootPlans),
+	// run by the writer of the first context; nil runs none.
+	RootPlans Remediator
 	// RequestExec applies approved change requests, through the Kubernetes
 	// API (where their plans are made); nil applies none.
 	RequestExec *actions.Executor
@@ -244,6 +247,9 @@ func (a *Agent) registry() *prometheus.Registry {
 	if a.Policies != nil {
 		reg.MustRegister(a.Policies)
 	}
+	if a.RootPlans != nil {
+		reg.MustRegister(a.RootPlans)
+	}
 	if a.DriftChecks != nil {
 		reg.MustRegister(a.DriftChecks)
 	}
@@ -370,6 +376,10 @@ func (a *Agent) pass(ctx context.Context, only string) {
 	// list, and an unreachable context holds back only itself.
 	synced := a.syncedNow()
 	units = slices.DeleteFunc(units, func(u *model.Unit) bool {
+		if !u.Key.Engine.InCluster() {
+			// In no cluster: the writer of the first context runs their duties.
+			return only != "" && (len(a.Contexts) == 0 || only != a.Contexts[0])
+		}
 		return !synced[u.Key.Context] || (only != "" && u.Key.Context != only)
 	})
 	a.resumeExpired(ctx, units)
@@ -379,6 +389,9 @@ func (a *Agent) pass(ctx context.Context, only string) {
 	}
 	if a.DriftChecks != nil && ctx.Err() == nil {
 		a.DriftChecks.Remediate(ctx, units)
+	}
+	if a.RootPlans != nil && ctx.Err() == nil {
+		a.RootPlans.Remediate(ctx, units)
 	}
 	a.passes.Inc()
 }

@@ -39,6 +39,31 @@ type Config struct {
 	// DriftChecks makes `driftdeck agent` check every Stack for drift on a
 	// schedule (a refresh preview each, which writes nothing): off unless set.
 	DriftChecks *DriftChecks `json:"driftChecks,omitempty"`
+	// Roots are Terraform and OpenTofu root modules outside the cluster,
+	// listed beside the GitOps units (besides those of --root).
+	Roots []RootModule `json:"roots,omitempty"`
+	// Tofu is the binary that reads and runs them (default: tofu on PATH,
+	// else terraform).
+	Tofu string `json:"tofu,omitempty"`
+	// RootPlans makes `driftdeck agent` plan every root module on a
+	// schedule (tofu plan, saved, never applied): off unless set.
+	RootPlans *DriftChecks `json:"rootPlans,omitempty"`
+}
+
+// RootModule is one root module: a directory, and the workspaces of it
+// that are units.
+type RootModule struct {
+	// Name of its units (default: the directory's name).
+	Name string `json:"name,omitempty"`
+	// Path is the module's directory; a relative path is relative to the
+	// config file.
+	Path string `json:"path"`
+	// Workspaces are its units, root/<workspace>/<name> (default: default).
+	Workspaces []string `json:"workspaces,omitempty"`
+	// VarFiles are passed to every plan, relative to the module.
+	VarFiles []string `json:"varFiles,omitempty"`
+	// BackendConfig are init's -backend-config values (key=value or a file).
+	BackendConfig []string `json:"backendConfig,omitempty"`
 }
 
 // DriftChecks is the agent's drift check schedule.
@@ -52,13 +77,22 @@ type DriftChecks struct {
 	Concurrency int `json:"concurrency,omitempty"`
 }
 
-// Check says what is wrong with the schedule, nil when nothing.
+// Check says what is wrong with the driftChecks schedule, nil when nothing.
 func (d *DriftChecks) Check() error {
+	return d.check("driftChecks", "check each Stack")
+}
+
+// CheckPlans says what is wrong with the rootPlans schedule.
+func (d *DriftChecks) CheckPlans() error {
+	return d.check("rootPlans", "plan each root module")
+}
+
+func (d *DriftChecks) check(field, what string) error {
 	switch {
 	case time.Duration(d.Every) < time.Minute:
-		return fmt.Errorf("driftChecks: every: want how often to check each Stack, at least 1m (a refresh reads every resource)")
+		return fmt.Errorf("%s: every: want how often to %s, at least 1m (a refresh reads every resource)", field, what)
 	case d.Jitter < 0 || d.Concurrency < 0:
-		return fmt.Errorf("driftChecks: jitter and concurrency cannot be negative")
+		return fmt.Errorf("%s: jitter and concurrency cannot be negative", field)
 	}
 	return nil
 }
@@ -177,6 +211,14 @@ func Load(path string) (*Config, error) {
 	}
 	if err := yaml.UnmarshalStrict(b, c); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	for i, r := range c.Roots {
+		if r.Path == "" {
+			return nil, fmt.Errorf("config %s: roots[%d]: no path", path, i)
+		}
+		if !filepath.IsAbs(r.Path) {
+			c.Roots[i].Path = filepath.Join(filepath.Dir(path), r.Path)
+		}
 	}
 	return c, nil
 }

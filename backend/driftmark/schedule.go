@@ -14,13 +14,19 @@ import (
 	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
-// Schedule checks the agent's Stacks for drift on a timer: each Stack once
-// per Every plus its share of Jitter (fixed per Stack, so that a fleet's
-// checks spread out instead of starting together), at most Concurrency at
-// a time. A pass only starts the checks that are due; they run in the
-// background, since a refresh can take minutes. It is the agent's
-// Remediator for drift: opt-in, from the config file's driftChecks.
+// Schedule checks the agent's units of one engine for drift on a timer
+// (Stacks: a refresh preview; root modules: a plan): each unit once per
+// Every plus its share of Jitter (fixed per unit, so that a fleet's checks
+// spread out instead of starting together), at most Concurrency at a
+// time. A pass only starts the checks that are due; they run in the
+// background, since a refresh or a plan can take minutes. It is the
+// agent's Remediator for drift: opt-in, from the config file's driftChecks
+// and rootPlans.
 type Schedule struct {
+	// Engine is whose units are checked; Counter names the checks'
+	// counter and says what it counts.
+	Engine        model.Engine
+	Counter       prometheus.CounterOpts
 	Every, Jitter time.Duration
 	Concurrency   int
 	// Check runs one drift check and says how many resources drifted; it
@@ -42,10 +48,7 @@ type Schedule struct {
 func (s *Schedule) init() {
 	s.once.Do(func() {
 		s.next, s.failed = map[model.Key]time.Time{}, map[model.Key]string{}
-		s.checks = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "driftdeck_drift_checks_total",
-			Help: "Scheduled Stack drift checks (pulumi refresh --preview-only), by result: clean, drifted or failed.",
-		}, []string{"context", "result"})
+		s.checks = prometheus.NewCounterVec(s.Counter, []string{"context", "result"})
 	})
 }
 
@@ -64,7 +67,7 @@ func (s *Schedule) Remediate(ctx context.Context, units []*model.Unit) {
 	defer s.mu.Unlock()
 	seen := map[model.Key]bool{}
 	for _, u := range units {
-		if u.Key.Engine != model.EnginePulumi {
+		if u.Key.Engine != s.Engine {
 			continue
 		}
 		k := u.Key

@@ -1,6 +1,8 @@
 package driftmark
 
 import (
+	"github.com/prometheus/client_golang/prometheus"
+
 	"context"
 	"errors"
 	"strings"
@@ -26,7 +28,8 @@ func TestScheduleChecksEachStackOncePerIntervalWithinTheConcurrency(t *testing.T
 	var mu sync.Mutex
 	var checked []string
 	log := &syncbuf.Buffer{}
-	s := &Schedule{Every: time.Hour, Concurrency: 1, Log: log, Now: func() time.Time { return now },
+	s := &Schedule{Engine: model.EnginePulumi, Counter: prometheus.CounterOpts{Name: "driftdeck_drift_checks_total", Help: "checks"},
+		Every: time.Hour, Concurrency: 1, Log: log, Now: func() time.Time { return now },
 		Check: func(_ context.Context, k model.Key) (int, error) {
 			mu.Lock()
 			checked = append(checked, k.Name)

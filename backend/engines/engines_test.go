@@ -1,16 +1,17 @@
 package engines
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/driftdeck/driftdeck/backend/model"
 )
 
-// Each engine is described once for every layer (model.EngineInfos) and
-// once for reading (the registry), in the same order, and each names what
-// the help texts and notices say of it.
+// Each engine of a cluster is described once for every layer
+// (model.EngineInfos) and once for reading (the registry), in the same
+// order, and each names what the help texts and notices say of it.
 func TestEveryEngineIsRegisteredOnceWithWhatItsNoticesSay(t *testing.T) {
-	infos := model.EngineInfos()
+	infos := slices.DeleteFunc(model.EngineInfos(), func(i model.EngineInfo) bool { return !i.Engine.InCluster() })
 	if len(infos) != len(registry) {
 		t.Fatalf("%d engines described, %d registered", len(infos), len(registry))
 	}
@@ -36,7 +37,7 @@ func TestEveryEngineIsRegisteredOnceWithWhatItsNoticesSay(t *testing.T) {
 			}
 		}
 	}
-	for _, e := range model.Engines {
+	for _, e := range model.ClusterEngines() {
 		if d, ok := Of(e); !ok || d.Optional {
 			t.Errorf("%s reconciles: it must be registered and not optional", e)
 		}

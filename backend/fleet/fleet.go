@@ -46,6 +46,8 @@ type Fleet struct {
 	// argo are the contexts whose Applications go through an Argo CD API
 	// server, by context.
 	argo map[string]*ArgoRoute
+	// roots are the root modules read beside the clusters, nil when none.
+	roots *roots
 }
 
 // Options select what to watch.

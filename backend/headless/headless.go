@@ -18,6 +18,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/policy"
+	"github.com/driftdeck/driftdeck/backend/rootmod"
 	"github.com/driftdeck/driftdeck/backend/stackops"
 )
 
@@ -46,7 +47,11 @@ type Options struct {
 	// Applications: read and written under that token's Argo CD identity
 	// (a project role's, for a machine; ADR 0033).
 	Argo []*fleet.ArgoRoute
-	Log  io.Writer
+	// Roots are the root modules read beside the clusters, run by Tofu;
+	// the writer of the first context plans them (Config.RootPlans).
+	Roots []rootmod.Root
+	Tofu  *rootmod.Tofu
+	Log   io.Writer
 }
 
 // LeaseSpec is the Lease each context's writer holds, in that context's
@@ -68,6 +73,9 @@ func Start(ctx context.Context, h Options) (a *agent.Agent, done <-chan struct{}
 		names = append(names, c.Context)
 		f.AddRetrying(ctx, c, h.Namespace)
 	}
+	if len(h.Roots) > 0 {
+		f.AddRoots(ctx, h.Tofu, h.Roots)
+	}
 	exec := &actions.Executor{Cluster: f.Cluster, ArgoAPI: f.ArgoAPI, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: h.DryRun}
 	a = &agent.Agent{
 		Store: f.Store, Exec: exec, Contexts: names, Interval: h.Interval,
@@ -85,6 +93,9 @@ func Start(ctx context.Context, h Options) (a *agent.Agent, done <-chan struct{}
 	}
 	if d := h.Config.DriftChecks; d != nil {
 		a.DriftChecks = driftSchedule(d, f, h)
+	}
+	if d := h.Config.RootPlans; d != nil && len(h.Roots) > 0 {
+		a.RootPlans = rootPlanSchedule(d, f, h)
 	}
 	if l := h.Lease; l != nil {
 		for _, c := range h.Clusters {

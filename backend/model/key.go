@@ -26,6 +26,18 @@ const (
 // Engines lists every engine in display order.
 var Engines = []Engine{EngineArgoCD, EnginePulumi, EngineKustomization, EngineHelmRelease, EngineTerraform, EngineRoot}
 
+// ClusterEngines lists the engines whose units are objects of a cluster,
+// in display order: what a context may have installed or not.
+func ClusterEngines() []Engine {
+	var out []Engine
+	for _, e := range Engines {
+		if e.InCluster() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // InCluster tells whether the engine's units are objects of a cluster
 // (every engine but the root modules).
 func (e Engine) InCluster() bool { return e != EngineRoot }

@@ -38,7 +38,7 @@ func TestTofuLocalBackendReadPlanApplyAndStalePlan(t *testing.T) {
 	}
 
 	u := m.tofu.Read(ctx, r)
-	if u.Root.ReadError != "" || u.Root.Serial != 0 || u.Applied != "no state" || u.Root.Backend != "local" {
+	if u.Root.ReadError != "" || u.Root.Serial != 0 || u.Applied != "none" || u.Root.Backend != "local" {
 		t.Fatalf("a module never applied: %+v", u.Root)
 	}
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
 
@@ -109,4 +110,26 @@ func Check(roots []Root) ([]Root, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// FromConfig are the root modules of the config file (each workspace a
+// unit), then those of dirs (--root), checked.
+func FromConfig(modules []config.RootModule, dirs []string) ([]Root, error) {
+	var list []Root
+	for _, rm := range modules {
+		workspaces := rm.Workspaces
+		if len(workspaces) == 0 {
+			workspaces = []string{DefaultWorkspace}
+		}
+		for _, ws := range workspaces {
+			list = append(list, Root{Name: rm.Name, Dir: rm.Path, Workspace: ws, VarFiles: rm.VarFiles, BackendConfig: rm.BackendConfig})
+		}
+	}
+	for _, dir := range dirs {
+		list = append(list, Root{Dir: dir})
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	return Check(list)
 }

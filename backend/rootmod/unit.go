@@ -57,7 +57,7 @@ func (t *Tofu) stateWritten(ctx context.Context, r Root) time.Time {
 // the current state changes something, awaiting approval while that plan
 // is saved and not applied, running while somebody holds the lock.
 func Unit(r Root, f *model.RootFacts) *model.Unit {
-	u := &model.Unit{Key: r.Key(), Kind: "RootModule", Root: f, Automation: model.Manual, AutomationNative: "manual (plan, then apply)"}
+	u := &model.Unit{Key: r.Key(), Kind: "RootModule", Root: f, Automation: model.Manual, AutomationNative: "plan, then apply"}
 	u.Applied = serialText(f.Serial)
 	u.LastChange = f.AppliedAt
 	u.Health = model.Healthy
@@ -101,7 +101,7 @@ func lockHolder(l *model.RootLock) string {
 
 func serialText(serial int64) string {
 	if serial == 0 {
-		return "no state"
+		return "none"
 	}
-	return "serial " + strconv.FormatInt(serial, 10)
+	return "#" + strconv.FormatInt(serial, 10)
 }

@@ -47,7 +47,8 @@ type Resource struct {
 	Diff *diff.ObjectDiff
 }
 
-// Changes reports whether applying the plan would change anything.
+// Changes reports whether applying the plan would change anything (an
+// output too).
 func (p *Plan) Changes() bool {
 	for _, r := range p.Resources {
 		if r.Action != Read && r.Action != Other {
@@ -55,6 +56,17 @@ func (p *Plan) Changes() bool {
 		}
 	}
 	return false
+}
+
+// Changed counts the resources the plan changes (outputs not counted).
+func (p *Plan) Changed() int {
+	n := 0
+	for _, r := range p.Resources {
+		if r.Address != OutputsAddress && r.Action != Read && r.Action != Other {
+			n++
+		}
+	}
+	return n
 }
 
 // OutputsAddress is the address under which output changes are listed.

@@ -182,6 +182,14 @@ func (g *Guard) check(ctx context.Context, a Attempt, w *Write) error {
 	if a.ReasonRequired && strings.TrimSpace(a.Reason) == "" {
 		return Refusef("a reason is required for %s (it goes into the Event and the audit log)", a.Action)
 	}
+	if !a.Key.Engine.InCluster() {
+		// No cluster object: the state backend itself decides when the
+		// write runs under the user's credentials (ADR 0043).
+		if a.Authority == nil {
+			return Refusef("driftdeck does not write %s units without their own authority", a.Key.Engine)
+		}
+		return g.checkWith(ctx, a, w)
+	}
 	if a.Resource.Resource == "" {
 		return Refusef("driftdeck does not write %s units", a.Key.Engine)
 	}

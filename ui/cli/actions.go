@@ -211,6 +211,9 @@ func runAction(ctx context.Context, g *globals, kind actions.Kind, o *actionOpts
 	if len(argv) == 0 {
 		return usageError(fmt.Errorf("name a unit (<engine>/<namespace>/<name>) to %s", kind))
 	}
+	if isRootRef(argv[0]) {
+		return runRootAction(ctx, g, kind, o, argv[0])
+	}
 	req, err := o.request(kind)
 	if err != nil {
 		return err

@@ -86,6 +86,15 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 			return usageError(fmt.Errorf("config %s: %w", config.DefaultPath(), err))
 		}
 	}
+	if d := cfg.RootPlans; d != nil {
+		if err := d.CheckPlans(); err != nil {
+			return usageError(fmt.Errorf("config %s: %w", config.DefaultPath(), err))
+		}
+	}
+	roots, err := rootsOf(g, cfg)
+	if err != nil {
+		return err
+	}
 	clusters, err := agentClusters(ctx, g)
 	if err != nil {
 		return err
@@ -106,7 +115,12 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 	}
 	h := headless.Options{Clusters: clusters, Namespace: g.namespace(), Config: cfg, Rules: rules, Audit: log,
 		ReadOnly: g.readOnly, DryRun: g.dryRun, Interval: o.interval,
-		MetricsAddr: o.metricsAddr, ProbeAddr: o.probeAddr, UnitNames: o.unitNames, Log: g.errOut, Argo: argo}
+		MetricsAddr: o.metricsAddr, ProbeAddr: o.probeAddr, UnitNames: o.unitNames, Log: g.errOut, Argo: argo, Roots: roots}
+	if len(roots) > 0 {
+		if h.Tofu, err = tofuOf(cfg); err != nil {
+			return err
+		}
+	}
 	transport := "plain HTTP (--metrics-secure=false)"
 	switch {
 	case g.demo:

@@ -25,6 +25,7 @@ type service struct {
 	*unitDiffer
 	*stackops.Ops
 	*changereq.Desk
+	*rootService
 	trees *livetree.Reader
 }
 
@@ -52,6 +53,8 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 	if err != nil {
 		return nil, err
 	}
+	roots := &rootService{fleet: f, audit: log, readOnly: g.readOnly, dryRun: g.dryRun}
+	differ.roots = roots
 	return &service{
 		Executor: &actions.Executor{
 			Cluster:  f.Cluster,
@@ -66,7 +69,8 @@ func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Con
 		unitDiffer: differ,
 		Ops: &stackops.Ops{Cluster: f.Cluster, Programs: cfg.Stacks, Audit: log, ReadOnly: g.readOnly, DryRun: g.dryRun,
 			DriftChecked: f.RecordDrift},
-		Desk:  &changereq.Desk{Cluster: f.Cluster, Index: f.Requests, ReadOnly: g.readOnly, DryRun: g.dryRun},
-		trees: trees,
+		Desk:        &changereq.Desk{Cluster: f.Cluster, Index: f.Requests, ReadOnly: g.readOnly, DryRun: g.dryRun},
+		rootService: roots,
+		trees:       trees,
 	}, nil
 }

@@ -74,10 +74,13 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 		if err != nil {
 			return nil, err
 		}
-		return f, f.Add(ctx, c, g.namespaces()...)
+		if err := f.Add(ctx, c, g.namespaces()...); err != nil {
+			return nil, err
+		}
+		return f, addRoots(ctx, g, f)
 	}
 	names, err := contextNames(g)
-	if err != nil {
+	if err != nil && !onlyRoots(g, err) {
 		return nil, err
 	}
 	clusters := make([]*kube.Cluster, len(names))
@@ -86,8 +89,10 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 			return nil, err
 		}
 	}
-	if opts.Argo, err = argoRoutes(ctx, g, clusters); err != nil {
-		return nil, err
+	if len(clusters) > 0 {
+		if opts.Argo, err = argoRoutes(ctx, g, clusters); err != nil {
+			return nil, err
+		}
 	}
 	f := fleet.New(opts)
 	for _, c := range clusters {
@@ -99,7 +104,7 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 			return nil, &exitError{code: exitUnreachable, err: fmt.Errorf("cluster unreachable: %w", err)}
 		}
 	}
-	return f, nil
+	return f, addRoots(ctx, g, f)
 }
 
 // argoRoutes are the ways to the contexts' Argo CD instances through

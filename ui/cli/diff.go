@@ -30,6 +30,9 @@ type unitDiffer struct {
 	argoOf func(context string) (*argodiff.Differ, bool)
 	flux   *fluxdiff.Differ
 	plans  *tfplan.Reader
+	// roots shows a root module's newest saved plan; nil where none is
+	// read.
+	roots *rootService
 }
 
 func (d *unitDiffer) Diff(ctx context.Context, k model.Key) (*argodiff.Result, error) {
@@ -50,6 +53,15 @@ func (d *unitDiffer) diff(ctx context.Context, k model.Key) (*argodiff.Result, e
 			return nil, err
 		}
 		return planResult(p), nil
+	case model.EngineRoot:
+		if d.roots == nil {
+			return nil, errors.New(k.Ref() + ": no root module is read here")
+		}
+		saved, err := d.roots.rootDiff(k)
+		if err != nil {
+			return nil, err
+		}
+		return rootPlanResult(saved), nil
 	}
 	if a, ok := d.argoOf(k.Context); ok {
 		return a.Diff(ctx, k)
@@ -131,7 +143,7 @@ func routedDiffers(clusters func(string) (*kube.Cluster, bool), argo func(string
 
 func newDiffCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "diff argocd/<namespace>/<name> | kustomization/<namespace>/<name> | helmrelease/<namespace>/<name> | terraform/<namespace>/<name>",
+		Use:   "diff argocd/<namespace>/<name> | kustomization/<namespace>/<name> | helmrelease/<namespace>/<name> | terraform/<namespace>/<name> | root/<workspace>/<name>",
 		Short: "Print what a sync, reconcile or apply would change, as a unified diff",
 		Long: `Print live against desired for every resource of the Application, Secret
 values masked. With an Argo CD API server configured (--argocd-server and
@@ -151,7 +163,8 @@ and Secrets, then spec.values) and compares it with the manifest of the
 release it last made, as helm diff upgrade does. For a
 tofu-controller Terraform it prints the readable plan the controller stored
 (spec.storeReadablePlan: human or json), per resource, sensitive values
-masked, with the plan id an approval must name.
+masked, with the plan id an approval must name. For a root module it prints
+the plan driftdeck plan saved last.
 
 As kubectl diff, it exits 0 when there are no differences, 1 when there are,
 and never 1 for an error: a diff it cannot compute (a source it cannot fetch
@@ -163,6 +176,9 @@ codes below.`,
 }
 
 func runDiff(ctx context.Context, g *globals, ref string) error {
+	if isRootRef(ref) {
+		return runRootDiff(g, ref)
+	}
 	set, k, err := connectUnit(ctx, g, ref)
 	if err != nil {
 		return err
@@ -230,6 +246,18 @@ func printTerraformPlan(ctx context.Context, g *globals, r *tfplan.Reader, k mod
 		which = "drift detection's plan"
 	}
 	fmt.Fprintf(g.errOut, "# %s, %s (%s plan from %s)\n", k.Ref(), safetext.Visible(which), p.Format, safetext.Visible(p.Where))
+	if err := writeTFPlan(g, p); err != nil {
+		return err
+	}
+	if p.Changes() {
+		return &exitError{code: exitFailed, err: errDifferences}
+	}
+	return nil
+}
+
+// writeTFPlan prints a readable plan: its warnings, per resource tofu's
+// header and the diff of its before and after, then tofu's summary.
+func writeTFPlan(g *globals, p *tfplan.Plan) error {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(g.errOut, "warning: %s\n", safetext.Visible(w))
 	}
@@ -246,9 +274,6 @@ func printTerraformPlan(ctx context.Context, g *globals, r *tfplan.Reader, k mod
 		return err
 	}
 	fmt.Fprintf(g.errOut, "# %s\n", safetext.Visible(p.Summary))
-	if p.Changes() {
-		return &exitError{code: exitFailed, err: errDifferences}
-	}
 	return nil
 }
 

@@ -56,7 +56,7 @@ func readsNoUnits(st store.ContextStatus, engines []model.Engine, namespaces []s
 		})
 	}
 	asked := false
-	for _, e := range model.Engines {
+	for _, e := range model.ClusterEngines() {
 		if engines != nil && !slices.Contains(engines, e) {
 			continue
 		}

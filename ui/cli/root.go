@@ -55,7 +55,9 @@ type globals struct {
 	output         string
 	// engines limits what is read to these engines' units (--engine); nil
 	// reads every engine.
-	engines     []model.Engine
+	engines []model.Engine
+	// roots are --root: root module directories read beside the clusters.
+	roots       []string
 	in          io.Reader
 	out, errOut io.Writer
 }
@@ -153,7 +155,8 @@ embedded demo control plane instead of a cluster.`,
 	pf.StringVar(&g.argocdSelector, "argocd-selector", "", "through the Argo CD API server, read only the Applications with these labels, e.g. team=payments (as argocd app list -l)")
 	pf.StringVar(&g.argocdToken, "argocd-token", "", "Argo CD API token (default: $ARGOCD_AUTH_TOKEN, else the argocd CLI's login)")
 	pf.StringSliceVar(&g.argocdContexts, "argocd-context", nil, "the argocd CLI's contexts (argocd context), one per kube context of --context in its order, each that context's Argo CD: several instances side by side; - leaves a kube context on the Kubernetes API")
-	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newTreeCmd(g), newDiffCmd(g), newPreviewCmd(g), newDriftCmd(g), newUnlockCmd(g), newStateCmd(g), newAgentCmd(g), newDoctorCmd(g), newLogsCmd(g), newRequestCmd(g), newRequestsCmd(g), newReviewCmd(g))
+	pf.StringArrayVar(&g.roots, "root", nil, "read this Terraform/OpenTofu root module directory too, as unit root/default/<directory> (repeatable; no cluster needed; see roots: in the config for workspaces and var files)")
+	root.AddCommand(newVersionCmd(g), newStatusCmd(g), newTreeCmd(g), newDiffCmd(g), newPreviewCmd(g), newDriftCmd(g), newUnlockCmd(g), newStateCmd(g), newAgentCmd(g), newDoctorCmd(g), newLogsCmd(g), newRequestCmd(g), newRequestsCmd(g), newReviewCmd(g), newPlanCmd(g))
 	root.AddCommand(newActionCmds(g)...)
 	root.AddCommand(newBulkCmds(g)...)
 	root.AddCommand(newResourcesCmd(g))

@@ -81,6 +81,9 @@ func (m *Model) Tabs() []Tab {
 	switch {
 	case m.unit.Argo != nil:
 		return []Tab{Overview, Resources, History, Events, YAML}
+	case m.unit.Root != nil:
+		// No object in a cluster: no Events, no YAML.
+		return []Tab{Overview}
 	case m.unit.Flux != nil || m.unit.Tofu != nil:
 		// Their history and plan are on the overview; no resources are read.
 		return []Tab{Overview, Events, YAML}
@@ -162,7 +165,11 @@ func (m *Model) View(now time.Time) string {
 			tabs = append(tabs, m.theme.TabIdle.Render(" "+m.tabTitle(t)+" "))
 		}
 	}
-	title := m.theme.Title.Render(safetext.Visible(m.unit.Key.Ref())) + m.theme.Dim.Render(safetext.Visible("  "+m.unit.Kind+" in "+orDash(m.unit.Key.Context)))
+	where := "  " + m.unit.Kind + " in " + orDash(m.unit.Key.Context)
+	if !m.unit.Key.Engine.InCluster() {
+		where = "  " + m.unit.Kind + ", in no cluster"
+	}
+	title := m.theme.Title.Render(safetext.Visible(m.unit.Key.Ref())) + m.theme.Dim.Render(safetext.Visible(where))
 	m.cut = false
 	lines := append(m.fit(title), ansi.Truncate(strings.Join(tabs, " "), m.width, "…"))
 	var body []string

@@ -279,6 +279,9 @@ func (m *Model) engineFacts(now time.Time) []string {
 		out = append(out, m.tofuFacts(f, now)...)
 		out = append(out, m.conditions(f.Conditions, now)...)
 	}
+	if f := m.unit.Root; f != nil {
+		out = append(out, m.rootFacts(f, now)...)
+	}
 	return out
 }
 
@@ -405,13 +408,22 @@ func (m *Model) enabledActions() string {
 	var on []string
 	for _, a := range m.avail {
 		if a.Enabled {
-			on = append(on, m.theme.Good.Render(string(a.Kind)))
+			on = append(on, m.theme.Good.Render(m.kindName(a.Kind)))
 		}
 	}
 	if len(on) == 0 {
 		return m.theme.Warn.Render("nothing now (each action's reason is under Not possible now)")
 	}
 	return strings.Join(on, m.theme.Dim.Render(" · "))
+}
+
+// kindName names an action on this unit: on a root module the replan key
+// runs its first plan as well as the next.
+func (m *Model) kindName(k model.ActionKind) string {
+	if m.unit.Key.Engine == model.EngineRoot && k == "replan" {
+		return "plan"
+	}
+	return string(k)
 }
 
 // NoActions says why a unit of an engine without actions has none.
@@ -426,7 +438,7 @@ func (m *Model) disabledActions() []string {
 	var out []string
 	for _, a := range m.avail {
 		if !a.Enabled {
-			out = append(out, m.indented(2, string(a.Kind)+" — "+a.WhyNot, m.theme.Dim)...)
+			out = append(out, m.indented(2, m.kindName(a.Kind)+" — "+a.WhyNot, m.theme.Dim)...)
 		}
 	}
 	return out
