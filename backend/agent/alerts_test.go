@@ -121,7 +121,7 @@ func TestAlertRulesUseOnlyWhatTheAgentExports(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"DriftdeckUnitStuck", "DriftdeckFreezeExpiredNotResumed", "DriftdeckWatchDisconnected"} {
+	for _, want := range []string{"DriftdeckUnitStuck", "DriftdeckFreezeExpiredNotResumed", "DriftdeckWatchDisconnected", "DriftdeckRootModuleDrifted"} {
 		if !seen[want] {
 			t.Errorf("deploy/alerts.yaml lacks %s", want)
 		}

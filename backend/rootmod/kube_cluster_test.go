@@ -8,6 +8,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testtofu"
 )
 
 // The kubernetes backend on the real test apiserver: state in a Secret,
@@ -25,10 +26,10 @@ terraform {
     namespace     = %q
   }
 }
-`, kubeconfig, ns)+sleepyModule)
+`, kubeconfig, ns)+testtofu.Sleepy)
 	ctx, r := ctxOf(t), m.root()
-	m.user("init", "-no-color")
-	m.user("apply", "-auto-approve", "-no-color")
+	m.User("init", "-no-color")
+	m.User("apply", "-auto-approve", "-no-color")
 
 	u := m.tofu.Read(ctx, r)
 	if u.Root.Backend != "kubernetes" || u.Root.Serial == 0 || u.Root.AppliedAt.IsZero() || u.Root.LockUnread != "" || u.Root.Lock != nil {
@@ -38,7 +39,7 @@ terraform {
 		t.Fatalf("applied at %v: not the Secret's last write", u.Root.AppliedAt)
 	}
 
-	m.killedApply(func() bool {
+	m.KilledApply(func() bool {
 		l, _, err := m.tofu.ReadLock(ctx, r)
 		if err != nil {
 			t.Fatal(err)

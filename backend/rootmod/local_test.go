@@ -6,32 +6,11 @@ import (
 	"testing"
 
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/testkit/testtofu"
 )
 
-// sleepyModule's server is replaced when its size changes, and its
-// creation holds the apply for var.hold seconds (a local-exec provisioner:
-// no provider download).
-const sleepyModule = `
-variable "size" { default = "small" }
-variable "hold" { default = "0" }
-resource "terraform_data" "server" {
-  input            = { size = var.size }
-  triggers_replace = [var.size]
-  provisioner "local-exec" { command = "sleep ${var.hold}" }
-}
-resource "terraform_data" "zone" {
-  count = 2
-  input = "zone-${count.index}"
-}
-output "endpoint" { value = "db-${var.size}.internal" }
-output "password" {
-  value     = "hunter2-${var.size}"
-  sensitive = true
-}
-`
-
 func TestTofuLocalBackendReadPlanApplyAndStalePlan(t *testing.T) {
-	m := newModule(t, sleepyModule)
+	m := newModule(t, testtofu.Sleepy)
 	ctx, r := ctxOf(t), m.root()
 	if r.Key().Ref() != "root/default/"+r.Name {
 		t.Fatalf("key %s", r.Key().Ref())
@@ -42,8 +21,8 @@ func TestTofuLocalBackendReadPlanApplyAndStalePlan(t *testing.T) {
 		t.Fatalf("a module never applied: %+v", u.Root)
 	}
 
-	m.user("init", "-no-color")
-	m.user("apply", "-auto-approve", "-no-color")
+	m.User("init", "-no-color")
+	m.User("apply", "-auto-approve", "-no-color")
 	u = m.tofu.Read(ctx, r)
 	f := u.Root
 	if f.Serial == 0 || f.Lineage == "" || f.AppliedAt.IsZero() {
@@ -71,7 +50,7 @@ func TestTofuLocalBackendReadPlanApplyAndStalePlan(t *testing.T) {
 	}
 
 	// Drift out of band: somebody applies other values by hand.
-	m.user("apply", "-auto-approve", "-no-color", "-var", "size=large")
+	m.User("apply", "-auto-approve", "-no-color", "-var", "size=large")
 	if u = m.tofu.Read(ctx, r); u.Sync != model.SyncUnknown {
 		t.Fatalf("the plan was made against an older state: %v", u.Sync)
 	}
@@ -94,7 +73,7 @@ func TestTofuLocalBackendReadPlanApplyAndStalePlan(t *testing.T) {
 	if _, err := m.tofu.Apply(ctx, r, saved.ID, 0); err != nil {
 		t.Fatal(err)
 	}
-	if out := m.user("output", "-raw", "endpoint"); out != "db-small.internal" {
+	if out := m.User("output", "-raw", "endpoint"); out != "db-small.internal" {
 		t.Fatalf("after the apply the endpoint is %q", out)
 	}
 	if _, err := m.tofu.Apply(ctx, r, saved.ID, 0); err == nil {
@@ -102,29 +81,29 @@ func TestTofuLocalBackendReadPlanApplyAndStalePlan(t *testing.T) {
 	}
 
 	// A plan made stale by another apply is refused by tofu.
-	m.user("apply", "-auto-approve", "-no-color", "-var", "size=large")
+	m.User("apply", "-auto-approve", "-no-color", "-var", "size=large")
 	stale, err := m.tofu.Plan(ctx, r, "alice", 0, noOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.user("apply", "-auto-approve", "-no-color", "-var", "size=huge")
+	m.User("apply", "-auto-approve", "-no-color", "-var", "size=huge")
 	if _, err := m.tofu.Apply(ctx, r, stale.ID, 0); !errors.Is(err, ErrStalePlan) {
 		t.Fatalf("a stale plan: %v", err)
 	}
-	if out := m.user("output", "-raw", "endpoint"); out != "db-huge.internal" {
+	if out := m.User("output", "-raw", "endpoint"); out != "db-huge.internal" {
 		t.Fatalf("the stale plan changed the state: %q", out)
 	}
 }
 
 func TestTofuLocalLockIsReadWhileHeldAndGoneWithItsProcess(t *testing.T) {
-	m := newModule(t, sleepyModule)
+	m := newModule(t, testtofu.Sleepy)
 	ctx, r := ctxOf(t), m.root()
-	m.user("init", "-no-color")
-	m.user("apply", "-auto-approve", "-no-color")
+	m.User("init", "-no-color")
+	m.User("apply", "-auto-approve", "-no-color")
 	_ = m.tofu.Read(ctx, r) // initialises driftdeck's working data
 
 	var held *model.RootLock
-	m.killedApply(func() bool {
+	m.KilledApply(func() bool {
 		l, _, err := m.tofu.ReadLock(ctx, r)
 		if err != nil {
 			t.Fatal(err)
