@@ -85,6 +85,9 @@ func Examine(units []*model.Unit, now time.Time, o cmdline.Origin) []Finding {
 }
 
 func examine(u *model.Unit, now time.Time, o cmdline.Origin) (Finding, bool) {
+	if u.Root != nil {
+		return examineRoot(u, o)
+	}
 	f := Finding{Key: u.Key, Cause: u.Reason(), Rule: u.StuckRule}
 	switch {
 	case u.Run == model.Stuck:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/driftdeck/driftdeck/backend/config"
@@ -126,10 +127,33 @@ func FromConfig(modules []config.RootModule, dirs []string) ([]Root, error) {
 		}
 	}
 	for _, dir := range dirs {
-		list = append(list, Root{Dir: dir})
+		r, err := FromDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(list, func(c Root) bool { return c.Key() == r.Key() && sameDir(c.Dir, r.Dir) }) {
+			list = append(list, r) // the config's entry already reads it
+		}
 	}
 	if len(list) == 0 {
 		return nil, nil
 	}
 	return Check(list)
+}
+
+// sameDir tells whether two module paths name the same directory.
+func sameDir(a, b string) bool {
+	a, errA := filepath.Abs(a)
+	b, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && a == b
+}
+
+// Flags are the global flags a printed command needs to find the root
+// module of k in dir again: --root DIR when that names the same unit, else
+// none (the config's roots: name it, with its name or workspace).
+func Flags(k model.Key, dir string) []string {
+	if k.Namespace == DefaultWorkspace && k.Name == filepath.Base(dir) {
+		return []string{"--root", dir}
+	}
+	return nil
 }

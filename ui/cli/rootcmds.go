@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/cmdline"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -110,26 +112,14 @@ func printRootPlan(g *globals, r rootmod.Root, saved *rootmod.Saved) error {
 	if !saved.Changes {
 		return nil
 	}
-	fmt.Fprintf(g.errOut, "# apply exactly this plan: %s\n", strings.Join(strings.Fields("driftdeck "+rootFlagsOf(g, r)+" approve "+r.Key().Ref()+" --revision "+saved.ID), " ")+` --reason "..."`)
+	fmt.Fprintf(g.errOut, "# apply exactly this plan: %s --reason \"...\"\n", rootCommand(r, "approve", r.Key().Ref(), "--revision", saved.ID))
 	return &exitError{code: exitFailed, err: errDifferences}
 }
 
-// rootFlagsOf is the --root flag a printed command needs to find r again;
-// none for a root the config lists.
-func rootFlagsOf(g *globals, r rootmod.Root) string {
-	for _, dir := range g.roots {
-		if d, err := rootmod.FromDir(dir); err == nil && d.Key() == r.Key() {
-			return "--root " + shellQuote(r.Dir)
-		}
-	}
-	return ""
-}
-
-func shellQuote(s string) string {
-	if strings.ContainsAny(s, " \t'\"$`\\") {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	return s
+// rootCommand is a driftdeck command line on a root module, quoted for
+// sh, with the --root flag that finds it again when one does.
+func rootCommand(r rootmod.Root, args ...string) string {
+	return cmdline.Join(slices.Concat([]string{"driftdeck"}, rootmod.Flags(r.Key(), r.Dir), args)...)
 }
 
 // rootRunError classifies what tofu refused: a lock it could not take is a
@@ -321,7 +311,7 @@ func runRootDiff(g *globals, ref string) error {
 		return err
 	}
 	if rec == nil {
-		return &exitError{code: exitNotFound, err: fmt.Errorf("%s: no plan saved yet: run %s", k.Ref(), strings.Join(strings.Fields("driftdeck "+rootFlagsOf(g, t.root)+" plan "+k.Ref()), " "))}
+		return &exitError{code: exitNotFound, err: fmt.Errorf("%s: no plan saved yet: run %s", k.Ref(), rootCommand(t.root, "plan", k.Ref()))}
 	}
 	saved, err := t.tofu.ShowPlan(t.root, rec.ID, diff.Options{})
 	if err != nil {
