@@ -41,6 +41,7 @@ test:
 	export DRIFTDECK_FLUX_DIR=$$(sed -n 's/^DRIFTDECK_FLUX_DIR=//p' <<<"$$tools"); \
 	export DRIFTDECK_TOFU=$$(sed -n 's/^DRIFTDECK_TOFU=//p' <<<"$$tools"); \
 	export DRIFTDECK_HELM=$$(sed -n 's/^DRIFTDECK_HELM=//p' <<<"$$tools"); \
+	export DRIFTDECK_VERSITYGW=$$(sed -n 's/^DRIFTDECK_VERSITYGW=//p' <<<"$$tools"); \
 	export DRIFTDECK_PROMTOOL=$$(sed -n 's/^DRIFTDECK_PROMTOOL=//p' <<<"$$tools"); \
 	export DRIFTDECK_REQUIRE_CLUSTER=1; \
 	echo "$(strip go test -race -timeout 45m $(GOTESTFLAGS) $(PKGS))"; \

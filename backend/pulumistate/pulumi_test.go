@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"os/user"
@@ -14,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/driftdeck/driftdeck/backend/internal/helperbin/helperbintest"
 	"github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest"
+	"github.com/driftdeck/driftdeck/backend/pulumistate/objstore"
+	"github.com/driftdeck/driftdeck/backend/testkit/tests3"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
@@ -55,10 +59,36 @@ type thing struct{ pulumi.CustomResourceState }
 // leaves the stack locked with a pending operation; driftdeck shows both,
 // breaks the lock, clears the operation, and the next update succeeds.
 func TestPulumiKilledUpIsUnstuck(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(state, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	killedUpIsUnstuck(t, "file://"+state, state, nil)
+}
+
+// The same on Pulumi's s3:// backend, on a real S3 server (versitygw):
+// its lock and checkpoint are read and repaired through the
+// driftdeck-state helper; the bucket is a directory of the server, where
+// the checkpoint is checked byte for byte.
+func TestPulumiKilledUpOnS3IsUnstuck(t *testing.T) {
+	s3 := tests3.Start(t, "pulumistate")
+	env := map[string]string{}
+	for _, kv := range s3.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v) // for the helper driftdeck runs
+		env[k] = v     // for pulumi
+	}
+	t.Setenv(objstore.HelperEnv, helperbintest.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-state"))
+	killedUpIsUnstuck(t, s3.PulumiURL("pulumistate"), filepath.Join(s3.Dir, "pulumistate"), env)
+}
+
+// killedUpIsUnstuck plays the key scenario on the backend at url, whose
+// files are in the directory state; env is more of pulumi's environment.
+func killedUpIsUnstuck(t *testing.T, url, state string, env map[string]string) {
 	bin := pulumiruntest.CLI(t)
 	dir := t.TempDir()
-	plugins, state := filepath.Join(dir, "plugins"), filepath.Join(dir, "state")
-	for _, d := range []string{plugins, state, filepath.Join(dir, "work")} {
+	plugins := filepath.Join(dir, "plugins")
+	for _, d := range []string{plugins, filepath.Join(dir, "work")} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -80,20 +110,22 @@ func TestPulumiKilledUpIsUnstuck(t *testing.T) {
 		Runtime: workspace.NewProjectRuntimeInfo("go", nil),
 		Plugins: &workspace.Plugins{Providers: []workspace.PluginOptions{{Name: "slow", Path: plugins}}},
 	}
+	vars := map[string]string{
+		"PULUMI_BACKEND_URL":       url,
+		"PULUMI_CONFIG_PASSPHRASE": "test",
+		"PULUMI_SKIP_UPDATE_CHECK": "true",
+		"SLOW_CREATE":              "5m",
+	}
+	maps.Copy(vars, env)
 	stack, err := auto.UpsertStackInlineSource(ctx, "dev", "stuck", program,
 		auto.Project(project), auto.WorkDir(filepath.Join(dir, "work")), auto.PulumiHome(filepath.Join(dir, "home")),
 		auto.Pulumi(automation(t, bin)),
-		auto.EnvVars(map[string]string{
-			"PULUMI_BACKEND_URL":       "file://" + state,
-			"PULUMI_CONFIG_PASSPHRASE": "test",
-			"PULUMI_SKIP_UPDATE_CHECK": "true",
-			"SLOW_CREATE":              "5m",
-		}))
+		auto.EnvVars(vars))
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	be, err := Open(ctx, "file://"+state)
+	be, err := Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,8 @@ func (t *Tofu) ReadLock(ctx context.Context, r Root) (*model.RootLock, string, e
 		l, err = readLocalLock(r, be)
 	case "kubernetes":
 		l, err = readKubernetesLock(ctx, r, be)
+	case "s3":
+		l, err = readS3Lock(ctx, r, be)
 	default:
 		err = errLockNotRead{be.Type}
 	}

@@ -49,6 +49,10 @@ func (t *Tofu) stateWritten(ctx context.Context, r Root) time.Time {
 		if at, err := kubeStateWritten(ctx, r, be); err == nil {
 			return at
 		}
+	case "s3":
+		if at, err := s3StateWritten(ctx, r, be); err == nil {
+			return at
+		}
 	}
 	return time.Time{}
 }

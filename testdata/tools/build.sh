@@ -3,7 +3,7 @@
 # the Go module proxy into a cache directory outside the repository, keyed by version
 # and by the tools module's go.sum. Warm runs only check that the binaries exist.
 #
-# Usage: build.sh [--cached] [all|controlplane|pulumi|argocd|flux|opentofu|helm|promtool]
+# Usage: build.sh [--cached] [all|controlplane|pulumi|argocd|flux|opentofu|helm|versitygw|promtool]
 #   all        every tool set, built concurrently when missing
 #   --cached   never build: print what is cached; exit 3 when something is not
 #
@@ -15,6 +15,7 @@
 #   DRIFTDECK_FLUX_DIR=<dir with Flux's source-controller, kustomize-controller and crds/>
 #   DRIFTDECK_TOFU=<path of the tofu binary (OpenTofu), for real Terraform plans>
 #   DRIFTDECK_HELM=<path of the helm binary, which the Argo CD repo-server runs for Helm sources>
+#   DRIFTDECK_VERSITYGW=<path of versitygw, an S3 server for the s3 state backends>
 #   DRIFTDECK_PROMTOOL=<path of promtool (Debian's prometheus), for the alert rules>
 set -euo pipefail
 
@@ -31,6 +32,9 @@ tofu_version=v1.10.10
 # The helm the Argo CD repo-server runs, and the one driftdeck-render links: the same
 # release, so a local render of a Helm source equals the repo-server's.
 helm_version=v3.21.4
+# An S3-compatible server for OpenTofu's s3 backend (its lockfile too) and
+# Pulumi's s3:// state, without a cloud.
+versitygw_version=v1.8.0
 
 cached_only=false
 if [[ ${1:-} == --cached ]]; then
@@ -49,6 +53,7 @@ argocd_dir() { echo "$cache_root/argocd-$argocd_version-$(sum_key "$here/argocd"
 flux_dir() { echo "$cache_root/flux-$flux_version-$(sum_key "$here/flux")"; }
 tofu_dir() { echo "$cache_root/opentofu-$tofu_version-$(sum_key "$here/opentofu")"; }
 helm_dir() { echo "$cache_root/helm-$helm_version-$(sum_key "$here/helm")"; }
+versitygw_dir() { echo "$cache_root/versitygw-$versitygw_version-$(sum_key "$here/versitygw")"; }
 
 # with_lock DIR CMD...: runs CMD holding DIR.lock, so two builds of one tool (two
 # checkouts, or make test twice) never write the same directory at once.
@@ -310,6 +315,33 @@ helm() {
 	echo "DRIFTDECK_HELM=$out/helm"
 }
 
+compile_versitygw() {
+	local tmp=$1
+	(cd "$here/versitygw" && go build -trimpath -ldflags "-s -w" \
+		-o "$tmp/versitygw" github.com/versity/versitygw/cmd/versitygw)
+}
+
+build_versitygw() {
+	local out=$1
+	if [[ -x $out/versitygw ]]; then
+		log "versitygw $versitygw_version cached in $out"
+		return
+	fi
+	log "building versitygw $versitygw_version (cold: ~3.5 min on a busy 2-core machine)"
+	build "versitygw" "$out" compile_versitygw
+}
+
+versitygw() {
+	local out
+	out=$(versitygw_dir)
+	if $cached_only; then
+		[[ -x $out/versitygw ]] || { log "versitygw $versitygw_version not built yet (expected in $out)"; return 3; }
+	else
+		with_lock "$out" build_versitygw "$out"
+	fi
+	echo "DRIFTDECK_VERSITYGW=$out/versitygw"
+}
+
 # every builds all tool sets at once: each build has long phases that use one
 # core (downloads, links), which overlap well; peak memory is about 2.5 + 2 + 2 GB.
 every() {
@@ -321,11 +353,12 @@ every() {
 		flux || rc=$?
 		opentofu || rc=$?
 		helm || rc=$?
+		versitygw || rc=$?
 		redis || rc=$?
 		promtool || rc=$?
 		return $rc
 	fi
-	local tmp cp_pid pu_pid ar_pid fl_pid tf_pid hm_pid
+	local tmp cp_pid pu_pid ar_pid fl_pid tf_pid hm_pid vg_pid
 	tmp=$(mktemp -d)
 	control_plane >"$tmp/controlplane" &
 	cp_pid=$!
@@ -339,6 +372,8 @@ every() {
 	tf_pid=$!
 	helm >"$tmp/helm" &
 	hm_pid=$!
+	versitygw >"$tmp/versitygw" &
+	vg_pid=$!
 	redis >"$tmp/redis" || rc=$?
 	promtool >"$tmp/promtool" || rc=$?
 	wait $cp_pid || rc=$?
@@ -347,7 +382,8 @@ every() {
 	wait $fl_pid || rc=$?
 	wait $tf_pid || rc=$?
 	wait $hm_pid || rc=$?
-	cat "$tmp/controlplane" "$tmp/pulumi" "$tmp/argocd" "$tmp/flux" "$tmp/opentofu" "$tmp/helm" "$tmp/redis" "$tmp/promtool"
+	wait $vg_pid || rc=$?
+	cat "$tmp/controlplane" "$tmp/pulumi" "$tmp/argocd" "$tmp/flux" "$tmp/opentofu" "$tmp/helm" "$tmp/versitygw" "$tmp/redis" "$tmp/promtool"
 	rm -rf "$tmp"
 	return $rc
 }
@@ -359,7 +395,8 @@ case $what in
 	flux) flux ;;
 	opentofu) opentofu ;;
 	helm) helm ;;
+	versitygw) versitygw ;;
 	promtool) promtool ;;
 	all) every ;;
-	*) echo "usage: $0 [--cached] [all|controlplane|pulumi|argocd|flux|opentofu|helm|promtool]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--cached] [all|controlplane|pulumi|argocd|flux|opentofu|helm|versitygw|promtool]" >&2; exit 2 ;;
 esac
