@@ -211,6 +211,9 @@ func Reset(dir string) (bool, error) {
 	if err := os.RemoveAll(keptBackend(dir)); err != nil {
 		return false, err
 	}
+	if err := os.RemoveAll(rootsDir(dir)); err != nil {
+		return false, err
+	}
 	err := os.Remove(StateFile(dir))
 	if errors.Is(err, os.ErrNotExist) {
 		return statErr == nil, nil

@@ -77,7 +77,7 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 		if err := f.Add(ctx, c, g.namespaces()...); err != nil {
 			return nil, err
 		}
-		return f, addRoots(ctx, g, f)
+		return f, addRoots(ctx, g, f, tolerant)
 	}
 	names, err := contextNames(g)
 	if err != nil && !onlyRoots(g, err) {
@@ -104,7 +104,7 @@ func connect(ctx context.Context, g *globals, th model.Thresholds, tolerant bool
 			return nil, &exitError{code: exitUnreachable, err: fmt.Errorf("cluster unreachable: %w", err)}
 		}
 	}
-	return f, addRoots(ctx, g, f)
+	return f, addRoots(ctx, g, f, tolerant)
 }
 
 // argoRoutes are the ways to the contexts' Argo CD instances through

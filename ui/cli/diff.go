@@ -177,7 +177,7 @@ codes below.`,
 
 func runDiff(ctx context.Context, g *globals, ref string) error {
 	if isRootRef(ref) {
-		return runRootDiff(g, ref)
+		return runRootDiff(ctx, g, ref)
 	}
 	set, k, err := connectUnit(ctx, g, ref)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/cmdline"
 	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/diff"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/rootmod"
@@ -49,9 +50,9 @@ type rootTarget struct {
 	tofu *rootmod.Tofu
 }
 
-// findRoot finds a root module unit among those selected: no cluster is
-// needed.
-func findRoot(g *globals, k model.Key) (*rootTarget, error) {
+// findRoot finds a root module unit among those selected (the demo's too,
+// with --demo): no cluster is needed.
+func findRoot(ctx context.Context, g *globals, k model.Key) (*rootTarget, error) {
 	cfg, err := config.Load(config.DefaultPath())
 	if err != nil {
 		return nil, usageError(err)
@@ -60,16 +61,31 @@ func findRoot(g *globals, k model.Key) (*rootTarget, error) {
 	if err != nil {
 		return nil, err
 	}
+	tofu, tofuErr := tofuOf(cfg)
+	if g.demo && tofuErr == nil {
+		dir, err := stateDir()
+		if err != nil {
+			return nil, err
+		}
+		demoRoots, err := demo.Roots(ctx, dir, tofu)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, demoRoots...)
+	}
 	for _, r := range list {
 		if r.Key() == (model.Key{Engine: k.Engine, Namespace: k.Namespace, Name: k.Name}) {
-			tofu, err := tofuOf(cfg)
-			if err != nil {
-				return nil, err
+			if tofuErr != nil {
+				return nil, tofuErr
 			}
 			return &rootTarget{root: r, tofu: tofu}, nil
 		}
 	}
-	return nil, &exitError{code: exitNotFound, err: fmt.Errorf("%s: no such root module (give its directory with --root, or list it under roots: in the config)", k.Ref())}
+	why := "give its directory with --root, or list it under roots: in the config"
+	if g.demo && tofuErr != nil {
+		why = "the demo's root modules are read with tofu, which is not installed: " + tofuErr.Error()
+	}
+	return nil, &exitError{code: exitNotFound, err: fmt.Errorf("%s: no such root module (%s)", k.Ref(), why)}
 }
 
 func parseRootRef(ref string) (model.Key, error) {
@@ -91,7 +107,7 @@ func runRootPlan(ctx context.Context, g *globals, ref string, lockWait time.Dura
 	if k.Engine != model.EngineRoot {
 		return usageError(fmt.Errorf("%s: plan runs on root modules (root/<workspace>/<name>); for a Terraform of tofu-controller use `driftdeck diff %s`", ref, k.Ref()))
 	}
-	t, err := findRoot(g, k)
+	t, err := findRoot(ctx, g, k)
 	if err != nil {
 		return err
 	}
@@ -166,7 +182,7 @@ func runRootAction(ctx context.Context, g *globals, kind actions.Kind, o *action
 	if err := confirmable(g, o.yes, string(kind)); err != nil {
 		return err
 	}
-	t, err := findRoot(g, k)
+	t, err := findRoot(ctx, g, k)
 	if err != nil {
 		return err
 	}
@@ -297,12 +313,12 @@ func isRootRef(ref string) bool {
 
 // runRootDiff prints the plan of a root module saved last: what an
 // approve applies.
-func runRootDiff(g *globals, ref string) error {
+func runRootDiff(ctx context.Context, g *globals, ref string) error {
 	k, err := parseRootRef(ref)
 	if err != nil {
 		return err
 	}
-	t, err := findRoot(g, k)
+	t, err := findRoot(ctx, g, k)
 	if err != nil {
 		return err
 	}

@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/rootmod"
+	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
 // rootsOf are the root modules read: the config's roots, each workspace
@@ -34,22 +37,55 @@ func tofuOf(cfg *config.Config) (*rootmod.Tofu, error) {
 	return rootmod.New(bin, "")
 }
 
-// addRoots reads the selected root modules into the fleet.
-func addRoots(ctx context.Context, g *globals, f *fleet.Fleet) error {
+// addRoots reads the selected root modules into the fleet; on the demo,
+// its own too when tofu is installed (the workbench, live, also runs the
+// apply that holds one's lock).
+func addRoots(ctx context.Context, g *globals, f *fleet.Fleet, live bool) error {
 	cfg, err := config.Load(config.DefaultPath())
 	if err != nil {
 		return usageError(err)
 	}
 	list, err := rootsOf(g, cfg)
-	if err != nil || len(list) == 0 {
-		return err
-	}
-	tofu, err := tofuOf(cfg)
 	if err != nil {
 		return err
 	}
-	f.AddRoots(ctx, tofu, list)
+	tofu, err := tofuOf(cfg)
+	switch {
+	case err != nil && len(list) > 0:
+		return err
+	case err != nil:
+		return nil
+	}
+	if g.demo && (g.engines == nil || slices.Contains(g.engines, model.EngineRoot)) {
+		demoRoots, err := demoRootsOf(ctx, g, f, tofu, live)
+		if err != nil {
+			return err
+		}
+		list = append(list, demoRoots...)
+	}
+	if len(list) > 0 {
+		f.AddRoots(ctx, tofu, list)
+	}
 	return nil
+}
+
+// demoRootsOf are the demo's root modules, made with tofu the first time.
+func demoRootsOf(ctx context.Context, g *globals, f *fleet.Fleet, tofu *rootmod.Tofu, live bool) ([]rootmod.Root, error) {
+	dir, err := stateDir()
+	if err != nil {
+		return nil, err
+	}
+	list, err := demo.Roots(ctx, dir, tofu)
+	if err != nil || !live {
+		return list, err
+	}
+	go func() {
+		held := func() { f.RereadRoot(model.Key{Engine: model.EngineRoot, Namespace: rootmod.DefaultWorkspace, Name: "peering"}) }
+		if err := demo.HoldLock(ctx, dir, tofu, held); err != nil && ctx.Err() == nil {
+			fmt.Fprintln(g.errOut, "demo:", safetext.Visible(err.Error()))
+		}
+	}()
+	return list, nil
 }
 
 // onlyRoots tells whether the missing kubeconfig can be passed over:

@@ -118,3 +118,61 @@ func TestDemoAgentPlansRootModulesOnASchedule(t *testing.T) {
 		t.Errorf("a scheduled plan applied something: the endpoint is %q", got)
 	}
 }
+
+// With tofu installed the demo has root modules in every state, made with
+// it the first time and kept: one in sync, one drifted by a hand edit and
+// one with a resource added in its code (each plan waiting), one never
+// planned; applying a waiting plan and planning again brings it in sync,
+// and reset makes them afresh.
+func TestDemoRootModulesInEveryState(t *testing.T) {
+	isolate(t)
+	bin := testcluster.Tool(t, "DRIFTDECK_TOFU", "opentofu")
+	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("TF_CLI_CONFIG_FILE", filepath.Join(t.TempDir(), "none.tfrc"))
+	rows := func() map[string]string {
+		t.Helper()
+		code, out, stderr := run(t, "--demo", "status", "--engine", "root")
+		if code != 0 {
+			t.Fatalf("status: exit %d\n%s%s", code, out, stderr)
+		}
+		got := map[string]string{}
+		for _, l := range strings.Split(out, "\n")[1:] {
+			if f := strings.Fields(l); len(f) > 0 {
+				got[f[0]] = strings.Join(f[1:], " ")
+			}
+		}
+		return got
+	}
+	want := map[string]string{
+		"root/default/network": "in sync healthy manual idle",
+		"root/default/dns":     "drifted healthy manual awaiting approval",
+		"root/default/edge":    "drifted healthy manual awaiting approval",
+		"root/default/peering": "unknown healthy manual idle",
+	}
+	check := func(got map[string]string) {
+		t.Helper()
+		for ref, state := range want {
+			if !strings.HasPrefix(got[ref], state) {
+				t.Errorf("%s: %q, want %q", ref, got[ref], state)
+			}
+		}
+	}
+	got := rows()
+	check(got)
+	if !strings.Contains(got["root/default/edge"], "Plan: 1 to add") || !strings.Contains(got["root/default/dns"], "1 to change") {
+		t.Errorf("the waiting plans' summaries:\n%v", got)
+	}
+	if code, out, stderr := run(t, "--demo", "approve", "root/default/dns", "--reason", "INC-3 undo the hand edit", "--yes"); code != 0 || !strings.Contains(out, "done: applied plan") {
+		t.Fatalf("approve of dns: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, _, stderr := run(t, "--demo", "plan", "root/default/dns"); code != 0 || !strings.Contains(stderr, "No changes.") {
+		t.Fatalf("plan of dns after its apply: exit %d\n%s", code, stderr)
+	}
+	if got := rows(); !strings.HasPrefix(got["root/default/dns"], "in sync") {
+		t.Errorf("dns after its apply and a plan: %q", got["root/default/dns"])
+	}
+	if code, _, stderr := run(t, "--demo", "reset"); code != 0 {
+		t.Fatalf("reset: exit %d\n%s", code, stderr)
+	}
+	check(rows())
+}

@@ -1,0 +1,190 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/diff"
+	"github.com/driftdeck/driftdeck/backend/rootmod"
+)
+
+// The demo's Terraform root modules, outside its cluster as they would be
+// in a repository: real modules of terraform_data resources (no provider,
+// no network) with the local backend, in the demo's state directory, made
+// and brought into their states with the user's own tofu the first time,
+// and kept with the rest of the demo (reset removes them):
+//
+//   - network: applied, planned since: in sync;
+//   - dns: a record changed by hand with another apply, found by a plan:
+//     drifted, its plan waiting to be applied;
+//   - edge: a resource added to the code, planned: a plan waiting to be
+//     applied;
+//   - peering: an apply that runs for as long as the workbench does, and
+//     holds the state lock meanwhile (HoldLock).
+//
+// Without tofu on PATH the demo has none: they are what tofu reads.
+
+// rootsDir is where the demo keeps its root modules.
+func rootsDir(stateDir string) string { return filepath.Join(stateDir, "demo", "roots") }
+
+// demoRoot is one module of the demo and how it is brought into its state.
+type demoRoot struct {
+	name, config string
+	// byHand are the applies its user made, in order (each a -var list).
+	byHand [][]string
+	// edited, when set, replaces main.tf after them (a change in the code).
+	edited string
+	// planned: driftdeck planned it once since.
+	planned bool
+}
+
+const demoNetwork = `
+variable "cidr" { default = "10.40.0.0/16" }
+resource "terraform_data" "vpc" { input = { cidr = var.cidr, name = "prod" } }
+resource "terraform_data" "subnet" {
+  count = 3
+  input = cidrsubnet(var.cidr, 4, count.index)
+}
+output "vpc_cidr" { value = var.cidr }
+`
+
+const demoDNS = `
+variable "ttl" { default = 300 }
+resource "terraform_data" "zone" { input = "prod.example.com" }
+resource "terraform_data" "api_record" { input = { name = "api", ttl = var.ttl, target = "lb-prod-1" } }
+output "zone" { value = "prod.example.com" }
+output "admin_token" {
+  value     = "demo-token-do-not-show"
+  sensitive = true
+}
+`
+
+const demoEdge = `
+resource "terraform_data" "lb" { input = { name = "edge-prod", listeners = [80, 443] } }
+`
+
+const demoPeering = `
+variable "hold" { default = "0" }
+variable "peer" { default = "shared-services" }
+resource "terraform_data" "peering" {
+  input            = var.peer
+  triggers_replace = [var.peer]
+  provisioner "local-exec" { command = "sleep ${var.hold}" }
+}
+`
+
+var demoRoots = []demoRoot{
+	{name: "network", config: demoNetwork, byHand: [][]string{nil}, planned: true},
+	{name: "dns", config: demoDNS, byHand: [][]string{nil, {"-var", "ttl=30"}}, planned: true},
+	{name: "edge", config: demoEdge, byHand: [][]string{nil},
+		edited: demoEdge + `resource "terraform_data" "cdn" { input = { origin = "edge-prod", cache = "1h" } }` + "\n", planned: true},
+	{name: "peering", config: demoPeering, byHand: [][]string{nil}},
+}
+
+// Roots are the demo's root modules, made the first time with tofu (bin).
+func Roots(ctx context.Context, stateDir string, tofu *rootmod.Tofu) ([]rootmod.Root, error) {
+	dir := rootsDir(stateDir)
+	done := filepath.Join(dir, ".made")
+	var roots []rootmod.Root
+	for _, d := range demoRoots {
+		roots = append(roots, rootmod.Root{Name: d.name, Dir: filepath.Join(dir, d.name), Workspace: rootmod.DefaultWorkspace})
+	}
+	if _, err := os.Stat(done); err == nil {
+		return roots, nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	for i, d := range demoRoots {
+		if err := d.make(ctx, roots[i], tofu); err != nil {
+			return nil, fmt.Errorf("the demo's root module %s: %w", d.name, err)
+		}
+	}
+	return roots, os.WriteFile(done, nil, 0o600)
+}
+
+func (d demoRoot) make(ctx context.Context, r rootmod.Root, tofu *rootmod.Tofu) error {
+	if err := os.MkdirAll(r.Dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(r.Dir, "main.tf"), []byte(d.config), 0o600); err != nil {
+		return err
+	}
+	if err := byHand(ctx, tofu.Bin, r.Dir, "init", "-input=false", "-no-color"); err != nil {
+		return err
+	}
+	for _, vars := range d.byHand {
+		if err := byHand(ctx, tofu.Bin, r.Dir, append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, vars...)...); err != nil {
+			return err
+		}
+	}
+	if d.edited != "" {
+		if err := os.WriteFile(filepath.Join(r.Dir, "main.tf"), []byte(d.edited), 0o600); err != nil {
+			return err
+		}
+	}
+	if d.planned {
+		if _, err := tofu.Plan(ctx, r, "demo@driftdeck", 0, diff.Options{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// byHand runs tofu in a module as its user would, with its own .terraform.
+func byHand(ctx context.Context, bin, dir string, args ...string) error {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TF_IN_AUTOMATION=1", "TF_INPUT=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("tofu %s: %w\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// HoldLock starts the apply of the demo's peering module that holds its
+// state lock until ctx ends (then it is interrupted, and tofu lets the
+// lock go); held is called once it holds it.
+func HoldLock(ctx context.Context, stateDir string, tofu *rootmod.Tofu, held func()) error {
+	r := rootmod.Root{Name: "peering", Dir: filepath.Join(rootsDir(stateDir), "peering"), Workspace: rootmod.DefaultWorkspace}
+	cmd := exec.Command(tofu.Bin, "apply", "-auto-approve", "-input=false", "-no-color", "-var", "hold=86400", "-var", "peer=partner-vpc")
+	cmd.Dir = r.Dir
+	cmd.Env = append(os.Environ(), "TF_IN_AUTOMATION=1", "TF_INPUT=0")
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+			}
+		case <-exited:
+		}
+	}()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if l, _, err := tofu.ReadLock(ctx, r); err == nil && l != nil {
+			held()
+			return nil
+		}
+		select {
+		case <-exited:
+			return errors.New("the demo's long apply ended at once")
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+	}
+	return errors.New("the demo's long apply did not take the lock within a minute")
+}
