@@ -80,7 +80,9 @@ func demoRootsOf(ctx context.Context, g *globals, f *fleet.Fleet, tofu *rootmod.
 		return list, err
 	}
 	go func() {
-		held := func() { f.RereadRoot(model.Key{Engine: model.EngineRoot, Namespace: rootmod.DefaultWorkspace, Name: "peering"}) }
+		held := func() {
+			f.RereadRoot(model.Key{Engine: model.EngineRoot, Namespace: rootmod.DefaultWorkspace, Name: "peering"})
+		}
 		if err := demo.HoldLock(ctx, dir, tofu, held); err != nil && ctx.Err() == nil {
 			fmt.Fprintln(g.errOut, "demo:", safetext.Visible(err.Error()))
 		}
