@@ -216,11 +216,25 @@ func Load(path string) (*Config, error) {
 		if r.Path == "" {
 			return nil, fmt.Errorf("config %s: roots[%d]: no path", path, i)
 		}
-		if !filepath.IsAbs(r.Path) {
+		c.Roots[i].Path = ExpandHome(r.Path)
+		if !filepath.IsAbs(c.Roots[i].Path) {
 			c.Roots[i].Path = filepath.Join(filepath.Dir(path), r.Path)
 		}
 	}
+	for i := range c.Stacks {
+		c.Stacks[i].Dir = ExpandHome(c.Stacks[i].Dir)
+	}
 	return c, nil
+}
+
+// ExpandHome reads a leading ~/ as the home directory, as a shell would.
+func ExpandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
 }
 
 // StuckThresholds returns the thresholds, defaults filled in.

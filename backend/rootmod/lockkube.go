@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/model"
 )
 
@@ -65,11 +63,11 @@ func kubeBackendConfig(be backendInfo) (*rest.Config, error) {
 	}
 	rules := &clientcmd.ClientConfigLoadingRules{}
 	if p := be.setting("config_path", "KUBE_CONFIG_PATH", ""); p != "" {
-		rules.ExplicitPath = expandHome(p)
+		rules.ExplicitPath = config.ExpandHome(p)
 	} else if ps, ok := be.Config["config_paths"].([]any); ok && len(ps) > 0 {
 		for _, p := range ps {
 			if s, ok := p.(string); ok {
-				rules.Precedence = append(rules.Precedence, expandHome(s))
+				rules.Precedence = append(rules.Precedence, config.ExpandHome(s))
 			}
 		}
 	} else {
@@ -77,15 +75,6 @@ func kubeBackendConfig(be backendInfo) (*rest.Config, error) {
 	}
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: be.setting("config_context", "KUBE_CTX", "")}
 	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
-}
-
-func expandHome(p string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, rest)
-		}
-	}
-	return p
 }
 
 func readKubernetesLock(ctx context.Context, r Root, be backendInfo) (*model.RootLock, error) {
