@@ -56,8 +56,11 @@ type RootModule struct {
 	// Name of its units (default: the directory's name).
 	Name string `json:"name,omitempty"`
 	// Path is the module's directory; a relative path is relative to the
-	// config file.
-	Path string `json:"path"`
+	// config file. Either Path or Git.
+	Path string `json:"path,omitempty"`
+	// Git is a repository the module is checked out from, at Ref (a
+	// branch, a tag or a full commit), in its directory Dir.
+	Git *RootGit `json:"git,omitempty"`
 	// Workspaces are its units, root/<workspace>/<name> (default: default).
 	Workspaces []string `json:"workspaces,omitempty"`
 	// VarFiles are passed to every plan, relative to the module.
@@ -165,6 +168,13 @@ type StackProgram struct {
 	Env []string `json:"env,omitempty"`
 }
 
+// RootGit is where in a Git repository a root module lives.
+type RootGit struct {
+	URL string `json:"url"`
+	Ref string `json:"ref,omitempty"` // default: the remote's HEAD
+	Dir string `json:"dir,omitempty"` // default: the repository's root
+}
+
 // Duration reads "10m" style durations.
 type Duration time.Duration
 
@@ -213,8 +223,15 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	for i, r := range c.Roots {
-		if r.Path == "" {
-			return nil, fmt.Errorf("config %s: roots[%d]: no path", path, i)
+		switch {
+		case r.Git != nil && r.Path != "":
+			return nil, fmt.Errorf("config %s: roots[%d]: a path or git, not both", path, i)
+		case r.Git != nil && r.Git.URL == "":
+			return nil, fmt.Errorf("config %s: roots[%d]: git: no url", path, i)
+		case r.Git != nil:
+			continue
+		case r.Path == "":
+			return nil, fmt.Errorf("config %s: roots[%d]: no path (nor git)", path, i)
 		}
 		c.Roots[i].Path = ExpandHome(r.Path)
 		if !filepath.IsAbs(c.Roots[i].Path) {

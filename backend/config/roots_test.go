@@ -33,7 +33,7 @@ func TestRootModulePathsAreReadFromWhereTheConfigSays(t *testing.T) {
 		t.Errorf("a schedule under a minute: %v", err)
 	}
 	write("roots:\n  - name: network\n")
-	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "roots[0]: no path") {
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "roots[0]: no path (nor git)") {
 		t.Errorf("a root without a path: %v", err)
 	}
 }

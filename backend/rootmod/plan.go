@@ -34,6 +34,9 @@ func (t *Tofu) plansDir(r Root) string { return filepath.Join(t.workDir(r), "pla
 // on for at most lockWait) and saves the plan file under its digest.
 func (t *Tofu) Plan(ctx context.Context, r Root, by string, lockWait time.Duration, opts diff.Options) (*Saved, error) {
 	defer t.lock(r)()
+	if err := ensureSource(ctx, r, true); err != nil {
+		return nil, err
+	}
 	dir := t.plansDir(r)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,6 +31,10 @@ type Root struct {
 	// BackendConfig are the -backend-config values of init (key=value, or a
 	// file).
 	BackendConfig []string
+	// Git, when set, is the repository Dir is checked out from: into
+	// checkout, driftdeck's own clone of it.
+	Git      *config.RootGit
+	checkout string
 }
 
 // Key is the unit's key: root/<workspace>/<name>, in no cluster context.
@@ -75,7 +80,7 @@ func (r *Root) complete() error {
 	if strings.Contains(r.Name, "/") || strings.Contains(r.Workspace, "/") {
 		return fmt.Errorf("root module %s: a name or workspace cannot hold '/'", abs)
 	}
-	if !hasConfig(abs) {
+	if r.Git == nil && !hasConfig(abs) {
 		return fmt.Errorf("root module %s: no .tf or .tofu files there", abs)
 	}
 	return nil
@@ -123,7 +128,13 @@ func FromConfig(modules []config.RootModule, dirs []string) ([]Root, error) {
 			workspaces = []string{DefaultWorkspace}
 		}
 		for _, ws := range workspaces {
-			list = append(list, Root{Name: rm.Name, Dir: rm.Path, Workspace: ws, VarFiles: rm.VarFiles, BackendConfig: rm.BackendConfig})
+			r := Root{Name: rm.Name, Dir: rm.Path, Workspace: ws, VarFiles: rm.VarFiles, BackendConfig: rm.BackendConfig}
+			if rm.Git != nil {
+				if err := r.fromGit(rm.Git); err != nil {
+					return nil, err
+				}
+			}
+			list = append(list, r)
 		}
 	}
 	for _, dir := range dirs {
@@ -154,6 +165,28 @@ func sameDir(a, b string) bool {
 func Flags(k model.Key, dir string) []string {
 	if k.Namespace == DefaultWorkspace && k.Name == filepath.Base(dir) {
 		return []string{"--root", dir}
+	}
+	return nil
+}
+
+// fromGit places the root in driftdeck's checkout of g: the same
+// repository and ref always find the same checkout.
+func (r *Root) fromGit(g *config.RootGit) error {
+	cache, err := DefaultCache()
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256([]byte(g.URL + "\x00" + g.Ref))
+	r.Git, r.checkout = g, filepath.Join(cache, "git", hex.EncodeToString(sum[:8]))
+	r.Dir = filepath.Join(r.checkout, filepath.FromSlash(g.Dir))
+	if rel, err := filepath.Rel(r.checkout, r.Dir); err != nil || strings.HasPrefix(rel, "..") {
+		return fmt.Errorf("root module %s: dir %q leaves the repository", g.URL, g.Dir)
+	}
+	if r.Name == "" {
+		r.Name = strings.TrimSuffix(path.Base(strings.TrimSuffix(g.URL, "/")), ".git")
+		if g.Dir != "" {
+			r.Name = path.Base(g.Dir)
+		}
 	}
 	return nil
 }

@@ -45,15 +45,22 @@ func Find(configured string) (string, error) {
 	return "", ErrNoBinary
 }
 
-// New runs bin with working data under cache (driftdeck's cache directory
-// when "").
+// DefaultCache is where root modules' working data and checkouts live.
+func DefaultCache() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory for root modules' working data: %w", err)
+	}
+	return filepath.Join(dir, "driftdeck", "roots"), nil
+}
+
+// New runs bin with working data under cache (DefaultCache when "").
 func New(bin, cache string) (*Tofu, error) {
 	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			return nil, fmt.Errorf("no cache directory for root modules' working data: %w", err)
+		var err error
+		if cache, err = DefaultCache(); err != nil {
+			return nil, err
 		}
-		cache = filepath.Join(dir, "driftdeck", "roots")
 	}
 	return &Tofu{Bin: bin, Cache: cache, roots: map[string]*sync.Mutex{}}, nil
 }
@@ -172,9 +179,13 @@ func needsInit(err error) bool {
 		strings.Contains(re.Stderr, "Module not installed"))
 }
 
-// runInit runs a command after init; once more after a re-init when the
-// module's backend or providers changed since the last.
+// runInit runs a command after init (and after a checkout, for a module
+// from Git); once more after a re-init when the module's backend or
+// providers changed since the last.
 func (t *Tofu) runInit(ctx context.Context, r Root, args ...string) ([]byte, int, error) {
+	if err := ensureSource(ctx, r, false); err != nil {
+		return nil, 0, err
+	}
 	if err := t.ensureInit(ctx, r); err != nil {
 		return nil, 0, err
 	}
