@@ -21,6 +21,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/rootmod"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
@@ -87,6 +88,10 @@ func TestClusterAlertRulesFireOnSeriesScrapedFromAnAgent(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	fl.AddRetrying(ctx, gone, w.ns)
+	// A root module whose last plan changes something, as the agent's
+	// scheduled plans leave it in the model.
+	fl.Store.Put(rootmod.Unit(rootmod.Root{Name: "network", Dir: "/src/network", Workspace: "default"}, &model.RootFacts{
+		Serial: 3, Plan: &model.RootPlan{ID: "cdf60e93", Serial: 3, Changes: true, Summary: "Plan: 0 to add, 1 to change, 0 to destroy."}}))
 	a := w.agentOn(fl, &Election{Context: "test", Client: w.kc.Kube, Namespace: w.ns, Name: "driftdeck-agent", Identity: "this-replica", LeaseDuration: 3 * time.Second})
 	start(t, a)
 	testcluster.Eventually(t, 20*time.Second, "the agent serving a stuck unit and an expired pause", func() bool {
@@ -124,6 +129,7 @@ func TestClusterAlertRulesFireOnSeriesScrapedFromAnAgent(t *testing.T) {
 		"DriftdeckFreezeExpiredNotResumed": unit,
 		"DriftdeckNoAgentLeads":            {"context": "test"},
 		"DriftdeckWatchDisconnected":       {"context": "gone"},
+		"DriftdeckRootModuleDrifted":       {"engine": "root", "namespace": "default"},
 	}
 	var checks []map[string]any
 	for _, g := range f.Groups {
