@@ -39,13 +39,7 @@ terraform {
 		t.Fatalf("applied at %v: not the Secret's last write", u.Root.AppliedAt)
 	}
 
-	m.KilledApply(func() bool {
-		l, _, err := m.tofu.ReadLock(ctx, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l != nil
-	}, "-var", "size=large", "-var", "hold=60")
+	m.killedApply(ctx, r)
 
 	u = m.tofu.Read(ctx, r)
 	l := u.Root.Lock

@@ -102,15 +102,7 @@ func TestTofuLocalLockIsReadWhileHeldAndGoneWithItsProcess(t *testing.T) {
 	m.User("apply", "-auto-approve", "-no-color")
 	_ = m.tofu.Read(ctx, r) // initialises driftdeck's working data
 
-	var held *model.RootLock
-	m.KilledApply(func() bool {
-		l, _, err := m.tofu.ReadLock(ctx, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		held = l
-		return l != nil && l.ID != ""
-	}, "-var", "size=large", "-var", "hold=60")
+	held := m.killedApply(ctx, r)
 	if held.Operation != "OperationTypeApply" || !strings.Contains(held.Who, "(pid ") || held.Created.IsZero() {
 		t.Fatalf("the lock while the apply ran: %+v", held)
 	}

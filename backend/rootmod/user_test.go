@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/diff"
+	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/testkit/testtofu"
 )
 
@@ -44,3 +45,20 @@ func ctxOf(t testing.TB) context.Context {
 }
 
 var noOpts = diff.Options{}
+
+// killedApply has the user start an apply that holds r's lock for a minute
+// and kills it once driftdeck reads the lock, which it returns as read
+// while held.
+func (m *module) killedApply(ctx context.Context, r Root) *model.RootLock {
+	m.t.Helper()
+	var held *model.RootLock
+	m.KilledApply(func() bool {
+		l, _, err := m.tofu.ReadLock(ctx, r)
+		if err != nil {
+			m.t.Fatal(err)
+		}
+		held = l
+		return l != nil && l.ID != ""
+	}, "-var", "size=large", "-var", "hold=60")
+	return held
+}

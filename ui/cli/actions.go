@@ -14,7 +14,6 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argoapi"
-	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/safetext"
@@ -334,11 +333,7 @@ func (o *actionOpts) request(kind actions.Kind) (actions.Request, error) {
 // newExecutor writes to the clusters, and to Argo CD through argo's API
 // server where that is a context's route (nil: none).
 func newExecutor(g *globals, clusters func(string) (*kube.Cluster, bool), argo func(string) (*argoapi.Client, bool)) (*actions.Executor, error) {
-	path, err := audit.DefaultPath()
-	if err != nil {
-		return nil, err
-	}
-	log, err := audit.Open(path)
+	log, err := openAudit()
 	if err != nil {
 		return nil, err
 	}

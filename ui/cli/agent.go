@@ -13,7 +13,6 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/agent"
 	"github.com/driftdeck/driftdeck/backend/agent/securemetrics"
-	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/headless"
@@ -105,13 +104,9 @@ func runAgent(ctx context.Context, g *globals, o *agentOpts) error {
 			return err
 		}
 	}
-	path, err := audit.DefaultPath()
+	log, err := openAudit()
 	if err != nil {
 		return err
-	}
-	log, err := audit.Open(path)
-	if err != nil {
-		return fmt.Errorf("%w (set XDG_STATE_HOME to a writable directory)", err)
 	}
 	h := headless.Options{Clusters: clusters, Namespace: g.namespace(), Config: cfg, Rules: rules, Audit: log,
 		ReadOnly: g.readOnly, DryRun: g.dryRun, Interval: o.interval,

@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
-	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/changereq"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/fleet"
@@ -37,13 +35,9 @@ func (s *service) ResourceTree(ctx context.Context, k model.Key) (*restree.Tree,
 // newService wires the executor and describer to a fleet, with the audit log
 // in the XDG state directory.
 func newService(ctx context.Context, g *globals, f *fleet.Fleet, cfg *config.Config) (*service, error) {
-	path, err := audit.DefaultPath()
+	log, err := openAudit()
 	if err != nil {
 		return nil, err
-	}
-	log, err := audit.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w (set XDG_STATE_HOME to a writable directory)", err)
 	}
 	differ, err := newDiffer(ctx, g, f.Cluster, f.ArgoAPI)
 	if err != nil {

@@ -274,6 +274,19 @@ func stateDir() (string, error) {
 	return filepath.Dir(path), nil
 }
 
+// openAudit opens the local audit log every write is recorded in.
+func openAudit() (*audit.Log, error) {
+	path, err := audit.DefaultPath()
+	if err != nil {
+		return nil, err
+	}
+	log, err := audit.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w (set XDG_STATE_HOME to a writable directory)", err)
+	}
+	return log, nil
+}
+
 // startDemo starts the demo control plane, from the state the last --demo
 // command kept (Main keeps it when the command ends). Its one context is named
 // demo.ContextName: a --context naming another is an unknown context, as it

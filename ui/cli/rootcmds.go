@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
-	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/cmdline"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/demo"
@@ -157,11 +156,7 @@ func rootRunError(err error) error {
 
 // rootOps are the guarded writes of the command line.
 func rootOps(g *globals, t *rootTarget) (*rootmod.Ops, error) {
-	path, err := audit.DefaultPath()
-	if err != nil {
-		return nil, err
-	}
-	log, err := audit.Open(path)
+	log, err := openAudit()
 	if err != nil {
 		return nil, err
 	}
