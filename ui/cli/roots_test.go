@@ -53,6 +53,15 @@ func TestRootModulePlanApproveAndStaleRefusalFromTheCommandLine(t *testing.T) {
 		t.Fatalf("plan of a drifted module: exit %d, want 1 with the command that applies it\n%s%s", code, out, stderr)
 	}
 	id := hint[3]
+	code, out, stderr = run(t, "--root", m.Dir, "status", ref, "-o", "json")
+	for _, want := range []string{`"backend": "local"`, `"serial": 2`, `"id": "` + id + `"`, `"changes": true`, `"current": true`, `"password"`} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("status -o json lacks %s (exit %d)\n%s%s", want, code, out, stderr)
+		}
+	}
+	if strings.Contains(out, "hunter2") {
+		t.Errorf("status -o json shows a sensitive output's value:\n%s", out)
+	}
 	if code, _, stderr = run(t, "--root", m.Dir, "approve", ref, "--revision", id, "--yes"); code != exitUsage || !strings.Contains(stderr, "--reason is required") {
 		t.Errorf("approve without a reason: exit %d, want 2\n%s", code, stderr)
 	}

@@ -292,7 +292,9 @@ type unitRecord struct {
 	Reconcile   *reconcileJSON   `json:"reconcile,omitempty"`
 	Terraform   *terraformJSON   `json:"terraform,omitempty"`
 	HelmRelease *helmReleaseJSON `json:"helmRelease,omitempty"`
-	ReadErrors  []string         `json:"readErrors,omitempty"`
+	// Root is a root module's state, lock and last plan (status_roots.go).
+	Root       *rootJSON `json:"root,omitempty"`
+	ReadErrors []string  `json:"readErrors,omitempty"`
 	// SyncStep is where an Argo CD sync that runs now is.
 	SyncStep *syncStepJSON `json:"syncStep,omitempty"`
 }
@@ -366,6 +368,7 @@ func newRecord(u *model.Unit, forest *tree.Forest, ends map[model.Key]string, no
 	}
 	r.Source = sourceRecord(u.SourceState)
 	addFluxRecords(&r, u)
+	r.Root = rootRecord(u.Root)
 	return r
 }
 
