@@ -111,13 +111,15 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) (title, body, co
 			}
 		}
 	case d.custom != nil:
+		// What it names (a lock's holder, a stack) comes from a state
+		// backend: shown with its escapes visible.
 		c := d.custom
-		heading(c.title)
+		heading(safetext.Visible(c.title))
 		for _, l := range c.lines {
-			wrap(l, lipgloss.NewStyle())
+			wrap(safetext.Visible(l), lipgloss.NewStyle())
 		}
 		for _, w := range c.warnings {
-			wrap("! "+w, t.Warn)
+			wrap("! "+safetext.Visible(w), t.Warn)
 		}
 	default:
 		switch {

@@ -89,7 +89,7 @@ func TestRootModuleKeysSayWhatIsNotPossible(t *testing.T) {
 // K breaks exactly the lock shown, on a backend that keeps it beyond its
 // holder; a local lock is its live process's, and is not broken.
 func TestRootModuleForceUnlockBreaksExactlyTheLockShown(t *testing.T) {
-	lock := &model.RootLock{ID: "f2ab685b-f84d-ac0b-a125-378a22877e8d", Operation: "OperationTypeApply", Who: "ci@runner-7", Created: fixedNow.Add(-2 * time.Hour)}
+	lock := &model.RootLock{ID: "f2ab685b-f84d-ac0b-a125-378a22877e8d", Operation: "OperationTypeApply", Who: "ci@runner-7\x1b]0;pwned\a", Created: fixedNow.Add(-2 * time.Hour)}
 	a, be := newRootTestApp(t, false, rootUnit("network", "kubernetes", lock, true), rootUnit("dns", "local", lock, true))
 	selectUnit(t, a, "network")
 	press(a, "K")
@@ -98,6 +98,9 @@ func TestRootModuleForceUnlockBreaksExactlyTheLockShown(t *testing.T) {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the unlock dialog lacks %q:\n%s", want, plain(a))
 		}
+	}
+	if strings.Contains(a.View().Content, "\x1b]0;pwned") || !strings.Contains(screen, `ci@runner-7\x1b]0;pwned\x07`) {
+		t.Errorf("the holder's escape sequence must show, not act:\n%q", screen)
 	}
 	typeText(a, "INC-9 runner gone")
 	press(a, "enter", "y")
