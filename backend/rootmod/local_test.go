@@ -2,6 +2,7 @@ package rootmod
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -113,5 +114,31 @@ func TestTofuLocalLockIsReadWhileHeldAndGoneWithItsProcess(t *testing.T) {
 	}
 	if _, err := m.tofu.Plan(ctx, r, "alice", 0, noOpts); err != nil {
 		t.Fatalf("a plan after the killed apply: %v", err)
+	}
+}
+
+// A state that did not move is not pulled again (no tofu runs: its binary
+// may be gone meanwhile); one another apply wrote is.
+func TestTofuStateIsPulledAgainOnlyWhenItsStampMoved(t *testing.T) {
+	m := newModule(t, testtofu.Sleepy)
+	ctx, r := ctxOf(t), m.root()
+	m.User("init", "-no-color")
+	m.User("apply", "-auto-approve", "-no-color")
+	first := m.tofu.Read(ctx, r)
+	if first.Root.ReadError != "" || first.Root.Serial == 0 {
+		t.Fatalf("first read: %+v", first.Root)
+	}
+	bin := m.tofu.Bin
+	m.tofu.Bin = filepath.Join(t.TempDir(), "no-tofu-here")
+	if again := m.tofu.Read(ctx, r); again.Root.ReadError != "" || again.Root.Serial != first.Root.Serial {
+		t.Fatalf("an unchanged state was pulled again: %+v", again.Root)
+	}
+	m.User("apply", "-auto-approve", "-no-color", "-var", "size=large")
+	if moved := m.tofu.Read(ctx, r); moved.Root.ReadError == "" {
+		t.Fatalf("a state another apply wrote was not pulled again: %+v", moved.Root)
+	}
+	m.tofu.Bin = bin
+	if moved := m.tofu.Read(ctx, r); moved.Root.Serial != first.Root.Serial+1 {
+		t.Fatalf("after another apply: serial %d, want %d", moved.Root.Serial, first.Root.Serial+1)
 	}
 }

@@ -101,16 +101,17 @@ func readKubernetesLock(ctx context.Context, r Root, be backendInfo) (*model.Roo
 	return l, nil
 }
 
-// kubeStateWritten is when the state Secret was last written, read from
-// its metadata alone: the state itself may hold secrets.
-func kubeStateWritten(ctx context.Context, r Root, be backendInfo) (time.Time, error) {
+// kubeStateWritten is the state Secret's resourceVersion and when it was
+// last written, read from its metadata alone: the state itself may hold
+// secrets.
+func kubeStateWritten(ctx context.Context, r Root, be backendInfo) (string, time.Time, error) {
 	kb, err := openKubeBackend(r, be)
 	if err != nil {
-		return time.Time{}, err
+		return "", time.Time{}, err
 	}
 	s, err := kb.meta.Resource(corev1.SchemeGroupVersion.WithResource("secrets")).Namespace(kb.namespace).Get(ctx, kb.secret, metav1.GetOptions{})
 	if err != nil {
-		return time.Time{}, err
+		return "", time.Time{}, err
 	}
 	at := s.CreationTimestamp.Time
 	for _, mf := range s.ManagedFields {
@@ -118,5 +119,5 @@ func kubeStateWritten(ctx context.Context, r Root, be backendInfo) (time.Time, e
 			at = mf.Time.Time
 		}
 	}
-	return at, nil
+	return s.ResourceVersion, at, nil
 }

@@ -22,6 +22,8 @@ type Tofu struct {
 
 	mu    sync.Mutex
 	roots map[string]*sync.Mutex
+	// states are the states last pulled, by root (Read).
+	states map[string]stampedState
 }
 
 // ErrNoBinary: neither tofu nor terraform is installed.
@@ -62,7 +64,7 @@ func New(bin, cache string) (*Tofu, error) {
 			return nil, err
 		}
 	}
-	return &Tofu{Bin: bin, Cache: cache, roots: map[string]*sync.Mutex{}}, nil
+	return &Tofu{Bin: bin, Cache: cache, roots: map[string]*sync.Mutex{}, states: map[string]stampedState{}}, nil
 }
 
 // workDir is the root's working data: data/ is its TF_DATA_DIR, plans/ its
@@ -177,6 +179,18 @@ func needsInit(err error) bool {
 		strings.Contains(re.Stderr, "Inconsistent dependency lock file") ||
 		strings.Contains(re.Stderr, "Required plugins are not installed") ||
 		strings.Contains(re.Stderr, "Module not installed"))
+}
+
+// prepare checks out and initialises r's working data when it is not yet.
+func (t *Tofu) prepare(ctx context.Context, r Root) error {
+	if t.initialised(r) {
+		return nil
+	}
+	defer t.lock(r)()
+	if err := ensureSource(ctx, r, false); err != nil {
+		return err
+	}
+	return t.ensureInit(ctx, r)
 }
 
 // runInit runs a command after init (and after a checkout, for a module
