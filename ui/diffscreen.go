@@ -169,6 +169,10 @@ func (s *diffScreen) press(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		return s.diffCmd(a)
 	case key.Matches(msg, k.Approve, k.Sync):
 		return s.approve(a)
+	case key.Matches(msg, k.Replan) && s.unitKey.Engine == model.EngineRoot:
+		if u := a.unit(s.unitKey); u != nil {
+			return a.planRoot(u)
+		}
 	}
 	return nil
 }
@@ -191,19 +195,17 @@ func (s *diffScreen) approve(a *App) tea.Cmd {
 		return nil
 	}
 	if u.Root != nil {
-		p := u.Root.Plan
-		switch {
-		case p == nil || p.ID != s.revision:
-			a.toastError("the plan shown is no longer the newest saved: wait for the screen to show it")
-			return nil
-		case p.Applied:
-			a.toastError("plan " + p.ID + " was applied already: " + a.keys.Replan.Help().Key + " plans again")
-			return nil
-		case !p.Changes:
-			a.toastError("plan " + p.ID + " changes nothing")
+		// The plan shown is what is applied, by its id; the backend
+		// refuses it once applied, or when a newer one was saved.
+		if r := s.v.Report(); r.Modified+r.Added+r.Removed == 0 {
+			a.toastError("plan " + s.revision + " changes nothing")
 			return nil
 		}
-		return a.approveRoot(s.unitKey, p.ID, p.Summary)
+		summary := ""
+		if p := u.Root.Plan; p != nil && p.ID == s.revision {
+			summary = p.Summary
+		}
+		return a.approveRoot(s.unitKey, s.revision, summary)
 	}
 	if o := s.only; o != nil {
 		one := actions.Resource{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
@@ -224,6 +226,11 @@ func (s *diffScreen) keyHelp(a *App) string {
 	keys := bindings(k.Back, k.Down, k.Up, k.NextObject, k.PrevObject, k.SideBySide, k.Refresh)
 	if s.approvable() {
 		keys = append(keys, k.Approve)
+	}
+	if s.unitKey.Engine == model.EngineRoot {
+		plan := k.Replan
+		plan.SetHelp(plan.Help().Key, "plan again")
+		keys = append(keys, plan)
 	}
 	return a.wrapHint(s.v.Wrapping(), s.v.Cut()) + a.keyHints(keys)
 }

@@ -61,6 +61,9 @@ func (a *App) onRootPlanned(m rootPlannedMsg) tea.Cmd {
 		a.toastError("plan of " + m.key.Ref() + ": " + m.err.Error())
 		return nil
 	}
+	if d, ok := a.top().(*diffScreen); ok && d.unitKey == m.key {
+		return d.diffCmd(a) // planned from its plan's screen: the new plan there
+	}
 	u := a.unit(m.key)
 	if u == nil {
 		return nil

@@ -24,10 +24,16 @@ func rootUnit(name, backend string, lock *model.RootLock, changes bool) *model.U
 	return &model.Unit{Key: model.Key{Engine: model.EngineRoot, Namespace: "default", Name: name}, Kind: "RootModule", Root: f, Sync: model.Drifted, Observed: model.AwaitingApproval}
 }
 
-func newRootTestApp(t *testing.T, readOnly bool, units ...*model.Unit) (*App, *fakeBackend) {
+// newRootTestApp shows units; the plan the diff screen shows changes
+// something when changes says so.
+func newRootTestApp(t *testing.T, readOnly, changes bool, units ...*model.Unit) (*App, *fakeBackend) {
 	t.Helper()
 	be := &fakeBackend{}
-	report, err := diff.Objects(nil, diff.Options{})
+	var pairs []diff.Pair
+	if changes {
+		pairs = []diff.Pair{{Live: map[string]any{"ttl": 30}, Desired: map[string]any{"ttl": 300}}}
+	}
+	report, err := diff.Objects(pairs, diff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +46,7 @@ func newRootTestApp(t *testing.T, readOnly bool, units ...*model.Unit) (*App, *f
 // P plans a root module and shows the plan saved; A there applies exactly
 // that plan, by its id, with the reason typed.
 func TestRootModulePlanThenApplyExactlyThePlanShown(t *testing.T) {
-	a, be := newRootTestApp(t, false, rootUnit("network", "s3", nil, true))
+	a, be := newRootTestApp(t, false, true, rootUnit("network", "s3", nil, true))
 	selectUnit(t, a, "network")
 	press(a, "P")
 	if be.rootPlans != 1 || !topIs[*diffScreen](a) {
@@ -58,12 +64,16 @@ func TestRootModulePlanThenApplyExactlyThePlanShown(t *testing.T) {
 	if !strings.Contains(flat(a), "apply of plan "+rootPlanID+" done") {
 		t.Errorf("the apply must be reported:\n%s", plain(a))
 	}
+	press(a, "P")
+	if be.rootPlans != 2 || !topIs[*diffScreen](a) || len(a.stack) != 2 {
+		t.Errorf("P on the plan's screen plans again there (%d plans, %d screens):\n%s", be.rootPlans, len(a.stack), plain(a))
+	}
 }
 
 // A plan that changes nothing is not applied; a pause is not a root
 // module's; a read-only workbench still plans and refuses the apply.
 func TestRootModuleKeysSayWhatIsNotPossible(t *testing.T) {
-	a, be := newRootTestApp(t, false, rootUnit("network", "s3", nil, false))
+	a, be := newRootTestApp(t, false, false, rootUnit("network", "s3", nil, false))
 	selectUnit(t, a, "network")
 	press(a, "d", "A")
 	if _, isDialog := a.top().(*dialog); isDialog || !strings.Contains(flat(a), "changes nothing") {
@@ -74,7 +84,7 @@ func TestRootModuleKeysSayWhatIsNotPossible(t *testing.T) {
 		t.Errorf("p on a root module must say it is not paused:\n%s", plain(a))
 	}
 
-	a, be = newRootTestApp(t, true, rootUnit("network", "s3", nil, true))
+	a, be = newRootTestApp(t, true, true, rootUnit("network", "s3", nil, true))
 	selectUnit(t, a, "network")
 	press(a, "P")
 	if be.rootPlans != 1 {
@@ -90,7 +100,7 @@ func TestRootModuleKeysSayWhatIsNotPossible(t *testing.T) {
 // holder; a local lock is its live process's, and is not broken.
 func TestRootModuleForceUnlockBreaksExactlyTheLockShown(t *testing.T) {
 	lock := &model.RootLock{ID: "f2ab685b-f84d-ac0b-a125-378a22877e8d", Operation: "OperationTypeApply", Who: "ci@runner-7\x1b]0;pwned\a", Created: fixedNow.Add(-2 * time.Hour)}
-	a, be := newRootTestApp(t, false, rootUnit("network", "kubernetes", lock, true), rootUnit("dns", "local", lock, true))
+	a, be := newRootTestApp(t, false, true, rootUnit("network", "kubernetes", lock, true), rootUnit("dns", "local", lock, true))
 	selectUnit(t, a, "network")
 	press(a, "K")
 	screen := flat(a)

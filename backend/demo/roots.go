@@ -87,7 +87,8 @@ var demoRoots = []demoRoot{
 	{name: "peering", config: demoPeering, byHand: [][]string{nil}},
 }
 
-// Roots are the demo's root modules, made the first time with tofu (bin).
+// Roots are the demo's root modules, made the first time with tofu; the
+// list also when making them failed (their reads then say what is wrong).
 func Roots(ctx context.Context, stateDir string, tofu *rootmod.Tofu) ([]rootmod.Root, error) {
 	dir := rootsDir(stateDir)
 	done := filepath.Join(dir, ".made")
@@ -99,11 +100,11 @@ func Roots(ctx context.Context, stateDir string, tofu *rootmod.Tofu) ([]rootmod.
 		return roots, nil
 	}
 	if err := os.RemoveAll(dir); err != nil {
-		return nil, err
+		return roots, err
 	}
 	for i, d := range demoRoots {
 		if err := d.make(ctx, roots[i], tofu); err != nil {
-			return nil, fmt.Errorf("the demo's root module %s: %w", d.name, err)
+			return roots, fmt.Errorf("the demo's root module %s: %w", d.name, err)
 		}
 	}
 	return roots, os.WriteFile(done, nil, 0o600)

@@ -38,8 +38,9 @@ func tofuOf(cfg *config.Config) (*rootmod.Tofu, error) {
 }
 
 // addRoots reads the selected root modules into the fleet; on the demo,
-// its own too when tofu is installed (the workbench, live, also runs the
-// apply that holds one's lock).
+// its own too when tofu is installed (made the first time: the workbench,
+// live, does not wait for that, and also runs the apply that holds one's
+// lock).
 func addRoots(ctx context.Context, g *globals, f *fleet.Fleet, live bool) error {
 	cfg, err := config.Load(config.DefaultPath())
 	if err != nil {
@@ -56,38 +57,37 @@ func addRoots(ctx context.Context, g *globals, f *fleet.Fleet, live bool) error 
 	case err != nil:
 		return nil
 	}
-	if g.demo && (g.engines == nil || slices.Contains(g.engines, model.EngineRoot)) {
-		demoRoots, err := demoRootsOf(ctx, g, f, tofu, live)
-		if err != nil {
-			return err
+	withDemo := g.demo && (g.engines == nil || slices.Contains(g.engines, model.EngineRoot))
+	switch {
+	case withDemo && live:
+		// Under the workbench a failure shows as the modules' own: each
+		// read says what is wrong with it.
+		go func() { _ = addDemoRoots(ctx, g, f, tofu, list, true) }()
+	case withDemo:
+		// The demo goes on without them: each read says what is wrong.
+		if err := addDemoRoots(ctx, g, f, tofu, list, false); err != nil {
+			fmt.Fprintln(g.errOut, "demo:", safetext.Visible(err.Error()))
 		}
-		list = append(list, demoRoots...)
-	}
-	if len(list) > 0 {
+	case len(list) > 0:
 		f.AddRoots(ctx, tofu, list)
 	}
 	return nil
 }
 
-// demoRootsOf are the demo's root modules, made with tofu the first time.
-func demoRootsOf(ctx context.Context, g *globals, f *fleet.Fleet, tofu *rootmod.Tofu, live bool) ([]rootmod.Root, error) {
+// addDemoRoots reads the demo's root modules beside list, made with tofu
+// the first time; live, it also starts the apply that holds one's lock.
+func addDemoRoots(ctx context.Context, g *globals, f *fleet.Fleet, tofu *rootmod.Tofu, list []rootmod.Root, live bool) error {
 	dir, err := stateDir()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	list, err := demo.Roots(ctx, dir, tofu)
+	demoRoots, err := demo.Roots(ctx, dir, tofu)
+	f.AddRoots(ctx, tofu, append(list, demoRoots...))
 	if err != nil || !live {
-		return list, err
+		return err
 	}
-	go func() {
-		held := func() {
-			f.RereadRoot(model.Key{Engine: model.EngineRoot, Namespace: rootmod.DefaultWorkspace, Name: "peering"})
-		}
-		if err := demo.HoldLock(ctx, dir, tofu, held); err != nil && ctx.Err() == nil {
-			fmt.Fprintln(g.errOut, "demo:", safetext.Visible(err.Error()))
-		}
-	}()
-	return list, nil
+	held := func() { f.RereadRoot(model.Key{Engine: model.EngineRoot, Namespace: rootmod.DefaultWorkspace, Name: "peering"}) }
+	return demo.HoldLock(ctx, dir, tofu, held)
 }
 
 // onlyRoots tells whether the missing kubeconfig can be passed over:

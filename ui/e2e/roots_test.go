@@ -1,0 +1,68 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
+)
+
+// rootRow is the list's row of a root module of the demo.
+func rootRow(s, name string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, "default/"+name+" ") {
+			return line
+		}
+	}
+	return ""
+}
+
+// With tofu installed the demo's workbench shows its root modules, one
+// held by a long apply; P plans one drifted by a hand edit, A there
+// applies exactly that plan with the real tofu, and a new plan finds it in
+// sync. Leaving the workbench ends the long apply.
+func TestDemoRootModulePlanApplyAndTheLongApply(t *testing.T) {
+	bin := testcluster.Tool(t, "DRIFTDECK_TOFU", "opentofu")
+	env := []string{"PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"TF_CLI_CONFIG_FILE=" + filepath.Join(t.TempDir(), "none.tfrc"), "XDG_CACHE_HOME=" + t.TempDir()}
+	term := start(t, 150, 45, env, "--demo")
+	term.waitFor(startup, "DEMO", "NAMESPACE/NAME")
+	term.send(":roots\r")
+	term.waitUntil(startup, "the demo's root modules, peering locked by its long apply", func(s string) bool {
+		return strings.Contains(rootRow(s, "network"), "in sync") && strings.Contains(rootRow(s, "dns"), "drifted") &&
+			strings.Contains(rootRow(s, "peering"), "state locked by")
+	})
+	term.send("/dns\r")
+	term.waitUntil(promptly, "the filter to leave only dns", func(s string) bool {
+		return rootRow(s, "dns") != "" && strings.Count(s, "tf root ") == 1
+	})
+	term.send("P")
+	s := term.waitFor(promptly, "Diff  revision ", "terraform_data.api_record", "Plan: 0 to add, 1 to change, 0 to destroy.")
+	_, rest, _ := strings.Cut(s, "Diff  revision ")
+	id, _, _ := strings.Cut(rest, " ")
+	if len(id) != 20 {
+		t.Fatalf("the plan is not shown under its id:\n%s", s)
+	}
+	term.send("A")
+	term.waitFor(promptly, "Apply plan "+id+" of root/default/dns", "Reason:")
+	term.send("INC-14 undo the hand edit\r")
+	term.waitFor(promptly, " No ", " Yes ")
+	term.send("y")
+	term.waitFor(promptly, "apply of plan "+id+" done")
+	term.send("P")
+	term.waitFor(promptly, "No changes.")
+	term.send("\x1b")
+	term.waitUntil(promptly, "dns in sync", func(s string) bool { return strings.Contains(rootRow(s, "dns"), "in sync") })
+	term.send("q")
+	if code := term.exit(promptly); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	testcluster.Eventually(t, 20*time.Second, "the long apply ended with the workbench", func() bool {
+		out, _ := exec.Command("pgrep", "-f", "hold=86400").Output()
+		return strings.TrimSpace(string(out)) == ""
+	})
+}
