@@ -86,7 +86,9 @@ func addDemoRoots(ctx context.Context, g *globals, f *fleet.Fleet, tofu *rootmod
 	if err != nil || !live {
 		return err
 	}
-	held := func() { f.RereadRoot(model.Key{Engine: model.EngineRoot, Namespace: rootmod.DefaultWorkspace, Name: "peering"}) }
+	held := func() {
+		f.RereadRoot(model.Key{Engine: model.EngineRoot, Namespace: rootmod.DefaultWorkspace, Name: "peering"})
+	}
 	return demo.HoldLock(ctx, dir, tofu, held)
 }
 
