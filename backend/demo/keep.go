@@ -211,7 +211,7 @@ func Reset(dir string) (bool, error) {
 	if err := os.RemoveAll(keptBackend(dir)); err != nil {
 		return false, err
 	}
-	if err := os.RemoveAll(rootsDir(dir)); err != nil {
+	if err := resetRoots(dir); err != nil {
 		return false, err
 	}
 	err := os.Remove(StateFile(dir))

@@ -30,8 +30,12 @@ import (
 //
 // Without tofu on PATH the demo has none: they are what tofu reads.
 
-// rootsDir is where the demo keeps its root modules.
-func rootsDir(stateDir string) string { return filepath.Join(stateDir, "demo", "roots") }
+// rootsDir is where the demo keeps its root modules, rootsCache their
+// working data and plans, and pristineRoots both as first made: a reset
+// puts them back, so that the plans' ids are those of before.
+func rootsDir(stateDir string) string      { return filepath.Join(stateDir, "demo", "roots") }
+func rootsCache(stateDir string) string    { return filepath.Join(stateDir, "demo", "roots-cache") }
+func pristineRoots(stateDir string) string { return filepath.Join(stateDir, "demo", "roots-pristine") }
 
 // demoRoot is one module of the demo and how it is brought into its state.
 type demoRoot struct {
@@ -94,20 +98,82 @@ func Roots(ctx context.Context, stateDir string, tofu *rootmod.Tofu) ([]rootmod.
 	done := filepath.Join(dir, ".made")
 	var roots []rootmod.Root
 	for _, d := range demoRoots {
-		roots = append(roots, rootmod.Root{Name: d.name, Dir: filepath.Join(dir, d.name), Workspace: rootmod.DefaultWorkspace})
+		roots = append(roots, rootmod.Root{Name: d.name, Dir: filepath.Join(dir, d.name), Workspace: rootmod.DefaultWorkspace,
+			Given: rootmod.GivenDemo, Cache: rootsCache(stateDir)})
 	}
 	if _, err := os.Stat(done); err == nil {
 		return roots, nil
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return roots, err
+	for _, d := range []string{dir, rootsCache(stateDir), pristineRoots(stateDir)} {
+		if err := os.RemoveAll(d); err != nil {
+			return roots, err
+		}
 	}
 	for i, d := range demoRoots {
 		if err := d.make(ctx, roots[i], tofu); err != nil {
 			return roots, fmt.Errorf("the demo's root module %s: %w", d.name, err)
 		}
 	}
-	return roots, os.WriteFile(done, nil, 0o600)
+	if err := os.WriteFile(done, nil, 0o600); err != nil {
+		return roots, err
+	}
+	pristine := pristineRoots(stateDir)
+	if err := copyTree(dir, filepath.Join(pristine, "roots")); err != nil {
+		return roots, err
+	}
+	return roots, copyTree(rootsCache(stateDir), filepath.Join(pristine, "cache"))
+}
+
+// resetRoots puts the demo's root modules back as first made; none are
+// made again until the next demo command when they never were.
+func resetRoots(stateDir string) error {
+	for _, d := range []string{rootsDir(stateDir), rootsCache(stateDir)} {
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+	}
+	pristine := pristineRoots(stateDir)
+	if _, err := os.Stat(pristine); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err := copyTree(filepath.Join(pristine, "roots"), rootsDir(stateDir)); err != nil {
+		return err
+	}
+	return copyTree(filepath.Join(pristine, "cache"), rootsCache(stateDir))
+}
+
+// copyTree copies the directory src to dst: files with their modes,
+// symbolic links as links.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, info.Mode().Perm()|0o700)
+		case info.Mode()&os.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, to)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, info.Mode().Perm())
+	})
 }
 
 func (d demoRoot) make(ctx context.Context, r rootmod.Root, tofu *rootmod.Tofu) error {
@@ -153,7 +219,7 @@ func byHand(ctx context.Context, bin, dir string, args ...string) error {
 // state lock until ctx ends (then it is interrupted, and tofu lets the
 // lock go); held is called once it holds it.
 func HoldLock(ctx context.Context, stateDir string, tofu *rootmod.Tofu, held func()) error {
-	r := rootmod.Root{Name: "peering", Dir: filepath.Join(rootsDir(stateDir), "peering"), Workspace: rootmod.DefaultWorkspace}
+	r := rootmod.Root{Name: "peering", Dir: filepath.Join(rootsDir(stateDir), "peering"), Workspace: rootmod.DefaultWorkspace, Cache: rootsCache(stateDir)}
 	cmd := exec.Command(tofu.Bin, "apply", "-auto-approve", "-input=false", "-no-color", "-var", "hold=86400", "-var", "peer=partner-vpc")
 	cmd.Dir = r.Dir
 	cmd.Env = append(os.Environ(), "TF_IN_AUTOMATION=1", "TF_INPUT=0")

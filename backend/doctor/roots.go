@@ -15,7 +15,7 @@ import (
 func examineRoot(u *model.Unit, o cmdline.Origin) (Finding, bool) {
 	f := Finding{Key: u.Key, Cause: u.Reason(), Rule: u.StuckRule}
 	r := u.Root
-	flags := rootmod.Flags(u.Key, r.Dir)
+	flags := rootmod.Flags(r.Given, r.Dir)
 	switch {
 	case u.Run == model.Failed:
 		f.State = "failed"

@@ -18,7 +18,7 @@ func TestRootModuleFindingsNameTheLockOrPlanById(t *testing.T) {
 	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
 	lock := &model.RootLock{ID: "f2ab685b-f84d", Operation: "OperationTypeApply", Who: "ci@runner-7", Created: now.Add(-3 * time.Hour)}
 	unit := func(name, backend string, lock *model.RootLock, plan *model.RootPlan, readErr string) *model.Unit {
-		f := &model.RootFacts{Dir: "/src/infra/" + name, Backend: backend, Serial: 4, Lock: lock, Plan: plan, ReadError: readErr}
+		f := &model.RootFacts{Dir: "/src/infra/" + name, Given: rootmod.GivenFlag, Backend: backend, Serial: 4, Lock: lock, Plan: plan, ReadError: readErr}
 		if plan != nil {
 			plan.Serial = 4
 		}

@@ -356,7 +356,10 @@ type ResourceCounts struct {
 // RootFacts are what driftdeck read of a root module's workspace: its state
 // and lock from the backend, and its last plan.
 type RootFacts struct {
-	Dir     string
+	Dir string
+	// Given says where the module was named: "flag" (--root), "config" or
+	// "demo"; a printed command names it again the same way.
+	Given   string
 	Backend string // the backend type: local, kubernetes, s3...
 	// Serial and Lineage identify the state snapshot; Serial 0 with no
 	// lineage is a workspace never applied.

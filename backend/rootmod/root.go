@@ -35,6 +35,11 @@ type Root struct {
 	// checkout, driftdeck's own clone of it.
 	Git      *config.RootGit
 	checkout string
+	// Given says where the module was named (model.RootFacts.Given).
+	Given string
+	// Cache, when set, holds the root's working data and plans instead of
+	// the Tofu's cache (the demo keeps its modules' beside them).
+	Cache string
 }
 
 // Key is the unit's key: root/<workspace>/<name>, in no cluster context.
@@ -128,7 +133,7 @@ func FromConfig(modules []config.RootModule, dirs []string) ([]Root, error) {
 			workspaces = []string{DefaultWorkspace}
 		}
 		for _, ws := range workspaces {
-			r := Root{Name: rm.Name, Dir: rm.Path, Workspace: ws, VarFiles: rm.VarFiles, BackendConfig: rm.BackendConfig}
+			r := Root{Name: rm.Name, Dir: rm.Path, Workspace: ws, VarFiles: rm.VarFiles, BackendConfig: rm.BackendConfig, Given: GivenConfig}
 			if rm.Git != nil {
 				if err := r.fromGit(rm.Git); err != nil {
 					return nil, err
@@ -142,6 +147,7 @@ func FromConfig(modules []config.RootModule, dirs []string) ([]Root, error) {
 		if err != nil {
 			return nil, err
 		}
+		r.Given = GivenFlag
 		if !slices.ContainsFunc(list, func(c Root) bool { return c.Key() == r.Key() && sameDir(c.Dir, r.Dir) }) {
 			list = append(list, r) // the config's entry already reads it
 		}
@@ -159,11 +165,18 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && a == b
 }
 
+// Where a root module was named.
+const (
+	GivenFlag   = "flag"
+	GivenConfig = "config"
+	GivenDemo   = "demo"
+)
+
 // Flags are the global flags a printed command needs to find the root
-// module of k in dir again: --root DIR when that names the same unit, else
-// none (the config's roots: name it, with its name or workspace).
-func Flags(k model.Key, dir string) []string {
-	if k.Namespace == DefaultWorkspace && k.Name == filepath.Base(dir) {
+// module of k in dir again: --root DIR for one named by that flag, none
+// for one the config or the demo names.
+func Flags(given, dir string) []string {
+	if given == GivenFlag {
 		return []string{"--root", dir}
 	}
 	return nil

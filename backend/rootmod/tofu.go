@@ -69,7 +69,12 @@ func New(bin, cache string) (*Tofu, error) {
 
 // workDir is the root's working data: data/ is its TF_DATA_DIR, plans/ its
 // saved plans.
-func (t *Tofu) workDir(r Root) string { return filepath.Join(t.Cache, r.id()) }
+func (t *Tofu) workDir(r Root) string {
+	if r.Cache != "" {
+		return filepath.Join(r.Cache, r.id())
+	}
+	return filepath.Join(t.Cache, r.id())
+}
 
 // lock serialises what runs on one root: an init and a read of the same
 // data directory must not overlap.

@@ -16,7 +16,7 @@ import (
 // pull runs tofu, which costs a tenth of a second of CPU, every 30 s for
 // each module otherwise.
 func (t *Tofu) Read(ctx context.Context, r Root) *model.Unit {
-	f := &model.RootFacts{Dir: r.Dir}
+	f := &model.RootFacts{Dir: r.Dir, Given: r.Given}
 	var st *State
 	// The backend is known once init ran: the stamp is read before the
 	// pull, so that a write in between is pulled next time.

@@ -133,7 +133,7 @@ func printRootPlan(g *globals, r rootmod.Root, saved *rootmod.Saved) error {
 // rootCommand is a driftdeck command line on a root module, quoted for
 // sh, with the --root flag that finds it again when one does.
 func rootCommand(r rootmod.Root, args ...string) string {
-	return cmdline.Join(slices.Concat([]string{"driftdeck"}, rootmod.Flags(r.Key(), r.Dir), args)...)
+	return cmdline.Join(slices.Concat([]string{"driftdeck"}, rootmod.Flags(r.Given, r.Dir), args)...)
 }
 
 // rootRunError classifies what tofu refused: a lock it could not take is a

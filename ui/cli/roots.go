@@ -15,10 +15,11 @@ import (
 )
 
 // rootsOf are the root modules read: the config's roots, each workspace
-// a unit, then those of --root; nil when none is, or --engine leaves
-// them out.
+// a unit, then those of --root; nil when none is, when --engine leaves
+// them out, or when -n or --namespaces select namespaces (a root module
+// is in none).
 func rootsOf(g *globals, cfg *config.Config) ([]rootmod.Root, error) {
-	if g.engines != nil && !slices.Contains(g.engines, model.EngineRoot) {
+	if !g.readsRoots() {
 		return nil, nil
 	}
 	list, err := rootmod.FromConfig(cfg.Roots, g.roots)
@@ -57,7 +58,7 @@ func addRoots(ctx context.Context, g *globals, f *fleet.Fleet, live bool) error 
 	case err != nil:
 		return nil
 	}
-	withDemo := g.demo && (g.engines == nil || slices.Contains(g.engines, model.EngineRoot))
+	withDemo := g.demo && g.readsRoots()
 	switch {
 	case withDemo && live:
 		// Under the workbench a failure shows as the modules' own: each
@@ -104,4 +105,10 @@ func onlyRoots(g *globals, err error) bool {
 	}
 	list, _ := rootsOf(g, cfg)
 	return len(list) > 0
+}
+
+// readsRoots tells whether the selection takes root modules in: every
+// engine or root among them, and no namespace chosen.
+func (g *globals) readsRoots() bool {
+	return (g.engines == nil || slices.Contains(g.engines, model.EngineRoot)) && g.namespace() == "" && len(g.namespaceList) == 0
 }
