@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +24,10 @@ import (
 // sync; failing, it says what the test controller met.
 func waitNoOperation(t *testing.T, dyn dynamic.Interface, ns string, units []*cunit, sw *statusWriter) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	// Returns as soon as they are finished: the deadline costs time only
+	// when one never is, and the controller lists again after the server
+	// dropped it on a busy machine.
+	deadline := time.Now().Add(2 * time.Minute)
 	for _, u := range units {
 		for u.engine == model.EngineArgoCD {
 			o, err := dyn.Resource(u.hb.gvr).Namespace(ns).Get(context.Background(), u.name, metav1.GetOptions{})
@@ -34,8 +38,12 @@ func waitNoOperation(t *testing.T, dyn dynamic.Interface, ns string, units []*cu
 				break
 			}
 			if time.Now().After(deadline) {
+				// Read under the lock, failed without it: the deferred stop
+				// waits for the controller, whose writers take it.
 				sw.mu.Lock()
-				t.Fatalf("%s: the controller did not finish the operation %v; its errors %q, its lists again %q", u.name, o.Object["operation"], sw.errs, sw.relists)
+				errs, relists := slices.Clone(sw.errs), slices.Clone(sw.relists)
+				sw.mu.Unlock()
+				t.Fatalf("%s: the controller did not finish the operation %v; its errors %q, its lists again %q", u.name, o.Object["operation"], errs, relists)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
