@@ -233,9 +233,11 @@ func (d *dirSet) add(dir string) {
 	d.mu.Unlock()
 }
 
-// Cleanup removes every demo state backend this process created and
-// forgets its keepers (Keep runs before it).
+// Cleanup waits for the root modules' background work to end (the
+// commands' contexts are over), removes every demo state backend this
+// process created and forgets its keepers (Keep runs before it).
 func Cleanup() {
+	rootWork.Wait()
 	stateDirs.mu.Lock()
 	defer stateDirs.mu.Unlock()
 	for _, dir := range stateDirs.dirs {

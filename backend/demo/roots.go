@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/diff"
@@ -29,6 +30,16 @@ import (
 //     holds the state lock meanwhile (HoldLock).
 //
 // Without tofu on PATH the demo has none: they are what tofu reads.
+
+// rootWork is what the demo's root modules run in the background (their
+// first making under the workbench, the long apply and its end): Cleanup
+// waits for it, so that nothing writes to the demo's directory after the
+// command that started it.
+var rootWork sync.WaitGroup
+
+// InBackground runs f as background work of the demo's root modules; it
+// must end once the command's context does.
+func InBackground(f func()) { rootWork.Go(f) }
 
 // rootsDir is where the demo keeps its root modules, rootsCache their
 // working data and plans, and pristineRoots both as first made: a reset
@@ -227,8 +238,8 @@ func HoldLock(ctx context.Context, stateDir string, tofu *rootmod.Tofu, held fun
 		return err
 	}
 	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	go func() {
+	rootWork.Go(func() { _ = cmd.Wait(); close(exited) })
+	rootWork.Go(func() {
 		select {
 		case <-ctx.Done():
 			_ = cmd.Process.Signal(os.Interrupt)
@@ -239,7 +250,7 @@ func HoldLock(ctx context.Context, stateDir string, tofu *rootmod.Tofu, held fun
 			}
 		case <-exited:
 		}
-	}()
+	})
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if l, _, err := tofu.ReadLock(ctx, r); err == nil && l != nil {
 			held()

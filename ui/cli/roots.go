@@ -63,7 +63,7 @@ func addRoots(ctx context.Context, g *globals, f *fleet.Fleet, live bool) error 
 	case withDemo && live:
 		// Under the workbench a failure shows as the modules' own: each
 		// read says what is wrong with it.
-		go func() { _ = addDemoRoots(ctx, g, f, tofu, list, true) }()
+		demo.InBackground(func() { _ = addDemoRoots(ctx, g, f, tofu, list, true) })
 	case withDemo:
 		// The demo goes on without them: each read says what is wrong.
 		if err := addDemoRoots(ctx, g, f, tofu, list, false); err != nil {

@@ -107,6 +107,35 @@ func (g *Group) start(name, bin string, env, args []string, mode int) (*process,
 	return p, nil
 }
 
+// Running tells whether the named process still runs after grace: a
+// component that lost the race for its port to another process exits at
+// once, while the port it waited on answers (the other's).
+func (g *Group) Running(name string, grace time.Duration) bool {
+	for _, p := range g.procs {
+		if p.name == name {
+			select {
+			case <-p.done:
+				return false
+			case <-time.After(grace):
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Forget stops the named process and drops it from the group, to start it
+// again another way.
+func (g *Group) Forget(name string) {
+	for i, p := range g.procs {
+		if p.name == name {
+			stop(p)
+			g.procs = append(g.procs[:i], g.procs[i+1:]...)
+			return
+		}
+	}
+}
+
 // Failed wraps a start-up error with the tail of the component's log.
 func (g *Group) Failed(name string, err error) error {
 	return fmt.Errorf("%s did not come up: %w\n%s", name, err, g.Log(name))

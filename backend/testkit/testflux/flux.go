@@ -92,17 +92,27 @@ func (f *Flux) start(c *testcluster.Cluster, bin string) error {
 	if err := procgroup.WaitListening(artifacts, 60*time.Second); err != nil {
 		return f.procs.Failed("source-controller", err)
 	}
-	if err := f.procs.Run("kustomize-controller", filepath.Join(bin, "kustomize-controller"), env,
-		"--metrics-addr", "127.0.0.1:"+ports[3], "--health-addr", "127.0.0.1:"+ports[4],
-		"--enable-leader-election=false", "--watch-all-namespaces=true"); err != nil {
-		return err
-	}
 	// Its health endpoint answers before the workers start: callers wait
-	// on the objects' conditions.
-	if err := procgroup.WaitListening("127.0.0.1:"+ports[4], 60*time.Second); err != nil {
-		return f.procs.Failed("kustomize-controller", err)
+	// on the objects' conditions. A port taken between FreePorts and its
+	// bind (another test's process) ends it at once: then again on others.
+	for attempt := 1; ; attempt++ {
+		if err := f.procs.Run("kustomize-controller", filepath.Join(bin, "kustomize-controller"), env,
+			"--metrics-addr", "127.0.0.1:"+ports[3], "--health-addr", "127.0.0.1:"+ports[4],
+			"--enable-leader-election=false", "--watch-all-namespaces=true"); err != nil {
+			return err
+		}
+		err := procgroup.WaitListening("127.0.0.1:"+ports[4], 60*time.Second)
+		if err == nil && f.procs.Running("kustomize-controller", time.Second) {
+			return nil
+		}
+		if attempt == 3 {
+			return f.procs.Failed("kustomize-controller", errors.Join(err, errors.New("it exited")))
+		}
+		f.procs.Forget("kustomize-controller")
+		if ports, err = procgroup.FreePorts(5); err != nil {
+			return err
+		}
 	}
-	return nil
 }
 
 // Log is the tail of a controller's output ("source-controller",
