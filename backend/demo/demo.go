@@ -237,7 +237,7 @@ func (d *dirSet) add(dir string) {
 // commands' contexts are over), removes every demo state backend this
 // process created and forgets its keepers (Keep runs before it).
 func Cleanup() {
-	rootWork.Wait()
+	WaitBackground()
 	stateDirs.mu.Lock()
 	defer stateDirs.mu.Unlock()
 	for _, dir := range stateDirs.dirs {

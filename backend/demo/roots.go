@@ -41,6 +41,10 @@ var rootWork sync.WaitGroup
 // must end once the command's context does.
 func InBackground(f func()) { rootWork.Go(f) }
 
+// WaitBackground waits for that work to end: call it once the context it
+// runs under is cancelled.
+func WaitBackground() { rootWork.Wait() }
+
 // rootsDir is where the demo keeps its root modules, rootsCache their
 // working data and plans, and pristineRoots both as first made: a reset
 // puts them back, so that the plans' ids are those of before.

@@ -27,8 +27,9 @@ type roots struct {
 
 // AddRoots reads the root modules through tofu into the store, once at
 // once (WaitSynced waits for it) and then every RootsEvery, until ctx
-// ends.
-func (f *Fleet) AddRoots(ctx context.Context, tofu *rootmod.Tofu, list []rootmod.Root) {
+// ends. The reads run in a goroutine that start starts (go when nil): the
+// demo waits for its own before it removes their working data.
+func (f *Fleet) AddRoots(ctx context.Context, tofu *rootmod.Tofu, list []rootmod.Root, start func(func())) {
 	rs := &roots{tofu: tofu, byKey: map[model.Key]rootmod.Root{}, again: make(chan model.Key, 16)}
 	for _, r := range list {
 		rs.byKey[r.Key()] = r
@@ -36,8 +37,11 @@ func (f *Fleet) AddRoots(ctx context.Context, tofu *rootmod.Tofu, list []rootmod
 	f.mu.Lock()
 	f.roots = rs
 	f.mu.Unlock()
+	if start == nil {
+		start = func(run func()) { go run() }
+	}
 	f.synced.Add(1)
-	go func() {
+	start(func() {
 		f.readRoots(ctx, rs, list)
 		f.synced.Done()
 		tick := time.NewTicker(RootsEvery)
@@ -52,7 +56,7 @@ func (f *Fleet) AddRoots(ctx context.Context, tofu *rootmod.Tofu, list []rootmod
 				f.readRoots(ctx, rs, []rootmod.Root{rs.byKey[k]})
 			}
 		}
-	}()
+	})
 }
 
 // readRoots reads the roots, rootsAtOnce at a time, each into the store

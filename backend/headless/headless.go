@@ -74,7 +74,7 @@ func Start(ctx context.Context, h Options) (a *agent.Agent, done <-chan struct{}
 		f.AddRetrying(ctx, c, h.Namespace)
 	}
 	if len(h.Roots) > 0 {
-		f.AddRoots(ctx, h.Tofu, h.Roots)
+		f.AddRoots(ctx, h.Tofu, h.Roots, nil)
 	}
 	exec := &actions.Executor{Cluster: f.Cluster, ArgoAPI: f.ArgoAPI, Audit: h.Audit, ReadOnly: h.ReadOnly, DryRun: h.DryRun}
 	a = &agent.Agent{

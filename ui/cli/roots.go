@@ -70,7 +70,7 @@ func addRoots(ctx context.Context, g *globals, f *fleet.Fleet, live bool) error 
 			fmt.Fprintln(g.errOut, "demo:", safetext.Visible(err.Error()))
 		}
 	case len(list) > 0:
-		f.AddRoots(ctx, tofu, list)
+		f.AddRoots(ctx, tofu, list, nil)
 	}
 	return nil
 }
@@ -83,7 +83,7 @@ func addDemoRoots(ctx context.Context, g *globals, f *fleet.Fleet, tofu *rootmod
 		return err
 	}
 	demoRoots, err := demo.Roots(ctx, dir, tofu)
-	f.AddRoots(ctx, tofu, append(list, demoRoots...))
+	f.AddRoots(ctx, tofu, append(list, demoRoots...), demo.InBackground)
 	if err != nil || !live {
 		return err
 	}

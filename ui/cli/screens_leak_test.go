@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/leakcheck"
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -78,7 +79,9 @@ func startWorkbench(t *testing.T, g *globals) *workbench {
 	go f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) { p.Send(ui.BatchMsg(b)) })
 	done := make(chan struct{})
 	go func() { defer close(done); _, _ = p.Run() }()
-	t.Cleanup(func() { cancel(); <-done })
+	// The demo's root modules' background work ends with ctx, as under
+	// runTUI: waited for before the test's directories go.
+	t.Cleanup(func() { cancel(); <-done; demo.WaitBackground() })
 	return &workbench{t: t, p: p, obs: obs}
 }
 

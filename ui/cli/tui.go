@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/driftdeck/driftdeck/backend/config"
+	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/residency"
 	"github.com/driftdeck/driftdeck/backend/store"
@@ -37,6 +38,9 @@ func runTUI(ctx context.Context, g *globals) error {
 	if err := keys.Override(cfg.Keys); err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("config %s: %w", config.DefaultPath(), err)}
 	}
+	// The demo's root modules' work in the background ends with ctx: the
+	// workbench returns once it has (it writes in the demo's directory).
+	defer demo.WaitBackground()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	f, err := connect(ctx, g, cfg.StuckThresholds(), true)
