@@ -107,9 +107,14 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 	inPlace := len(prev) == len(units) && m.steps != nil
 	type swap struct{ old, new *model.Unit }
 	var swaps []swap
+	// Root modules are in no context: beside one cluster they add no
+	// CONTEXT column.
+	first := ""
 	for i, u := range units {
 		m.nameWidth = max(m.nameWidth, len(u.Key.Namespace)+len(u.Key.Name)+2)
-		if u.Key.Context != units[0].Key.Context {
+		if c := u.Key.Context; c != "" && first == "" {
+			first = c
+		} else if c != "" && c != first {
 			m.multiContext = true
 		}
 		if i < len(prev) && prev[i] == u {
