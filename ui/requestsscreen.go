@@ -11,6 +11,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driftdeck/driftdeck/backend/changereq"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/rootreq"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 	"github.com/driftdeck/driftdeck/themes"
 )
@@ -116,11 +118,17 @@ func storedWriteLines(cr *changereq.ChangeRequest, now time.Time) []string {
 	sp, pl := cr.Spec, cr.Spec.Plan
 	p, why := cr.State(now)
 	out := []string{
-		fmt.Sprintf("%s %s/%s/%s asked by %s: %s", v(string(sp.Action)), v(string(sp.Unit.Engine)), v(cr.Namespace), v(sp.Unit.Name), v(sp.Requester), v(sp.Reason)),
+		fmt.Sprintf("%s %s asked by %s: %s", v(string(sp.Action)), v(cr.Key("").Ref()), v(sp.Requester), v(sp.Reason)),
 		fmt.Sprintf("state %s (%s); open until %s", p, v(why), sp.ExpiresAt.Format(time.RFC3339)),
 	}
 	for _, r := range cr.Reviews {
 		out = append(out, fmt.Sprintf("review: %s %s: %s", v(r.User), v(r.Decision), v(r.Reason)))
+	}
+	if sp.Unit.Engine == model.EngineRoot {
+		for _, l := range append([]string{pl.Summary}, rootreq.Lines(pl)...) {
+			out = append(out, v(l))
+		}
+		return out
 	}
 	out = append(out, v(pl.Summary), fmt.Sprintf("writes (JSON patch on resourceVersion %s, planned %s as %s):", v(pl.ResourceVersion), pl.At.UTC().Format(time.RFC3339), v(pl.Actor)))
 	for _, c := range pl.Changes {

@@ -57,6 +57,9 @@ type Agent struct {
 	RequestExec *actions.Executor
 	// RequestNamespace limits the change requests read ("": every one).
 	RequestNamespace string
+	// RootRequests applies the approved requests of the root modules the
+	// agent reads; nil applies none.
+	RootRequests changereq.RootSender
 	// Interval between the leader's passes over the model (10s by default).
 	Interval time.Duration
 	// MetricsAddr and ProbeAddr are where /metrics and /healthz, /readyz

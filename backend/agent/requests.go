@@ -20,7 +20,7 @@ func (a *Agent) appliersOf() map[string]*changereq.Applier {
 	}
 	out := map[string]*changereq.Applier{}
 	for _, c := range a.Contexts {
-		out[c] = &changereq.Applier{Context: c, Namespace: a.RequestNamespace, Exec: e, Now: a.Now, Logf: a.logf,
+		out[c] = &changereq.Applier{Context: c, Namespace: a.RequestNamespace, Exec: e, Roots: a.RootRequests, Now: a.Now, Logf: a.logf,
 			Outcome: func(p changereq.Phase) { a.requests.WithLabelValues(string(p)).Inc() }}
 	}
 	return out

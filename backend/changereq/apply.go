@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
+	"github.com/driftdeck/driftdeck/backend/model"
 )
 
 // Applier is the agent's duty for one context while it leads it: close
@@ -29,9 +29,23 @@ type Applier struct {
 	// Outcome is told each request the pass closed (Applied, Stale ...).
 	Outcome func(Phase)
 	Logf    func(format string, args ...any)
+	// Roots applies the requests of the root modules the agent reads; a
+	// request of another root module is left to an agent that reads it.
+	Roots RootSender
 
 	mu     sync.Mutex
 	silent string // the last listing error logged, so it is logged once
+	// leftAlone are the root modules' requests said to be left to another
+	// agent, so that each is said once.
+	leftAlone map[string]bool
+}
+
+// RootSender applies an approved request of a root module: it plans the
+// module again and applies that plan only when it is the one stored
+// (*RootChanged when not, nothing applied).
+type RootSender interface {
+	Reads(k model.Key) bool
+	Send(ctx context.Context, cr *ChangeRequest, approval string) (summary string, err error)
 }
 
 // claimTimeout is how long a request may stay Applying: past it, the agent
@@ -113,7 +127,34 @@ func (a *Applier) act(ctx context.Context, cr *ChangeRequest) error {
 		_, err := a.writeStatus(ctx, cr, Status{Phase: Pending, Why: why})
 		return err
 	}
+	if k := cr.Key(a.Context); k.Engine == model.EngineRoot && (a.Roots == nil || !a.Roots.Reads(k)) {
+		a.leaveAlone(cr, k)
+		return nil
+	}
 	return a.apply(ctx, cr)
+}
+
+// RootChanged is a root module whose plan now is not the one stored in its
+// request: nothing was applied.
+type RootChanged struct{ What []string }
+
+func (e *RootChanged) Error() string {
+	return "the module's plan is not the one approved: " + strings.Join(e.What, "; ")
+}
+
+// leaveAlone says once that an approved request of a root module this
+// agent does not read waits for one that does.
+func (a *Applier) leaveAlone(cr *ChangeRequest, k model.Key) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.leftAlone[cr.Ref()] {
+		return
+	}
+	if a.leftAlone == nil {
+		a.leftAlone = map[string]bool{}
+	}
+	a.leftAlone[cr.Ref()] = true
+	a.logf("change request %s in context %s is approved for %s, a root module this agent does not read (config roots): left to an agent that does", cr.Ref(), a.Context, k.Ref())
 }
 
 // apply claims the request (a status write bound to the version read: of
@@ -129,25 +170,40 @@ func (a *Applier) apply(ctx context.Context, cr *ChangeRequest) error {
 	}
 	req := cr.request(a.Context)
 	req.Approval = approval(cr)
-	res, err := a.Exec.SendStored(ctx, req, cr.Spec.Plan, cr.Spec.Unit.UID)
+	st, err := a.send(ctx, cr, req)
 	var changed *actions.PlanChanged
-	st := Status{Phase: Applied}
+	var rootChanged *RootChanged
 	switch {
 	case err == nil:
 		at := a.now().UTC().Truncate(time.Second)
-		st.AppliedAt, st.ResourceVersion = &at, res.ResourceVersion
-		st.Why = fmt.Sprintf("applied as approved: %s", res.Plan.Summary)
-		if len(res.Warnings) > 0 {
-			st.Why += " (warnings: " + strings.Join(res.Warnings, "; ") + ")"
-		}
+		st.AppliedAt = &at
 		a.logf("applied change request %s to %s: %s", cr.Ref(), req.Key, req.Approval)
 	case errors.As(err, &changed):
 		st = Status{Phase: Stale, Why: "nothing written: " + req.Key.Ref() + " changed since the request: " + strings.Join(changed.Changes, "; ")}
+	case errors.As(err, &rootChanged):
+		st = Status{Phase: Stale, Why: "nothing applied: " + req.Key.Ref() + " changed since the request: " + strings.Join(rootChanged.What, "; ")}
 	default:
 		st = Status{Phase: Failed, Why: "nothing written: " + err.Error()}
 	}
 	st.ClaimedAt = &claimed
 	return a.close(ctx, cr, st)
+}
+
+// send applies the request: its stored patch, or a root module's plan.
+func (a *Applier) send(ctx context.Context, cr *ChangeRequest, req actions.Request) (Status, error) {
+	if req.Key.Engine == model.EngineRoot {
+		summary, err := a.Roots.Send(ctx, cr, req.Approval)
+		return Status{Phase: Applied, Why: "applied as approved: " + summary}, err
+	}
+	res, err := a.Exec.SendStored(ctx, req, cr.Spec.Plan, cr.Spec.Unit.UID)
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{Phase: Applied, ResourceVersion: res.ResourceVersion, Why: "applied as approved: " + res.Plan.Summary}
+	if len(res.Warnings) > 0 {
+		st.Why += " (warnings: " + strings.Join(res.Warnings, "; ") + ")"
+	}
+	return st, nil
 }
 
 // approval names the request, its requester and every approver with their

@@ -41,27 +41,39 @@ func Create(ctx context.Context, dyn dynamic.Interface, p *actions.Plan, a Ask, 
 	if err != nil {
 		return nil, err
 	}
+	req := p.Request
+	spec := a.Spec(Unit{Engine: req.Key.Engine, Name: req.Key.Name, UID: p.UID()}, req.Kind, optionsOf(req), req.Reason, stored, now)
+	return CreateSpec(ctx, dyn, req.Key.Namespace, spec, a.DryRun)
+}
+
+// Spec is the request a asks for: the plan stored of kind on u, open for
+// a.For (DefaultOpen when unset), approved by a.Approvals (at least one).
+func (a Ask) Spec(u Unit, kind actions.Kind, o Options, reason string, plan actions.Stored, now time.Time) Spec {
 	if a.Approvals < 1 {
 		a.Approvals = 1
 	}
 	if a.For <= 0 {
 		a.For = DefaultOpen
 	}
-	req := p.Request
-	spec := Spec{Unit: Unit{Engine: req.Key.Engine, Name: req.Key.Name, UID: p.UID()}, Action: req.Kind, Options: optionsOf(req),
-		Reason: req.Reason, Requester: a.Requester, ApprovalsRequired: a.Approvals, ExpiresAt: now.Add(a.For).UTC().Truncate(time.Second), Plan: stored}
+	return Spec{Unit: u, Action: kind, Options: o, Reason: reason, Requester: a.Requester, ApprovalsRequired: a.Approvals,
+		ExpiresAt: now.Add(a.For).UTC().Truncate(time.Second), Plan: plan}
+}
+
+// CreateSpec stores spec in a new request in namespace and returns it as
+// created.
+func CreateSpec(ctx context.Context, dyn dynamic.Interface, namespace string, spec Spec, dryRun bool) (*ChangeRequest, error) {
 	if strings.TrimSpace(spec.Reason) == "" {
 		return nil, &actions.Refusal{Reason: "a change request needs a reason: its reviewers read it"}
 	}
-	obj, err := toObject(req.Key.Namespace, spec)
+	obj, err := toObject(namespace, spec)
 	if err != nil {
 		return nil, err
 	}
 	opts := metav1.CreateOptions{FieldManager: "driftdeck"}
-	if a.DryRun {
+	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	out, err := dyn.Resource(GVR).Namespace(req.Key.Namespace).Create(ctx, &unstructured.Unstructured{Object: obj}, opts)
+	out, err := dyn.Resource(GVR).Namespace(namespace).Create(ctx, &unstructured.Unstructured{Object: obj}, opts)
 	if err != nil {
 		return nil, explain(err)
 	}

@@ -90,15 +90,21 @@ func (x *Index) Classify(u *model.Unit, now time.Time) bool {
 	defer x.mu.RUnlock()
 	u.Request = nil
 	var newest *ChangeRequest
-	for _, cr := range x.byCx[u.Key.Context] {
-		if cr.Namespace != u.Key.Namespace || cr.Spec.Unit.Name != u.Key.Name || cr.Spec.Unit.Engine != u.Key.Engine {
+	for cx, m := range x.byCx {
+		// A root module's requests may be kept in any context.
+		if cx != u.Key.Context && u.Key.Engine.InCluster() {
 			continue
 		}
-		if p, _ := cr.State(now); p != Pending && p != Approved && p != Applying {
-			continue
-		}
-		if newest == nil || cr.Created.After(newest.Created) {
-			newest = cr
+		for _, cr := range m {
+			if cr.Key(cx) != u.Key {
+				continue
+			}
+			if p, _ := cr.State(now); p != Pending && p != Approved && p != Applying {
+				continue
+			}
+			if newest == nil || cr.Created.After(newest.Created) {
+				newest = cr
+			}
 		}
 	}
 	if newest == nil {

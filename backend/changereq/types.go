@@ -38,7 +38,9 @@ type Spec struct {
 	Plan              actions.Stored `json:"plan"`
 }
 
-// Unit is the object the request writes, in the request's namespace.
+// Unit is the object the request writes, in the request's namespace; of a
+// root module (in no cluster), Name is <workspace>/<name> and UID its
+// state's lineage.
 type Unit struct {
 	Engine model.Engine `json:"engine"`
 	Name   string       `json:"name"`
@@ -95,9 +97,19 @@ type Status struct {
 	ResourceVersion string     `json:"resourceVersion,omitempty"`
 }
 
-// Key is the unit the request writes, in the named context.
+// Key is the unit the request writes, in the named context; a root
+// module's is in no context, wherever its request is kept.
 func (c *ChangeRequest) Key(context string) model.Key {
+	if u := c.Spec.Unit; u.Engine == model.EngineRoot {
+		ws, name, _ := strings.Cut(u.Name, "/")
+		return model.Key{Engine: model.EngineRoot, Namespace: ws, Name: name}
+	}
 	return model.Key{Context: context, Engine: c.Spec.Unit.Engine, Namespace: c.Namespace, Name: c.Spec.Unit.Name}
+}
+
+// RootUnit is the request's Unit of a root module's key.
+func RootUnit(k model.Key, lineage string) Unit {
+	return Unit{Engine: model.EngineRoot, Name: k.Namespace + "/" + k.Name, UID: lineage}
 }
 
 // Ref names the request as the commands take it: <namespace>/<name>.
@@ -200,7 +212,7 @@ func toObject(namespace string, spec Spec) (map[string]any, error) {
 
 // generateName starts a request's name with its action and unit.
 func generateName(spec Spec) string {
-	name := string(spec.Action) + "-" + spec.Unit.Name
+	name := string(spec.Action) + "-" + strings.ReplaceAll(spec.Unit.Name, "/", "-")
 	if len(name) > 50 {
 		name = name[:50]
 	}

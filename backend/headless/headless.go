@@ -19,6 +19,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/policy"
 	"github.com/driftdeck/driftdeck/backend/rootmod"
+	"github.com/driftdeck/driftdeck/backend/rootreq"
 	"github.com/driftdeck/driftdeck/backend/stackops"
 )
 
@@ -94,8 +95,11 @@ func Start(ctx context.Context, h Options) (a *agent.Agent, done <-chan struct{}
 	if d := h.Config.DriftChecks; d != nil {
 		a.DriftChecks = driftSchedule(d, f, h)
 	}
-	if d := h.Config.RootPlans; d != nil && len(h.Roots) > 0 {
-		a.RootPlans = rootPlanSchedule(d, f, h)
+	if len(h.Roots) > 0 {
+		a.RootRequests = &rootreq.Sender{Find: f.Root, Audit: h.Audit, Reread: f.RereadRoot}
+		if d := h.Config.RootPlans; d != nil {
+			a.RootPlans = rootPlanSchedule(d, f, h)
+		}
 	}
 	if l := h.Lease; l != nil {
 		for _, c := range h.Clusters {

@@ -55,8 +55,16 @@ func LocalIdentity() string {
 
 // Apply applies exactly the saved plan id of r.
 func (o *Ops) Apply(ctx context.Context, r Root, id, reason string) (*writeguard.Write, []byte, error) {
+	return o.ApplyApproved(ctx, r, id, reason, "")
+}
+
+// ApplyApproved applies exactly the saved plan id of r for the change
+// request approval names (its requester and approvers, for the audit).
+func (o *Ops) ApplyApproved(ctx context.Context, r Root, id, reason, approval string) (*writeguard.Write, []byte, error) {
 	var out []byte
-	w, err := o.guard().Do(ctx, o.attempt(r, "apply-plan", reason), func(w *writeguard.Write) error {
+	a := o.attempt(r, "apply-plan", reason)
+	a.Approval = approval
+	w, err := o.guard().Do(ctx, a, func(w *writeguard.Write) error {
 		w.Entry.Patch, w.Entry.NoEvent = json.RawMessage(fmt.Sprintf(`{"applyPlan":%q}`, id)), noEvent
 		if w.DryRun {
 			return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/changereq"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/rootreq"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
@@ -27,12 +28,22 @@ unit's namespace, and prints its name. The API server records you as the
 requester and refuses your own approval (deploy/change-requests/). Once
 approved by another person (--approvals of them), the agent sends the stored
 patch as is; if the unit changed since in what the write reads or writes,
-nothing is written and the request reads Stale.`
+nothing is written and the request reads Stale.
+
+A root module (root/<workspace>/<name>) is asked for with approve: the
+command runs your tofu plan and keeps that plan as shown (sensitive values
+masked) in a request in --request-namespace of the selected context. Once
+approved, the agent that reads the module plans it again with its own
+credentials and applies its own plan file only when it reads as yours;
+otherwise nothing is applied and the request reads Stale.`
 
 // requestOpts are what a request adds to its action's options.
 type requestOpts struct {
 	approvals int
 	expires   time.Duration
+	// namespace keeps a root module's request (one in a cluster is kept
+	// in the unit's).
+	namespace string
 }
 
 func newRequestCmd(g *globals) *cobra.Command {
@@ -42,6 +53,7 @@ func newRequestCmd(g *globals) *cobra.Command {
 		Long:  requestHelp,
 		Example: `  driftdeck request pause argocd/team-a/web --until 2h --reason "INC-7: hold the rollout"
   driftdeck request sync argocd/team-a/web --prune --reason "release 1.4"
+  driftdeck --root ./infra/network request approve root/default/network --reason "CHG-12: widen the subnet"
   driftdeck request cancel team-a/pause-web-x7k2q --reason "not needed any more"`,
 		Args: cobra.NoArgs,
 	}
@@ -84,6 +96,9 @@ func newRequestActionCmd(g *globals, spec actions.Spec) *cobra.Command {
 	f.StringVar(&o.reason, "reason", "", "why (required): the reviewers read it, and it goes into the Event and the audit log")
 	f.IntVar(&ro.approvals, "approvals", 1, "how many other people must approve")
 	f.DurationVar(&ro.expires, "expires", changereq.DefaultOpen, "how long the request stays open: not applied after it")
+	if kind == actions.Approve {
+		f.StringVar(&ro.namespace, "request-namespace", rootreq.DefaultNamespace, "where a root module's request is kept (the agent's namespace, where the request roles are bound)")
+	}
 	o.addFlags(f, kind)
 	return cmd
 }
@@ -102,6 +117,9 @@ func runRequest(ctx context.Context, g *globals, kind actions.Kind, o *actionOpt
 	}
 	if ro.approvals < 1 || ro.expires <= 0 {
 		return usageError(fmt.Errorf("--approvals must be at least 1 and --expires positive (got %d, %s)", ro.approvals, ro.expires))
+	}
+	if isRootRef(argv[0]) {
+		return runRootRequest(ctx, g, kind, o.reason, ro, argv[0])
 	}
 	req, err := o.request(kind)
 	if err != nil {
@@ -147,10 +165,7 @@ func runRequest(ctx context.Context, g *globals, kind actions.Kind, o *actionOpt
 		fmt.Fprintf(g.out, "DRY RUN: the API server accepted the request; nothing was stored\n")
 		return nil
 	}
-	fmt.Fprintf(g.out, "requested: %s in context %s: %s\n", safetext.Visible(cr.Ref()), safetext.Visible(k.Context), safetext.Visible(plan.Summary))
-	fmt.Fprintf(g.out, "needs %d approval(s) by someone other than %s, by %s; digest %s\n",
-		cr.Spec.ApprovalsRequired, safetext.Visible(id), cr.Spec.ExpiresAt.Format(time.RFC3339), cr.Spec.Plan.Digest)
-	fmt.Fprintf(g.out, "to review: driftdeck --context %s review %s --approve --reason <why>\n", safetext.Visible(k.Context), safetext.Visible(cr.Ref()))
+	printRequested(g, cr, k.Context, id, plan.Summary)
 	return nil
 }
 

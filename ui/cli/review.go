@@ -12,6 +12,8 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/changereq"
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/rootreq"
 	"github.com/driftdeck/driftdeck/backend/safetext"
 )
 
@@ -130,7 +132,7 @@ func printStoredRequest(w io.Writer, cr *changereq.ChangeRequest, now time.Time)
 	s := cr.Spec
 	p, why := cr.State(now)
 	v := safetext.Visible
-	fmt.Fprintf(w, "change request %s: %s %s/%s/%s\n", v(cr.Ref()), v(string(s.Action)), v(string(s.Unit.Engine)), v(cr.Namespace), v(s.Unit.Name))
+	fmt.Fprintf(w, "change request %s: %s %s\n", v(cr.Ref()), v(string(s.Action)), v(cr.Key("").Ref()))
 	fmt.Fprintf(w, "  asked by %s: %s\n", v(s.Requester), v(s.Reason))
 	fmt.Fprintf(w, "  state    %s (%s); open until %s\n", p, v(why), s.ExpiresAt.Format(time.RFC3339))
 	for _, r := range cr.Reviews {
@@ -138,6 +140,12 @@ func printStoredRequest(w io.Writer, cr *changereq.ChangeRequest, now time.Time)
 	}
 	pl := s.Plan
 	fmt.Fprintf(w, "%s\n", v(pl.Summary))
+	if s.Unit.Engine == model.EngineRoot {
+		for _, l := range rootreq.Lines(pl) {
+			fmt.Fprintf(w, "%s\n", v(l))
+		}
+		return
+	}
 	fmt.Fprintf(w, "Will write (JSON patch on resourceVersion %s, planned %s as %s):\n", v(pl.ResourceVersion), pl.At.UTC().Format(time.RFC3339), v(pl.Actor))
 	for _, c := range pl.Changes {
 		fmt.Fprintf(w, "  %s\n", v(c))
