@@ -18,6 +18,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/policy"
+	"github.com/driftdeck/driftdeck/backend/residency"
 	"github.com/driftdeck/driftdeck/backend/rootmod"
 	"github.com/driftdeck/driftdeck/backend/rootreq"
 	"github.com/driftdeck/driftdeck/backend/stackops"
@@ -108,5 +109,8 @@ func Start(ctx context.Context, h Options) (a *agent.Agent, done <-chan struct{}
 		}
 	}
 	done, err = a.Run(ctx)
+	if err == nil {
+		go residency.Settle(ctx, func() bool { return f.Store.FirstListsIn(len(names)) })
+	}
 	return a, done, err
 }

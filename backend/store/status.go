@@ -193,3 +193,19 @@ func (s *Store) statusLocked() []ContextStatus {
 	sortStatus(out)
 	return out
 }
+
+// FirstListsIn reports whether each of contexts contexts has its first
+// lists in, or an error instead: a context still discovering (a slow link)
+// has no state yet.
+func (s *Store) FirstListsIn(contexts int) bool {
+	st := s.Status()
+	if len(st) < contexts {
+		return false
+	}
+	for _, c := range st {
+		if !c.Synced && c.Error == "" {
+			return false
+		}
+	}
+	return true
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -52,6 +51,8 @@ func runTUI(ctx context.Context, g *globals) error {
 	if err != nil {
 		return err
 	}
+	contexts := selectedContexts(g)
+	go residency.Settle(ctx, func() bool { return f.Store.FirstListsIn(contexts) })
 	svc, err := newService(ctx, g, f, cfg)
 	if err != nil {
 		return err
@@ -59,7 +60,6 @@ func runTUI(ctx context.Context, g *globals) error {
 	// Give the first lists a moment so the screen opens full, not empty; a
 	// slow or dead cluster still gets the screen at once, filled (or marked
 	// disconnected) as answers come.
-	contexts := selectedContexts(g)
 	settled(f, contexts, time.Now().Add(800*time.Millisecond))
 	f.Store.Tick()
 	initial, _ := f.Store.Flush()
@@ -74,32 +74,7 @@ func runTUI(ctx context.Context, g *globals) error {
 		func(p *tea.Program) {
 			f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) { p.Send(ui.BatchMsg(b)) })
 		},
-		func(*tea.Program) { settleMemory(ctx, f, contexts) },
 	}, tea.WithFPS(30))
-}
-
-// settleMemory, once every first list is in and the screen drawn, returns
-// what starting left behind: the heap the lists were decoded through, and
-// the executable's pages only the start touched (package initialisation,
-// discovery, the decoders' first run). With 6,000 units that is about 30 MB
-// of 90 (ADR 0018).
-func settleMemory(ctx context.Context, f *fleet.Fleet, contexts int) {
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for !allSettled(f, contexts) {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-	select {
-	case <-ctx.Done():
-		return
-	case <-time.After(2 * time.Second):
-	}
-	debug.FreeOSMemory()
-	_ = residency.ReleaseStartupPages() // only a figure depends on it
 }
 
 // offerDemo asks, on a terminal, whether to start the demo instead.
@@ -117,25 +92,9 @@ func offerDemo(g *globals) bool {
 // settled waits until every context has its first lists or an error, or
 // the deadline passes.
 func settled(f *fleet.Fleet, contexts int, deadline time.Time) {
-	for time.Now().Before(deadline) && !allSettled(f, contexts) {
+	for time.Now().Before(deadline) && !f.Store.FirstListsIn(contexts) {
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// allSettled reports whether each of the session's contexts has its first
-// lists or an error: a context still discovering (a slow link) has no state
-// yet.
-func allSettled(f *fleet.Fleet, contexts int) bool {
-	st := f.Store.Status()
-	if len(st) < max(contexts, 1) {
-		return false
-	}
-	for _, s := range st {
-		if !s.Synced && s.Error == "" {
-			return false
-		}
-	}
-	return true
 }
 
 // selectedContexts is how many contexts the session watches.
