@@ -21,6 +21,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/audit"
+	"github.com/driftdeck/driftdeck/backend/changereq"
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/fleet"
 	"github.com/driftdeck/driftdeck/backend/kube"
@@ -379,6 +380,10 @@ type benchBackend struct {
 }
 
 type elsewhere struct{ ui.Backend }
+
+// ChangeRequests: the measured fleet has none (the binary lists them from
+// a watch the bench does not start), and every batch asks.
+func (benchBackend) ChangeRequests() []changereq.Listed { return nil }
 
 func newBackend(f *fleet.Fleet, auditDir string) (*benchBackend, error) {
 	log, err := audit.Open(filepath.Join(auditDir, "audit.log"))
