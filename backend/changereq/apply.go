@@ -35,21 +35,12 @@ type Applier struct {
 
 	mu     sync.Mutex
 	silent string // the last listing error logged, so it is logged once
-	// leftAlone are the root modules' requests said to be left to another
-	// agent, so that each is said once.
-	leftAlone map[string]bool
+	roots  rootWork
 }
 
-// RootSender applies an approved request of a root module: it plans the
-// module again and applies that plan only when it is the one stored
-// (*RootChanged when not, nothing applied).
-type RootSender interface {
-	Reads(k model.Key) bool
-	Send(ctx context.Context, cr *ChangeRequest, approval string) (summary string, err error)
-}
-
-// claimTimeout is how long a request may stay Applying: past it, the agent
-// that claimed it is taken to have stopped before recording the outcome.
+// claimTimeout is how long a request may stay Applying without its claim
+// renewed: past it, the agent that claimed it is taken to have stopped
+// before recording the outcome.
 const claimTimeout = 2 * time.Minute
 
 func (a *Applier) now() time.Time {
@@ -106,6 +97,9 @@ func (a *Applier) listFailed(err error) {
 }
 
 func (a *Applier) act(ctx context.Context, cr *ChangeRequest) error {
+	if a.roots.isRunning(cr.Ref()) {
+		return nil // this agent applies it now
+	}
 	now := a.now()
 	if cr.Status.Phase == Applying {
 		if cr.Status.ClaimedAt != nil && now.Sub(*cr.Status.ClaimedAt) > claimTimeout {
@@ -134,29 +128,6 @@ func (a *Applier) act(ctx context.Context, cr *ChangeRequest) error {
 	return a.apply(ctx, cr)
 }
 
-// RootChanged is a root module whose plan now is not the one stored in its
-// request: nothing was applied.
-type RootChanged struct{ What []string }
-
-func (e *RootChanged) Error() string {
-	return "the module's plan is not the one approved: " + strings.Join(e.What, "; ")
-}
-
-// leaveAlone says once that an approved request of a root module this
-// agent does not read waits for one that does.
-func (a *Applier) leaveAlone(cr *ChangeRequest, k model.Key) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.leftAlone[cr.Ref()] {
-		return
-	}
-	if a.leftAlone == nil {
-		a.leftAlone = map[string]bool{}
-	}
-	a.leftAlone[cr.Ref()] = true
-	a.logf("change request %s in context %s is approved for %s, a root module this agent does not read (config roots): left to an agent that does", cr.Ref(), a.Context, k.Ref())
-}
-
 // apply claims the request (a status write bound to the version read: of
 // several agents, one wins), sends its stored plan and records the outcome.
 func (a *Applier) apply(ctx context.Context, cr *ChangeRequest) error {
@@ -170,7 +141,29 @@ func (a *Applier) apply(ctx context.Context, cr *ChangeRequest) error {
 	}
 	req := cr.request(a.Context)
 	req.Approval = approval(cr)
-	st, err := a.send(ctx, cr, req)
+	if req.Key.Engine == model.EngineRoot {
+		a.applyRoot(ctx, cr, req, claimed)
+		return nil
+	}
+	st, err := a.sendStored(ctx, cr, req)
+	return a.outcome(ctx, cr, req, claimed, st, err)
+}
+
+// sendStored sends the request's stored patch.
+func (a *Applier) sendStored(ctx context.Context, cr *ChangeRequest, req actions.Request) (Status, error) {
+	res, err := a.Exec.SendStored(ctx, req, cr.Spec.Plan, cr.Spec.Unit.UID)
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{Phase: Applied, ResourceVersion: res.ResourceVersion, Why: "applied as approved: " + res.Plan.Summary}
+	if len(res.Warnings) > 0 {
+		st.Why += " (warnings: " + strings.Join(res.Warnings, "; ") + ")"
+	}
+	return st, nil
+}
+
+// outcome records how sending the request went.
+func (a *Applier) outcome(ctx context.Context, cr *ChangeRequest, req actions.Request, claimed time.Time, st Status, err error) error {
 	var changed *actions.PlanChanged
 	var rootChanged *RootChanged
 	switch {
@@ -187,23 +180,6 @@ func (a *Applier) apply(ctx context.Context, cr *ChangeRequest) error {
 	}
 	st.ClaimedAt = &claimed
 	return a.close(ctx, cr, st)
-}
-
-// send applies the request: its stored patch, or a root module's plan.
-func (a *Applier) send(ctx context.Context, cr *ChangeRequest, req actions.Request) (Status, error) {
-	if req.Key.Engine == model.EngineRoot {
-		summary, err := a.Roots.Send(ctx, cr, req.Approval)
-		return Status{Phase: Applied, Why: "applied as approved: " + summary}, err
-	}
-	res, err := a.Exec.SendStored(ctx, req, cr.Spec.Plan, cr.Spec.Unit.UID)
-	if err != nil {
-		return Status{}, err
-	}
-	st := Status{Phase: Applied, ResourceVersion: res.ResourceVersion, Why: "applied as approved: " + res.Plan.Summary}
-	if len(res.Warnings) > 0 {
-		st.Why += " (warnings: " + strings.Join(res.Warnings, "; ") + ")"
-	}
-	return st, nil
 }
 
 // approval names the request, its requester and every approver with their

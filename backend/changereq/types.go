@@ -89,9 +89,11 @@ func (p Phase) Closed() bool {
 
 // Status is what the agent wrote.
 type Status struct {
-	Phase           Phase      `json:"phase,omitempty"`
-	Why             string     `json:"why,omitempty"`
-	Agent           string     `json:"agent,omitempty"`
+	Phase Phase  `json:"phase,omitempty"`
+	Why   string `json:"why,omitempty"`
+	Agent string `json:"agent,omitempty"`
+	// ClaimedAt is when the agent claimed the request, or last renewed its
+	// claim while a root module's apply runs.
 	ClaimedAt       *time.Time `json:"claimedAt,omitempty"`
 	AppliedAt       *time.Time `json:"appliedAt,omitempty"`
 	ResourceVersion string     `json:"resourceVersion,omitempty"`

@@ -56,6 +56,11 @@ type Options struct {
 	Log   io.Writer
 }
 
+// rootRequestLockWait is how long the agent's plan and apply of an
+// approved root module's request wait for its state lock (another run, a
+// person's plan), as tofu's -lock-timeout.
+const rootRequestLockWait = 2 * time.Minute
+
 // LeaseSpec is the Lease each context's writer holds, in that context's
 // cluster.
 type LeaseSpec struct {
@@ -97,7 +102,7 @@ func Start(ctx context.Context, h Options) (a *agent.Agent, done <-chan struct{}
 		a.DriftChecks = driftSchedule(d, f, h)
 	}
 	if len(h.Roots) > 0 {
-		a.RootRequests = &rootreq.Sender{Find: f.Root, Audit: h.Audit, Reread: f.RereadRoot}
+		a.RootRequests = &rootreq.Sender{Find: f.Root, Audit: h.Audit, Reread: f.RereadRoot, LockWait: rootRequestLockWait}
 		if d := h.Config.RootPlans; d != nil {
 			a.RootPlans = rootPlanSchedule(d, f, h)
 		}

@@ -50,6 +50,7 @@ func TestClusterAnApprovedRootPlanIsAppliedByTheAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	ap.Pass(w.ctx)
+	ap.Wait()
 	got := w.get(cr)
 	if got.Status.Phase != changereq.Applied || !strings.Contains(got.Status.Why, "Plan: 1 to add, 0 to change, 1 to destroy.") {
 		t.Fatalf("after bob's approval: %+v", got.Status)
@@ -63,6 +64,7 @@ func TestClusterAnApprovedRootPlanIsAppliedByTheAgent(t *testing.T) {
 		t.Fatalf("the agent's audit: %+v", lines)
 	}
 	ap.Pass(w.ctx)
+	ap.Wait()
 	if n := len(readAudit(t, auditPath)); n != 1 {
 		t.Fatalf("an applied request was applied again: %d audit lines", n)
 	}
@@ -89,6 +91,7 @@ func TestClusterARootRequestWhoseModuleChangedIsStale(t *testing.T) {
 	w.module.User("apply", "-auto-approve", "-no-color", "-var", "size=medium")
 	ap, auditPath := w.agent(true)
 	ap.Pass(w.ctx)
+	ap.Wait()
 	got := w.get(cr)
 	if got.Status.Phase != changereq.Stale || !strings.Contains(got.Status.Why, "terraform_data.server: now replace") {
 		t.Fatalf("a request whose module changed: %+v", got.Status)

@@ -22,7 +22,8 @@ type Sender struct {
 	Find  func(model.Key) (rootmod.Root, *rootmod.Tofu, bool)
 	Audit *audit.Log
 	// Reread reads the module into the model again once planned.
-	Reread   func(model.Key)
+	Reread func(model.Key)
+	// LockWait is how long a plan and an apply wait for the state lock.
 	LockWait time.Duration
 }
 
@@ -48,9 +49,24 @@ func (s *Sender) Send(ctx context.Context, cr *changereq.ChangeRequest, approval
 	if s.Reread != nil {
 		defer s.Reread(k)
 	}
+	// A scheduled plan of the same module may be saved between this plan
+	// and its apply: the apply refuses a plan that is not the newest, and
+	// the module is planned again.
+	for range 3 {
+		summary, err := s.planAndApply(ctx, cr, r, tofu, approval)
+		if !errors.Is(err, rootmod.ErrNotLatest) {
+			return summary, err
+		}
+	}
+	return "", fmt.Errorf("%s was planned by another run each time the agent planned it: nothing applied", k.Ref())
+}
+
+// planAndApply plans the module and applies that plan when it is the
+// request's.
+func (s *Sender) planAndApply(ctx context.Context, cr *changereq.ChangeRequest, r rootmod.Root, tofu *rootmod.Tofu, approval string) (string, error) {
 	saved, err := tofu.Plan(ctx, r, "driftdeck agent ("+rootmod.LocalIdentity()+") for change request "+cr.Ref(), s.LockWait, diff.Options{})
 	if err != nil {
-		return "", fmt.Errorf("planning %s again: %w", k.Ref(), err)
+		return "", fmt.Errorf("planning %s again: %w", r.Key().Ref(), err)
 	}
 	text, lines, err := Shown(saved.Plan)
 	if err != nil {
