@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/driftdeck/driftdeck/backend/argocd"
+	"github.com/driftdeck/driftdeck/backend/audit/audittest"
 )
 
 // One person asks, the API server refuses her own approval, another
@@ -58,7 +59,7 @@ func TestClusterAnApprovedRequestIsAppliedAsStored(t *testing.T) {
 			t.Errorf("the app's Events do not say %q:\n%s", want, events)
 		}
 	}
-	if lines := readAudit(t, auditPath); len(lines) != 1 || !strings.Contains(lines[0].Approval, "approved by bob") || lines[0].Outcome != "done" {
+	if lines := audittest.Entries(t, auditPath); len(lines) != 1 || !strings.Contains(lines[0].Approval, "approved by bob") || lines[0].Outcome != "done" {
 		t.Errorf("the agent's audit: %+v", lines)
 	}
 	ap.Pass(context.Background())

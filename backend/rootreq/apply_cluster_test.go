@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/driftdeck/driftdeck/backend/audit/audittest"
 	"github.com/driftdeck/driftdeck/backend/changereq"
 )
 
@@ -58,14 +59,14 @@ func TestClusterAnApprovedRootPlanIsAppliedByTheAgent(t *testing.T) {
 	if e := w.endpoint(); e != "db-small.internal" {
 		t.Fatalf("after the agent's apply the endpoint is %q", e)
 	}
-	lines := readAudit(t, auditPath)
+	lines := audittest.Entries(t, auditPath)
 	if len(lines) != 1 || lines[0].Outcome != "done" || lines[0].Action != "apply-plan" ||
 		!strings.Contains(lines[0].Approval, "asked by alice, approved by bob") || lines[0].Reason != "INC-9: put the small server back" {
 		t.Fatalf("the agent's audit: %+v", lines)
 	}
 	ap.Pass(w.ctx)
 	ap.Wait()
-	if n := len(readAudit(t, auditPath)); n != 1 {
+	if n := len(audittest.Entries(t, auditPath)); n != 1 {
 		t.Fatalf("an applied request was applied again: %d audit lines", n)
 	}
 }
@@ -99,7 +100,7 @@ func TestClusterARootRequestWhoseModuleChangedIsStale(t *testing.T) {
 	if e := w.endpoint(); e != "db-medium.internal" {
 		t.Fatalf("a stale request changed the module: endpoint %q", e)
 	}
-	if lines := readAudit(t, auditPath); len(lines) != 0 {
+	if lines := audittest.Entries(t, auditPath); len(lines) != 0 {
 		t.Fatalf("nothing was applied, yet the audit says %+v", lines)
 	}
 }

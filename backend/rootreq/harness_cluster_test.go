@@ -1,11 +1,7 @@
 package rootreq
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -122,25 +118,3 @@ func (w *world) agent(reads bool) (*changereq.Applier, string) {
 
 // endpoint is the module's output as its state holds it now.
 func (w *world) endpoint() string { return w.module.User("output", "-raw", "endpoint") }
-
-func readAudit(t *testing.T, path string) []audit.Entry {
-	t.Helper()
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil // nothing was written to it
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []audit.Entry
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		var e audit.Entry
-		if err := json.Unmarshal(s.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, e)
-	}
-	return out
-}
