@@ -68,7 +68,9 @@ func (s *detailScreen) update(a *App, msg tea.Msg) tea.Cmd {
 			return nil // another screen's, or one closed before its read returned
 		}
 		s.m.SetDetail(msg.detail, msg.err)
-		if s.reads.done() {
+		// A failed read is tried again (at the reads' pace): a slow or
+		// restarting API server must not leave the tabs without details.
+		if s.reads.done() || (msg.err != nil && a.unit(s.m.Key()) != nil) {
 			return s.describeCmd(a)
 		}
 	case availMsg:

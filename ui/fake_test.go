@@ -28,7 +28,9 @@ type fakeBackend struct {
 	sent      []*actions.Plan   // the plans Send wrote
 	plans     int               // Plan calls
 	describes int               // Describe calls
-	available int               // Available calls
+	// describeFailures: that many Describe calls fail before one answers.
+	describeFailures int
+	available        int // Available calls
 	// version is the resourceVersion plans are made from; a test moves it
 	// to play a change on the cluster.
 	version string
@@ -215,7 +217,11 @@ func (f *fakeBackend) Settled(_ context.Context, res *actions.Result) []string {
 func (f *fakeBackend) Describe(_ context.Context, k model.Key) (*describe.Detail, error) {
 	f.mu.Lock()
 	f.describes++
+	failing := f.describes <= f.describeFailures
 	f.mu.Unlock()
+	if failing {
+		return nil, fmt.Errorf("reading %s: the server was unable to return a response in the time allotted", k.Ref())
+	}
 	return &describe.Detail{
 		Key:  k,
 		YAML: "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: " + k.Name + "\n",

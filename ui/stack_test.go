@@ -215,6 +215,41 @@ func TestDetailKeepsRefreshingWhileACommandIsTyped(t *testing.T) {
 	}
 }
 
+// A read of the details that fails is said on the tab shown, not left as
+// "loading…", and is tried again until one answers.
+func TestDetailSaysAFailedReadAndReadsAgain(t *testing.T) {
+	a, be := newTestApp(t, 120, 30)
+	now := fixedNow
+	a.opts.Now = func() time.Time { now = now.Add(2 * time.Second); return now } // past the once-a-second limit
+	selectUnit(t, a, "search-indexer")
+	be.describeFailures = 1 // the open's read fails, the next answers
+	_, cmd := a.Update(keyMsg("enter"))
+	a.Update(keyMsg("y"))
+	first, ok := cmd().(tea.BatchMsg)
+	if !ok {
+		t.Fatalf("opening the detail did not batch its reads")
+	}
+	var retry tea.Cmd
+	for _, c := range first {
+		if c == nil {
+			continue
+		}
+		if m, ok := c().(describeMsg); ok {
+			_, retry = a.Update(m)
+		}
+	}
+	if text := flat(a); !strings.Contains(text, "Could not load details: reading") || strings.Contains(text, "loading…") {
+		t.Fatalf("the YAML tab does not say the failed read:\n%s", plain(a))
+	}
+	run(a, retry, 0)
+	if got := be.describes; got != 2 {
+		t.Fatalf("the unit was described %d times, want 2 (the failed read and the one after)", got)
+	}
+	if text := flat(a); !strings.Contains(text, "kind: Application") || strings.Contains(text, "Could not load details") {
+		t.Fatalf("the YAML tab did not take the next read:\n%s", plain(a))
+	}
+}
+
 func TestApplyStreamsIntoItsScreenAndIsNotLeftHalfWay(t *testing.T) {
 	a, be := newTestApp(t, 120, 30)
 	player := newPreviewPlayer()

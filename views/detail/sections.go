@@ -99,7 +99,7 @@ func (m *Model) overview(now time.Time) []string {
 	}
 	if m.loadErr != "" {
 		out = append(out, "")
-		out = append(out, m.indented(0, "Could not load details: "+m.loadErr, m.theme.Bad)...)
+		out = append(out, m.notLoaded()...)
 	} else if m.detail != nil {
 		for _, p := range m.detail.Problems {
 			out = append(out, m.indented(0, "note: "+p, m.theme.Warn)...)
@@ -307,9 +307,18 @@ func (m *Model) conditions(cs []model.Condition, now time.Time) []string {
 	return out
 }
 
+// notLoaded stands in a tab until the unit's details are read: the read's
+// error when it failed, not a "loading…" that never ends.
+func (m *Model) notLoaded() []string {
+	if m.loadErr != "" {
+		return m.indented(0, "Could not load details: "+m.loadErr, m.theme.Bad)
+	}
+	return []string{m.theme.Dim.Render("loading…")}
+}
+
 func (m *Model) resources() []string {
 	if m.detail == nil {
-		return []string{m.theme.Dim.Render("loading…")}
+		return m.notLoaded()
 	}
 	if m.unit.Stack != nil {
 		return m.updates()
@@ -353,7 +362,7 @@ func (m *Model) updates() []string {
 
 func (m *Model) history(now time.Time) []string {
 	if m.detail == nil {
-		return []string{m.theme.Dim.Render("loading…")}
+		return m.notLoaded()
 	}
 	if len(m.detail.History) == 0 {
 		return []string{m.theme.Dim.Render("no deployments recorded")}
@@ -374,7 +383,7 @@ func (m *Model) history(now time.Time) []string {
 
 func (m *Model) events(now time.Time) []string {
 	if m.detail == nil {
-		return []string{m.theme.Dim.Render("loading…")}
+		return m.notLoaded()
 	}
 	if len(m.detail.Events) == 0 {
 		return []string{m.theme.Dim.Render("no recent events for this object")}
@@ -392,7 +401,7 @@ func (m *Model) events(now time.Time) []string {
 
 func (m *Model) yaml() []string {
 	if m.detail == nil {
-		return []string{m.theme.Dim.Render("loading…")}
+		return m.notLoaded()
 	}
 	return strings.Split(safetext.Block(strings.TrimRight(m.detail.YAML, "\n")), "\n")
 }
