@@ -38,6 +38,7 @@ type options struct {
 	driftdeck  string
 	kubectl    string
 	crds       string
+	seed       string
 	keys       int
 	keyRate    float64
 	churn      int
@@ -70,6 +71,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "also write the table (Markdown) to this file")
 	flag.StringVar(&o.driftdeck, "driftdeck", "", "the driftdeck binary to measure (default: go build the repository)")
 	flag.StringVar(&o.kubectl, "kubectl", "kubectl", "kubectl for the kubectl rows (skipped when not found)")
+	flag.StringVar(&o.seed, "seed", "auto", "how the fleet is written: api (through the API server), etcd (into etcd directly, in bulk) or auto (etcd past 10,000 units)")
 	flag.StringVar(&o.crds, "crds", "auto", "CRD set: upstream (../shared/crds), own (testdata/crds), or auto")
 	flag.IntVar(&o.keys, "keys", 1200, "keystrokes to time")
 	flag.Float64Var(&o.keyRate, "key-rate", 60, "keystrokes per second")
@@ -154,10 +156,10 @@ func run(ctx context.Context, o options) (err error) {
 
 	logf("seeding %d Applications, %d Stacks, %d Kustomizations, %d HelmReleases and %d Terraforms",
 		o.apps, o.stacks, o.kustomizations, o.helmReleases, o.terraforms)
-	if r.Seed, err = seed(ctx, cp.Config(), o.fleetSize, time.Now()); err != nil {
+	if r.Seed, err = seedFleet(ctx, cp, o.fleetSize, o.seed, time.Now()); err != nil {
 		return fmt.Errorf("seeding: %w", err)
 	}
-	logf("seeded in %v (%d requests)", r.Seed.Duration.Round(time.Millisecond), r.Seed.Requests)
+	logf("seeded in %v (%d %s)", r.Seed.Duration.Round(time.Millisecond), r.Seed.Requests, r.Seed.How)
 
 	if o.serve {
 		logf("serving the seeded cluster until interrupted: KUBECONFIG=%s", cp.Kubeconfig)

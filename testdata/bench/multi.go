@@ -103,13 +103,13 @@ func runClusters(ctx context.Context, o options) (err error) {
 	t = time.Now()
 	seeds := make([]seedResult, o.clusters)
 	for i, cp := range cps {
-		wg.Go(func() { seeds[i], errs[i] = seed(ctx, cp.Config(), per, time.Now()) })
+		wg.Go(func() { seeds[i], errs[i] = seedFleet(ctx, cp, per, o.seed, time.Now()) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("seeding: %w", err)
 	}
-	r.Seed.Duration = time.Since(t)
+	r.Seed.Duration, r.Seed.How = time.Since(t), seeds[0].How
 	for _, s := range seeds {
 		r.Seed.Requests += s.Requests
 	}
@@ -256,7 +256,7 @@ func (r *multiReport) rows() []row {
 	units := r.Size.units()
 	rows := []row{
 		{fmt.Sprintf("%d control planes started at once (kube-apiserver + etcd each, CRDs installed)", n), secs(r.ControlPlaneStart), "s", "", ""},
-		{fmt.Sprintf("seeding %d units into each, all at once (%d requests)", r.PerCluster.units(), r.Seed.Requests), secs(r.Seed.Duration), "s", "", ""},
+		{fmt.Sprintf("seeding %d units into each, all at once (%d %s)", r.PerCluster.units(), r.Seed.Requests, r.Seed.How), secs(r.Seed.Duration), "s", "", ""},
 	}
 	for i, name := range r.Clusters {
 		f, note := spread(perFloor[i])

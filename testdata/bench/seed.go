@@ -27,6 +27,24 @@ const seedWorkers = 12
 type seedResult struct {
 	Duration time.Duration
 	Requests int64
+	// How names the way: requests to the API server, or etcd transactions.
+	How string
+}
+
+// seedDirectPast is the fleet size above which auto seeds etcd directly:
+// through the API server 70,000 units take most of an hour on two cores.
+const seedDirectPast = 10000
+
+// seedFleet seeds the fleet the way asked (api, etcd, or auto: etcd for
+// fleets of more than seedDirectPast units).
+func seedFleet(ctx context.Context, cp *controlPlane, size fleetSize, how string, now time.Time) (seedResult, error) {
+	switch {
+	case how == "etcd" || (how == "auto" && size.units() > seedDirectPast):
+		return seedEtcd(ctx, cp, size, now)
+	case how == "api" || how == "auto":
+		return seed(ctx, cp.Config(), size, now)
+	}
+	return seedResult{}, fmt.Errorf("-seed %q: want auto, api or etcd", how)
 }
 
 // newFastClient is a raw REST client with client-side throttling lifted.
@@ -51,15 +69,8 @@ func seed(ctx context.Context, cfg *rest.Config, size fleetSize, now time.Time) 
 	if err != nil {
 		return seedResult{}, err
 	}
-	kc, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
+	if err := makeNamespaces(ctx, cfg); err != nil {
 		return seedResult{}, err
-	}
-	for _, ns := range append([]string{fleetgen.AppNamespace, fleetgen.FluxNamespace}, fleetgen.TeamNamespaces()...) {
-		_, err := kc.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return seedResult{}, fmt.Errorf("namespace %s: %w", ns, err)
-		}
 	}
 
 	var requests atomic.Int64
@@ -199,11 +210,26 @@ func seed(ctx context.Context, cfg *rest.Config, size fleetSize, now time.Time) 
 	}
 	close(jobs)
 	wg.Wait()
-	res := seedResult{Duration: time.Since(start), Requests: requests.Load()}
+	res := seedResult{Duration: time.Since(start), Requests: requests.Load(), How: fmt.Sprintf("requests to the API server, %d at a time", seedWorkers)}
 	if err := errors.Join(errs...); err != nil {
 		return res, err
 	}
 	return res, ctx.Err()
+}
+
+// makeNamespaces makes the namespaces the fleet's objects are in.
+func makeNamespaces(ctx context.Context, cfg *rest.Config) error {
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	for _, ns := range append([]string{fleetgen.AppNamespace, fleetgen.FluxNamespace}, fleetgen.TeamNamespaces()...) {
+		_, err := kc.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("namespace %s: %w", ns, err)
+		}
+	}
+	return nil
 }
 
 func name(obj map[string]any) string {

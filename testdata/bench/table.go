@@ -92,9 +92,9 @@ func (r *report) rows() []row {
 	}
 	rows := []row{
 		{"control plane start (kube-apiserver + etcd, CRDs installed)", secs(r.ControlPlaneStart), "s", "", ""},
-		{fmt.Sprintf("seeding %s (%d requests, %d at a time)", r.Size.objects(), r.Seed.Requests, seedWorkers),
+		{fmt.Sprintf("seeding %s (%d %s)", r.Size.objects(), r.Seed.Requests, r.Seed.How),
 			secs(r.Seed.Duration), "s", "", ""},
-		{"seeding rate", fmt.Sprintf("%.0f", float64(r.Seed.Requests)/r.Seed.Duration.Seconds()), "requests/s", "", ""},
+		{"seeding rate", fmt.Sprintf("%.0f", float64(r.Size.units())/r.Seed.Duration.Seconds()), "units/s", "", ""},
 	}
 	for _, l := range fl.Lists {
 		rows = append(rows, row{fmt.Sprintf("mean size of one of the %s in the LIST", l.Kind),

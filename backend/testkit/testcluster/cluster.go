@@ -197,6 +197,10 @@ func (c *Cluster) APIServerPID() int {
 	return 0
 }
 
+// EtcdURL is etcd's client address: a bench writes a large fleet there in
+// bulk, below the API server, as a restore would.
+func (c *Cluster) EtcdURL() string { return c.env.ControlPlane.Etcd.URL.String() }
+
 // Config is the administrator's (system:masters) connection to the cluster.
 func (c *Cluster) Config() *rest.Config { return rest.CopyConfig(c.cfg) }
 

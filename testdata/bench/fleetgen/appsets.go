@@ -11,14 +11,23 @@ import (
 // of them hold Applications), so 5,000 Applications are in 50 sets.
 const argocdAppSets = 44
 
+// setsGrowPast is how many Applications the first sets own between them;
+// beyond it each hundred Applications of the argocd namespace have a set of
+// their own, so 50,000 Applications are in about 500 sets, as the largest
+// estates generate them.
+const setsGrowPast = 5000
+
 // AppSetOf names the ApplicationSet that owns Application i, in its
 // namespace (an owner reference never crosses namespaces).
 func AppSetOf(i int) (namespace, name string) {
 	ns := AppNamespaceOf(i)
-	if ns == AppNamespace {
-		return ns, fmt.Sprintf("fleet-%02d", i%argocdAppSets)
+	switch {
+	case ns != AppNamespace:
+		return ns, strings.TrimPrefix(ns, "team-") + "-services"
+	case i >= setsGrowPast:
+		return ns, fmt.Sprintf("fleet-%03d", argocdAppSets+(i-setsGrowPast)/100)
 	}
-	return ns, strings.TrimPrefix(ns, "team-") + "-services"
+	return ns, fmt.Sprintf("fleet-%02d", i%argocdAppSets)
 }
 
 // AppSets lists the ApplicationSets that own the first apps Applications,
@@ -42,7 +51,7 @@ func appSetOwner(i int) map[string]any {
 	ns, name := AppSetOf(i)
 	return map[string]any{
 		"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationSet", "name": name,
-		"uid": uid("appset", ns, name), "controller": true, "blockOwnerDeletion": true,
+		"uid": UID("appset", ns, name), "controller": true, "blockOwnerDeletion": true,
 	}
 }
 
@@ -76,7 +85,7 @@ func ApplicationSet(namespace, name string, now time.Time) (obj, status map[stri
 	at := stamp(now.Add(-time.Hour))
 	cond := map[string]any{"type": "ResourcesUpToDate", "status": "True", "reason": "ApplicationSetUpToDate",
 		"message": "All applications have been generated successfully", "lastTransitionTime": at}
-	if uid("appset", namespace, name)[0] < '2' {
+	if UID("appset", namespace, name)[0] < '2' {
 		cond = map[string]any{"type": "ErrorOccurred", "status": "True", "reason": "ApplicationGenerationFromParamsError",
 			"message": "failed to execute go template {{.path.basename}}: template: :1: map has no entry for key", "lastTransitionTime": at}
 	}

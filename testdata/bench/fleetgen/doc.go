@@ -28,8 +28,9 @@ func commit(words ...any) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// uid makes a stable UUID-shaped id.
-func uid(words ...any) string {
+// UID makes a stable UUID-shaped id of words: the same object has the same
+// uid in every run.
+func UID(words ...any) string {
 	h := commit(words...)
 	return h[0:8] + "-" + h[8:12] + "-4" + h[13:16] + "-a" + h[17:20] + "-" + h[20:32]
 }
