@@ -17,8 +17,8 @@ SHELL := bash
 
 GO ?= go
 TOOLS := testdata/tools/build.sh
-# Packages to test; the report tool's own tests live under testdata.
-PKGS ?= ./... ./testdata/tools/testreport
+# Packages to test; the report tool's and the bench's own tests live under testdata.
+PKGS ?= ./... ./testdata/tools/testreport ./testdata/bench/...
 # More go test flags, e.g. GOTESTFLAGS='-run TestCluster -count=1'.
 GOTESTFLAGS ?=
 # When set, the raw `go test -json` events are saved there (CI counts the

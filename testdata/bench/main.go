@@ -16,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/driftdeck/driftdeck/testdata/bench/fleetgen"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -63,6 +64,8 @@ type options struct {
 func main() {
 	var o options
 	flag.IntVar(&o.apps, "apps", 5000, "Argo CD Applications to create")
+	flag.IntVar(&fleetgen.AppResources, "app-resources", fleetgen.AppResources, "resources of each Application (its status and last sync list them)")
+	flag.IntVar(&fleetgen.AppHistory, "app-history", fleetgen.AppHistory, "history entries of each Application")
 	flag.IntVar(&o.stacks, "stacks", 1000, "Pulumi Stacks to create (each with an Update)")
 	flag.IntVar(&o.kustomizations, "kustomizations", 700, "Flux Kustomizations to create (0 with -helmreleases 0 -terraforms 0: the fleet before Flux and Terraform)")
 	flag.IntVar(&o.helmReleases, "helmreleases", 300, "Flux HelmReleases to create")
@@ -91,6 +94,10 @@ func main() {
 	flag.StringVar(&o.contexts, "child-contexts", "", "internal: the contexts the measured process watches")
 	flag.StringVar(&o.unreachable, "child-unreachable", "", "internal: those of them that never answer")
 	flag.Parse()
+	if fleetgen.AppResources < 5 || fleetgen.AppHistory < 1 || fleetgen.AppHistory > 10 {
+		fmt.Fprintln(os.Stderr, "bench: -app-resources takes 5 or more (a self-heal syncs up to 4 of them), -app-history 1 to 10")
+		os.Exit(2)
+	}
 
 	if o.child {
 		err := runChild(childOpts{startOnly: o.startOnly, kubeconfig: o.kubeconfig, contexts: o.contexts, unreachable: o.unreachable, units: o.units(), keys: o.keys,

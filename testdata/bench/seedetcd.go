@@ -47,9 +47,37 @@ func seedEtcd(ctx context.Context, cp *controlPlane, size fleetSize, now time.Ti
 	produceErr := w.produce(ctx, size)
 	close(w.batches)
 	wg.Wait()
+	if err := errors.Join(produceErr, w.failure(), ctx.Err()); err != nil {
+		return seedResult{}, err
+	}
 	res := seedResult{Duration: time.Since(start), Requests: w.requests.Load(),
-		How: fmt.Sprintf("etcd transactions of up to %d objects, %d at a time", etcdTxnOps, etcdWorkers)}
-	return res, errors.Join(produceErr, w.failure(), ctx.Err())
+		How: fmt.Sprintf("etcd transactions of up to %d objects, %d at a time, until the API server lists them", etcdTxnOps, etcdWorkers)}
+	err := waitListed(ctx, cp, size)
+	res.Duration = time.Since(start)
+	return res, err
+}
+
+// waitListed waits until the API server lists every collection whole: it
+// takes writes made below it into its watch cache at its own pace (a
+// minute and more for 70,000 objects on two cores), and a LIST asked
+// meanwhile runs out of its time.
+func waitListed(ctx context.Context, cp *controlPlane, size fleetSize) error {
+	deadline := time.Now().Add(15 * time.Minute)
+	for {
+		_, _, err := listAll(ctx, cp.Config(), "", size)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the API server did not list the fleet written into etcd within 15 minutes: %w", err)
+		}
+		logf("the API server does not list the fleet whole yet (%v); asking again", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Second):
+		}
+	}
 }
 
 type etcdPut struct{ key, value []byte }

@@ -94,8 +94,16 @@ var resourceKinds = []struct{ group, version, kind, suffix string }{
 	{"keda.sh", "v1alpha1", "ScaledObject", ""},
 }
 
+// AppResources and AppHistory shape every Application: 30 resources and 10
+// history entries make about 14 KB of JSON, a typical service's. The bench
+// of the largest estates sets fewer (-app-resources, -app-history): 50,000
+// Applications of 14 KB are a 612 MB LIST, which a two-core API server does
+// not serve within its one-minute request timeout.
+var AppResources, AppHistory = 30, 10
+
 // Application returns Application i as the Argo CD controller leaves it,
-// about 14 KB of JSON once the API server adds its metadata.
+// about 14 KB of JSON once the API server adds its metadata (with the
+// default AppResources and AppHistory).
 func Application(i int, now time.Time) map[string]any {
 	r, name, team, svc, env := appParts(i)
 	ns, state := AppNamespaceOf(i), StateOfApp(i)
@@ -148,7 +156,7 @@ func Application(i int, now time.Time) map[string]any {
 	case AppDrifted, AppManual:
 		syncStatus = "OutOfSync"
 		for _, k := range []int{3, 11, 17} {
-			res[k].(map[string]any)["status"] = "OutOfSync"
+			res[k%len(res)].(map[string]any)["status"] = "OutOfSync"
 		}
 	case AppDegraded:
 		health = "Degraded"
@@ -265,8 +273,8 @@ func source(r *rand.Rand, team, svc, env string, helm bool) map[string]any {
 
 // resources are the 30 managed resources, sorted as Argo CD sorts them.
 func resources(svc, ns string) []any {
-	out := make([]any, 0, 30)
-	for k := range 30 {
+	out := make([]any, 0, AppResources)
+	for k := range AppResources {
 		rk := resourceKinds[k%len(resourceKinds)]
 		if k >= len(resourceKinds) {
 			rk.suffix += "-canary"
@@ -288,8 +296,9 @@ func resources(svc, ns string) []any {
 }
 
 func history(app string, src map[string]any, last time.Time) []any {
-	out := make([]any, 0, 10)
-	for h := range 10 {
+	out := make([]any, 0, AppHistory)
+	// The newest entry is always id and revision 10, the synced one.
+	for h := 10 - AppHistory; h < 10; h++ {
 		at := last.Add(-time.Duration(9-h) * 26 * time.Hour)
 		out = append(out, map[string]any{
 			"id":              int64(h + 1),
