@@ -95,53 +95,45 @@ type etcdWriter struct {
 
 // produce hands every object of the fleet to the senders, in batches.
 func (w *etcdWriter) produce(ctx context.Context, size fleetSize) error {
+	var err error
+	put := func(group, resource string, obj map[string]any) {
+		if err == nil {
+			err = w.add(ctx, group, resource, obj)
+		}
+	}
 	for _, set := range fleetgen.AppSets(size.apps) {
 		obj, status := fleetgen.ApplicationSet(set[0], set[1], w.now)
 		obj["status"] = status
-		if err := w.add(ctx, "argoproj.io", "applicationsets", obj); err != nil {
-			return err
-		}
+		put("argoproj.io", "applicationsets", obj)
 	}
 	for i := range size.largest() {
-		var objs []struct {
-			group, resource string
-			obj             map[string]any
-		}
-		add := func(group, resource string, obj map[string]any) {
-			objs = append(objs, struct {
-				group, resource string
-				obj             map[string]any
-			}{group, resource, obj})
-		}
 		if i < size.apps {
-			add("argoproj.io", "applications", fleetgen.Application(i, w.now))
+			put("argoproj.io", "applications", fleetgen.Application(i, w.now))
 		}
 		if i < size.stacks {
 			stack, stackStatus, update, updateStatus := fleetgen.Stack(i, w.now)
 			// Their statuses are merge patches of the status subresource.
 			stack["status"], update["status"] = stackStatus["status"], updateStatus["status"]
-			add("auto.pulumi.com", "updates", update)
-			add("pulumi.com", "stacks", stack)
+			put("auto.pulumi.com", "updates", update)
+			put("pulumi.com", "stacks", stack)
 		}
 		if i < size.kustomizations {
 			obj, status := fleetgen.Kustomization(i, w.now)
 			obj["status"] = status
-			add("kustomize.toolkit.fluxcd.io", "kustomizations", obj)
+			put("kustomize.toolkit.fluxcd.io", "kustomizations", obj)
 		}
 		if i < size.helmReleases {
 			obj, status := fleetgen.HelmRelease(i, w.now)
 			obj["status"] = status
-			add("helm.toolkit.fluxcd.io", "helmreleases", obj)
+			put("helm.toolkit.fluxcd.io", "helmreleases", obj)
 		}
 		if i < size.terraforms {
 			obj, status := fleetgen.Terraform(i, w.now)
 			obj["status"] = status
-			add("infra.contrib.fluxcd.io", "terraforms", obj)
+			put("infra.contrib.fluxcd.io", "terraforms", obj)
 		}
-		for _, o := range objs {
-			if err := w.add(ctx, o.group, o.resource, o.obj); err != nil {
-				return err
-			}
+		if err != nil {
+			return err
 		}
 	}
 	return w.flush(ctx)
