@@ -264,7 +264,7 @@ func (r *multiReport) rows() []row {
 	full, fullNote := spread(fulls)
 	units := r.Size.units()
 	rows := []row{
-		{fmt.Sprintf("%d control planes started at once (kube-apiserver + etcd each, CRDs installed)", n), secs(r.ControlPlaneStart), "s", "", ""},
+		{fmt.Sprintf("%d control planes started, %d at a time (kube-apiserver + etcd each, CRDs installed)", n, startsAtOnce), secs(r.ControlPlaneStart), "s", "", ""},
 		{fmt.Sprintf("seeding %d units into each, all at once (%d %s)", r.PerCluster.units(), r.Seed.Requests, r.Seed.How), secs(r.Seed.Duration), "s", "", ""},
 	}
 	for i, name := range r.Clusters {
