@@ -33,13 +33,16 @@ type filterStep struct {
 
 // rebuild computes steps[0] from every unit, then the active filter on it.
 func (m *Model) rebuild() {
-	base := filterStep{units: make([]*model.Unit, 0, len(m.all))}
-	for _, u := range m.all {
-		if m.scope.Contains(u) {
-			base.units = append(base.units, u)
+	inScope := m.all
+	if m.scope != (Scope{}) {
+		inScope = nil
+		for _, u := range m.all {
+			if m.scope.Contains(u) {
+				inScope = append(inScope, u)
+			}
 		}
 	}
-	sortUnits(base.units, m.sort)
+	base := filterStep{units: sortUnits(inScope, m.sort)}
 	m.stepsSort = m.sort
 	m.steps = []filterStep{base}
 	if m.filter.Active() {
@@ -61,14 +64,20 @@ func (m *Model) base() filterStep {
 	return *b
 }
 
-// search is the units of from that f matches, in from's order.
+// search is the units of from that f matches, in from's order. The matches
+// are counted in a list of positions first, which holds no pointers: growing
+// the result lists as they filled copied their pointers again at each
+// growth, at a write barrier each while the collector ran.
 func search(from filterStep, f Filter) filterStep {
-	out := filterStep{filter: f, hay: []string{}} // never nil: see replace
+	var found []int32
 	for i, h := range from.hay {
 		if f.Match(h) {
-			out.units = append(out.units, from.units[i])
-			out.hay = append(out.hay, h)
+			found = append(found, int32(i))
 		}
+	}
+	out := filterStep{filter: f, units: make([]*model.Unit, len(found)), hay: make([]string, len(found))} // hay never nil: see replace
+	for i, at := range found {
+		out.units[i], out.hay[i] = from.units[at], from.hay[at]
 	}
 	return out
 }
@@ -100,26 +109,60 @@ func (m *Model) replace(old, new *model.Unit, hay string) {
 	inside := new != nil && m.scope.Contains(new)
 	for i := range m.steps {
 		s := &m.steps[i]
-		withHay := s.hay != nil // the base's are looked up only once a filter needs them
-		if j := slices.Index(s.units, old); old != nil && j >= 0 {
-			s.units = slices.Delete(s.units, j, j+1)
-			if withHay {
-				s.hay = slices.Delete(s.hay, j, j+1)
-			}
-		}
 		if i > 0 {
 			inside = inside && s.filter.Match(hay)
 		}
-		if !inside {
-			continue
+		at := -1
+		if old != nil {
+			at = slices.Index(s.units, old)
 		}
-		j, _ := slices.BinarySearchFunc(s.units, new, m.compare)
-		s.units = slices.Insert(s.units, j, new)
-		if withHay {
-			s.hay = slices.Insert(s.hay, j, hay)
+		switch {
+		case at >= 0 && inside:
+			s.move(at, new, hay, m.compare)
+		case at >= 0:
+			s.units = slices.Delete(s.units, at, at+1)
+			if s.hay != nil {
+				s.hay = slices.Delete(s.hay, at, at+1)
+			}
+		case inside:
+			j, _ := slices.BinarySearchFunc(s.units, new, m.compare)
+			s.units = slices.Insert(s.units, j, new)
+			if s.hay != nil { // the base's are looked up only once a filter needs them
+				s.hay = slices.Insert(s.hay, j, hay)
+			}
 		}
 	}
 	m.shown = m.steps[len(m.steps)-1].units
+}
+
+// move puts new where the order places it in place of the unit at index
+// at, shifting only the units between the two places: a status change
+// mostly moves a unit a short way or not at all, and shifting the whole
+// tail of 70,000 pointers twice (a delete, then an insert) cost each batch
+// a write barrier a pointer whenever the collector was running.
+func (s *filterStep) move(at int, new *model.Unit, hay string, compare func(a, b *model.Unit) int) {
+	// s.units is in order with the old unit at at: the place found for new
+	// counts it, one too far when it is past at.
+	to, _ := slices.BinarySearchFunc(s.units, new, compare)
+	if to > at {
+		to--
+	}
+	shift(s.units, at, to)
+	s.units[to] = new
+	if s.hay != nil {
+		shift(s.hay, at, to)
+		s.hay[to] = hay
+	}
+}
+
+// shift moves the elements between from and to one place towards from,
+// freeing index to.
+func shift[T any](xs []T, from, to int) {
+	if to > from {
+		copy(xs[from:to], xs[from+1:to+1])
+	} else if to < from {
+		copy(xs[to+1:from+1], xs[to:from])
+	}
 }
 
 // compare orders two units as sortUnits did the steps, on input in key

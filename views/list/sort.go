@@ -57,32 +57,35 @@ func urgency(u *model.Unit) int {
 	return 6
 }
 
-// sortUnits orders units in place. The input is in key order already (the
-// store's snapshot), so ByName has nothing to do. It runs on every keystroke
-// that changes what is shown, over the whole fleet: ByState is a counting
-// sort over the few urgency ranks, which keeps key order within a rank in
-// one pass, and ByAge sorts copied times with the key order as tie-break.
-func sortUnits(units []*model.Unit, mode SortMode) {
+// sortUnits returns units in the order of mode, in a new slice (the steps
+// are changed in place; units is not). The input is in key order already
+// (the store's snapshot), so ByName only copies it. It runs on
+// every keystroke that changes what is shown, over the whole fleet: ByState
+// is a counting sort over the few urgency ranks, which keeps key order within
+// a rank in one pass, and ByAge sorts copied times with the key order as
+// tie-break. Neither sorts pointers: while the collector runs, every pointer
+// moved costs a write barrier, and a sort moves each many times.
+func sortUnits(units []*model.Unit, mode SortMode) []*model.Unit {
 	switch mode {
 	case ByState:
-		sortByUrgency(units)
+		return sortByUrgency(units)
 	case ByAge:
-		sortByAge(units)
+		return sortByAge(units)
 	}
+	return slices.Clone(units)
 }
 
 // sortByAge sorts on copies of the times, read once, with the key order as
 // the tie-break: comparing through the unit pointers missed the cache on
 // every comparison.
-func sortByAge(units []*model.Unit) {
+func sortByAge(units []*model.Unit) []*model.Unit {
 	type aged struct {
 		since int64 // Unix nanoseconds; never dated sorts last
 		pos   int   // position in key order
-		u     *model.Unit
 	}
 	keys := make([]aged, len(units))
 	for i, u := range units {
-		keys[i] = aged{since: math.MaxInt64, pos: i, u: u}
+		keys[i] = aged{since: math.MaxInt64, pos: i}
 		if !u.RunSince.IsZero() {
 			keys[i].since = u.RunSince.UnixNano()
 		}
@@ -93,14 +96,16 @@ func sortByAge(units []*model.Unit) {
 		}
 		return a.pos - b.pos
 	})
+	sorted := make([]*model.Unit, len(units))
 	for i, k := range keys {
-		units[i] = k.u
+		sorted[i] = units[k.pos]
 	}
+	return sorted
 }
 
 const urgencyRanks = 7 // urgency returns 0..6
 
-func sortByUrgency(units []*model.Unit) {
+func sortByUrgency(units []*model.Unit) []*model.Unit {
 	var start [urgencyRanks + 1]int
 	for _, u := range units {
 		start[urgency(u)+1]++
@@ -114,5 +119,5 @@ func sortByUrgency(units []*model.Unit) {
 		sorted[start[r]] = u
 		start[r]++
 	}
-	copy(units, sorted)
+	return sorted
 }

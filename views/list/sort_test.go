@@ -51,8 +51,7 @@ func TestSortMatchesAStableSortOfTheKeyOrder(t *testing.T) {
 		return 1
 	})
 	for mode, want := range map[SortMode][]*model.Unit{ByState: byState, ByAge: byAge, ByName: units} {
-		got := slices.Clone(units)
-		sortUnits(got, mode)
+		got := sortUnits(slices.Clone(units), mode)
 		for i := range got {
 			if got[i] != want[i] {
 				t.Fatalf("sort %s: position %d holds %s; want %s", mode, i, got[i].Key.Name, want[i].Key.Name)
