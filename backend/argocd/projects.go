@@ -66,7 +66,7 @@ func (p *Projects) Classify(u *model.Unit, now time.Time) bool {
 		return false
 	}
 	v := p.Verdict(u, now)
-	u.Window, u.WindowAllowsManual = "", true
+	u.Window, u.WindowAllowsManual = "", false // as the adapter leaves them: see the store's derivedAsIs
 	if !v.HasWindows {
 		return false
 	}

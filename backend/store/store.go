@@ -12,9 +12,10 @@ import (
 
 // Classifier refines a unit's observed state from knowledge the unit's own
 // object does not hold (sync windows of its project, the Updates of its Stack).
-// It runs before the time-based derivation, may set only the unit's own fields
-// (never mutate what its pointers share) and reports whether its verdict can
-// change with time alone.
+// It runs before the time-based derivation, may set only the unit's fields that
+// derivedAsIs compares (never mutate what its pointers share), must not keep
+// the unit it is given, and reports whether its verdict can change with time
+// alone.
 type Classifier interface {
 	Classify(u *model.Unit, now time.Time) (timeDependent bool)
 }
@@ -41,6 +42,9 @@ type Store struct {
 	sorted   []*model.Unit
 	position map[model.Key]int
 	reorder  bool
+	// scratch is where deriveLocked derives, so that a unit derivation
+	// leaves as it was costs no copy.
+	scratch *model.Unit
 }
 
 // New returns an empty store.
@@ -162,27 +166,39 @@ func (s *Store) putLocked(u *model.Unit, now time.Time) {
 }
 
 // deriveLocked computes the shown unit from the adapter's one and records a
-// change when it differs from what is shown now.
+// change when it differs from what is shown now. A unit that derivation
+// leaves as the adapter made it (most: no window, no request, no stuck
+// clock) is shown as that same struct; a copy is kept only for the others.
 func (s *Store) deriveLocked(k model.Key, base *model.Unit, now time.Time) {
-	d := *base
+	if s.scratch == nil {
+		s.scratch = new(model.Unit)
+	}
+	d := s.scratch
+	*d = *base
 	clock := false
 	for _, c := range s.classifiers {
-		if c.Classify(&d, now) {
+		if c.Classify(d, now) {
 			clock = true
 		}
 	}
-	model.Derive(&d, now, s.thresholds)
-	if clock || model.NeedsClock(&d) {
+	model.Derive(d, now, s.thresholds)
+	if clock || model.NeedsClock(d) {
 		s.clocked[k] = struct{}{}
 	} else {
 		delete(s.clocked, k)
 	}
-	if cur, ok := s.units[k]; ok && cur != base && sameShown(cur, &d) {
+	shown := base
+	if !derivedAsIs(base, d) {
+		c := *d
+		shown = &c
+	}
+	*d = model.Unit{} // keeps nothing of base alive
+	if cur, ok := s.units[k]; ok && (cur == shown || sameShown(cur, shown)) {
 		return
 	}
-	s.units[k] = &d
+	s.units[k] = shown
 	if i, ok := s.position[k]; ok && !s.reorder {
-		s.sorted[i] = &d
+		s.sorted[i] = shown
 	} else {
 		s.reorder = true
 	}
@@ -197,6 +213,17 @@ func sameShown(a, b *model.Unit) bool {
 		a.Run == b.Run && a.StuckRule == b.StuckRule && a.RunReason == b.RunReason &&
 		a.RunSince.Equal(b.RunSince) && a.Window == b.Window && sameSourceState(a.SourceState, b.SourceState) &&
 		sameRequest(a.Request, b.Request) && a.Drift.Same(b.Drift) && a.Sync == b.Sync && a.SyncNative == b.SyncNative
+}
+
+// derivedAsIs tells whether derivation left every field it may write as the
+// adapter made it. Classifiers and model.Derive write only these fields
+// (derivedFields in the tests holds the list a new field must join).
+func derivedAsIs(base, d *model.Unit) bool {
+	return base.Observed == d.Observed && base.Run == d.Run && base.RunSince.Equal(d.RunSince) && base.RunReason == d.RunReason &&
+		base.StuckRule == d.StuckRule && base.Queued == d.Queued && base.Persisting == d.Persisting &&
+		base.Window == d.Window && base.WindowAllowsManual == d.WindowAllowsManual &&
+		sameSourceState(base.SourceState, d.SourceState) && sameRequest(base.Request, d.Request) && base.Drift.Same(d.Drift) &&
+		base.Sync == d.Sync && base.SyncNative == d.SyncNative
 }
 
 func sameRequest(a, b *model.RequestMark) bool {
