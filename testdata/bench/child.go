@@ -129,16 +129,9 @@ func runChild(o childOpts) error {
 	// As the binary does: client-go's logs would only add noise.
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
-	stopProfile := func() {}
-	if o.profileDir != "" {
-		f, err := os.Create(filepath.Join(o.profileDir, "start.cpu.pprof"))
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+	stopProfile, err := startCPUProfile(o.profileDir, "start.cpu.pprof")
+	if err != nil {
+		return err
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -270,6 +263,10 @@ func runChild(o childOpts) error {
 		return err
 	}
 	l.take()
+	stopKeysProfile, err := startCPUProfile(o.profileDir, "keys.cpu.pprof")
+	if err != nil {
+		return err
+	}
 	res.KeysSent = typeKeys(l, keyCycle, o.keys, o.keyRate)
 	rec := l.take()
 	res.KeyHandle, res.KeyCPU = summarize(rec.keyHandle), summarize(rec.keyCPU)
@@ -283,6 +280,7 @@ func runChild(o childOpts) error {
 	rec = l.take()
 	res.Tree = treeStats{Handle: summarize(rec.keyHandle), CPU: summarize(rec.keyCPU),
 		Latency: summarize(rec.keyLatency), ByLabel: byLabel(rec)}
+	stopKeysProfile()
 	l.do(key("t")) // the flat list again for the filter and sort figures
 	if err := handshake(parent, "stop", "stopped"); err != nil {
 		return err
@@ -394,4 +392,21 @@ func newBackend(f *fleet.Fleet, auditDir string) (*benchBackend, error) {
 		Executor:  &actions.Executor{Cluster: f.Cluster, Audit: log, Settle: 3 * time.Second},
 		Describer: &livedescribe.Describer{Cluster: f.Cluster, Updates: f.Updates},
 	}, nil
+}
+
+// startCPUProfile profiles the CPU into dir/name until the returned stop is
+// called; without a dir it does nothing.
+func startCPUProfile(dir, name string) (stop func(), err error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -82,7 +82,7 @@ func main() {
 	flag.DurationVar(&o.idle, "idle", 30*time.Second, "how long to measure idle CPU in process")
 	flag.DurationVar(&o.binaryIdle, "binary-idle", 30*time.Second, "how long to measure the binary's idle CPU (0 skips); /proc counts CPU in 10 ms ticks, so 0.5% of a core over 30 s is 15 of them")
 	flag.BoolVar(&o.noBinary, "no-binary", false, "skip the runs of the built binary")
-	flag.StringVar(&o.profileDir, "profile", "", "write CPU (start-up) and heap profiles of the in-process run here")
+	flag.StringVar(&o.profileDir, "profile", "", "write CPU (start-up, keystrokes) and heap profiles of the in-process run here")
 	flag.BoolVar(&o.serve, "serve", false, "only start and seed the cluster (with -clusters: every cluster, the slow proxy and the unreachable context), print its kubeconfig and keep it until interrupted (to investigate)")
 	flag.IntVar(&o.starts, "starts", 3, "start-ups to time (each right after a bare LIST); medians are shown")
 	flag.IntVar(&o.clusters, "clusters", 0, "run the several-cluster table instead: this many control planes at once (5 in make bench), one behind a slow proxy, plus an unreachable context")
