@@ -28,40 +28,31 @@ import (
 type filterStep struct {
 	filter Filter
 	units  []*model.Unit
-	hay    []string // the haystack of each of units (the base's: see base)
+	hay    []string // the haystack of each of units
 }
 
 // rebuild computes steps[0] from every unit, then the active filter on it.
 func (m *Model) rebuild() {
-	inScope := m.all
+	var inScope []int32 // positions in all; nil: every unit
 	if m.scope != (Scope{}) {
-		inScope = nil
-		for _, u := range m.all {
+		inScope = []int32{}
+		for i, u := range m.all {
 			if m.scope.Contains(u) {
-				inScope = append(inScope, u)
+				inScope = append(inScope, int32(i))
 			}
 		}
 	}
-	base := filterStep{units: sortUnits(inScope, m.sort)}
+	order := sortOrder(m.all, inScope, m.sort)
+	base := filterStep{units: make([]*model.Unit, len(order)), hay: make([]string, len(order))}
+	for i, at := range order {
+		base.units[i], base.hay[i] = m.all[at], m.hays[at]
+	}
 	m.stepsSort = m.sort
 	m.steps = []filterStep{base}
 	if m.filter.Active() {
-		m.steps = append(m.steps, search(m.base(), m.filter))
+		m.steps = append(m.steps, search(base, m.filter))
 	}
 	m.shown = m.steps[len(m.steps)-1].units
-}
-
-// base is steps[0] with its haystacks, looked up at the first filter after
-// a rebuild: sorting or scoping without a filter needs none.
-func (m *Model) base() filterStep {
-	b := &m.steps[0]
-	if b.hay == nil {
-		b.hay = make([]string, len(b.units))
-		for i, u := range b.units {
-			b.hay[i] = m.rows[u.Key].haystack
-		}
-	}
-	return *b
 }
 
 // search is the units of from that f matches, in from's order. The matches
@@ -75,7 +66,7 @@ func search(from filterStep, f Filter) filterStep {
 			found = append(found, int32(i))
 		}
 	}
-	out := filterStep{filter: f, units: make([]*model.Unit, len(found)), hay: make([]string, len(found))} // hay never nil: see replace
+	out := filterStep{filter: f, units: make([]*model.Unit, len(found)), hay: make([]string, len(found))}
 	for i, at := range found {
 		out.units[i], out.hay[i] = from.units[at], from.hay[at]
 	}
@@ -95,9 +86,6 @@ func (m *Model) applyFilter(f Filter) {
 	}
 	m.steps = m.steps[:keep]
 	if top := m.steps[keep-1]; top.filter.Text != f.Text && f.Active() {
-		if keep == 1 {
-			top = m.base()
-		}
 		m.steps = append(m.steps, search(top, f))
 	}
 	m.shown = m.steps[len(m.steps)-1].units
@@ -121,15 +109,11 @@ func (m *Model) replace(old, new *model.Unit, hay string) {
 			s.move(at, new, hay, m.compare)
 		case at >= 0:
 			s.units = slices.Delete(s.units, at, at+1)
-			if s.hay != nil {
-				s.hay = slices.Delete(s.hay, at, at+1)
-			}
+			s.hay = slices.Delete(s.hay, at, at+1)
 		case inside:
 			j, _ := slices.BinarySearchFunc(s.units, new, m.compare)
 			s.units = slices.Insert(s.units, j, new)
-			if s.hay != nil { // the base's are looked up only once a filter needs them
-				s.hay = slices.Insert(s.hay, j, hay)
-			}
+			s.hay = slices.Insert(s.hay, j, hay)
 		}
 	}
 	m.shown = m.steps[len(m.steps)-1].units
@@ -148,11 +132,8 @@ func (s *filterStep) move(at int, new *model.Unit, hay string, compare func(a, b
 		to--
 	}
 	shift(s.units, at, to)
-	s.units[to] = new
-	if s.hay != nil {
-		shift(s.hay, at, to)
-		s.hay[to] = hay
-	}
+	shift(s.hay, at, to)
+	s.units[to], s.hay[to] = new, hay
 }
 
 // shift moves the elements between from and to one place towards from,

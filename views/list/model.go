@@ -24,6 +24,7 @@ type Model struct {
 	multiContext bool
 
 	all   []*model.Unit // every unit, in key order
+	hays  []string      // the haystack of each of all (a filter searches them)
 	shown []*model.Unit // filtered, scoped, sorted: the top of steps
 	steps []filterStep  // see index.go
 	// stepsSort is the order the steps are in: the sort when they were
@@ -107,6 +108,12 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 	inPlace := len(prev) == len(units) && m.steps != nil
 	type swap struct{ old, new *model.Unit }
 	var swaps []swap
+	// The haystacks stay aligned with all: in place while the length holds
+	// (a unit at a new place is not the same pointer at that place).
+	prevHays, hayCopy := m.hays, len(m.hays) != len(units)
+	if hayCopy {
+		m.hays = make([]string, len(units))
+	}
 	// Root modules are in no context: beside one cluster they add no
 	// CONTEXT column.
 	first := ""
@@ -118,6 +125,9 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 			m.multiContext = true
 		}
 		if i < len(prev) && prev[i] == u {
+			if hayCopy {
+				m.hays[i] = prevHays[i]
+			}
 			continue // the same unit as before: its row is current
 		}
 		if inPlace && prev[i].Key != u.Key {
@@ -126,24 +136,7 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 		if inPlace {
 			swaps = append(swaps, swap{prev[i], u})
 		}
-		rc := m.rows[u.Key]
-		if rc == nil {
-			m.rows[u.Key] = newRowCache(u)
-			continue
-		}
-		if rc.unit == u {
-			continue
-		}
-		fresh := newRowCache(u)
-		if changed[u.Key] {
-			for c := range fresh.cells {
-				if fresh.cells[c] != rc.cells[c] {
-					fresh.changed[c] = true
-					fresh.highlight = now.Add(HighlightFor)
-				}
-			}
-		}
-		m.rows[u.Key] = fresh
+		m.hays[i] = m.rowOf(u, changed[u.Key], now).haystack
 	}
 	if len(m.rows) > len(units) {
 		// Units went away: forget their rows and marks.
@@ -174,6 +167,26 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 		m.shown = m.treeRows()
 	}
 	m.reselect(selected)
+}
+
+// rowOf is u's row, made again when u is not the unit it was made from; a
+// changed unit's cells that differ from before are highlighted.
+func (m *Model) rowOf(u *model.Unit, changed bool, now time.Time) *rowCache {
+	rc := m.rows[u.Key]
+	if rc != nil && rc.unit == u {
+		return rc
+	}
+	fresh := newRowCache(u)
+	if rc != nil && changed {
+		for c := range fresh.cells {
+			if fresh.cells[c] != rc.cells[c] {
+				fresh.changed[c] = true
+				fresh.highlight = now.Add(HighlightFor)
+			}
+		}
+	}
+	m.rows[u.Key] = fresh
+	return fresh
 }
 
 // inKeyOrder is units in key order, in a copy of the list's own: the

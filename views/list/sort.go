@@ -57,36 +57,42 @@ func urgency(u *model.Unit) int {
 	return 6
 }
 
-// sortUnits returns units in the order of mode, in a new slice (the steps
-// are changed in place; units is not). The input is in key order already
-// (the store's snapshot), so ByName only copies it. It runs on
+// sortOrder is the order of mode over the units at the positions given (all
+// of them when nil), as positions in units. The units are in key order
+// already (the store's snapshot), so ByName has nothing to sort. It runs on
 // every keystroke that changes what is shown, over the whole fleet: ByState
 // is a counting sort over the few urgency ranks, which keeps key order within
 // a rank in one pass, and ByAge sorts copied times with the key order as
 // tie-break. Neither sorts pointers: while the collector runs, every pointer
 // moved costs a write barrier, and a sort moves each many times.
-func sortUnits(units []*model.Unit, mode SortMode) []*model.Unit {
+func sortOrder(units []*model.Unit, at []int32, mode SortMode) []int32 {
+	if at == nil {
+		at = make([]int32, len(units))
+		for i := range at {
+			at[i] = int32(i)
+		}
+	}
 	switch mode {
 	case ByState:
-		return sortByUrgency(units)
+		return sortByUrgency(units, at)
 	case ByAge:
-		return sortByAge(units)
+		sortByAge(units, at)
 	}
-	return slices.Clone(units)
+	return at
 }
 
-// sortByAge sorts on copies of the times, read once, with the key order as
-// the tie-break: comparing through the unit pointers missed the cache on
+// sortByAge sorts at on copies of the times, read once, with the key order
+// as the tie-break: comparing through the unit pointers missed the cache on
 // every comparison.
-func sortByAge(units []*model.Unit) []*model.Unit {
+func sortByAge(units []*model.Unit, at []int32) {
 	type aged struct {
 		since int64 // Unix nanoseconds; never dated sorts last
-		pos   int   // position in key order
+		pos   int32 // position in key order
 	}
-	keys := make([]aged, len(units))
-	for i, u := range units {
-		keys[i] = aged{since: math.MaxInt64, pos: i}
-		if !u.RunSince.IsZero() {
+	keys := make([]aged, len(at))
+	for i, pos := range at {
+		keys[i] = aged{since: math.MaxInt64, pos: pos}
+		if u := units[pos]; !u.RunSince.IsZero() {
 			keys[i].since = u.RunSince.UnixNano()
 		}
 	}
@@ -94,29 +100,30 @@ func sortByAge(units []*model.Unit) []*model.Unit {
 		if c := cmp.Compare(a.since, b.since); c != 0 {
 			return c
 		}
-		return a.pos - b.pos
+		return cmp.Compare(a.pos, b.pos)
 	})
-	sorted := make([]*model.Unit, len(units))
 	for i, k := range keys {
-		sorted[i] = units[k.pos]
+		at[i] = k.pos
 	}
-	return sorted
 }
 
 const urgencyRanks = 7 // urgency returns 0..6
 
-func sortByUrgency(units []*model.Unit) []*model.Unit {
+func sortByUrgency(units []*model.Unit, at []int32) []int32 {
 	var start [urgencyRanks + 1]int
-	for _, u := range units {
-		start[urgency(u)+1]++
+	ranks := make([]uint8, len(at))
+	for i, pos := range at {
+		r := urgency(units[pos])
+		ranks[i] = uint8(r)
+		start[r+1]++
 	}
 	for r := 1; r <= urgencyRanks; r++ {
 		start[r] += start[r-1]
 	}
-	sorted := make([]*model.Unit, len(units))
-	for _, u := range units {
-		r := urgency(u)
-		sorted[start[r]] = u
+	sorted := make([]int32, len(at))
+	for i, pos := range at {
+		r := ranks[i]
+		sorted[start[r]] = pos
 		start[r]++
 	}
 	return sorted

@@ -51,7 +51,10 @@ func TestSortMatchesAStableSortOfTheKeyOrder(t *testing.T) {
 		return 1
 	})
 	for mode, want := range map[SortMode][]*model.Unit{ByState: byState, ByAge: byAge, ByName: units} {
-		got := sortUnits(slices.Clone(units), mode)
+		var got []*model.Unit
+		for _, at := range sortOrder(units, nil, mode) {
+			got = append(got, units[at])
+		}
 		for i := range got {
 			if got[i] != want[i] {
 				t.Fatalf("sort %s: position %d holds %s; want %s", mode, i, got[i].Key.Name, want[i].Key.Name)
