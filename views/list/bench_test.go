@@ -1,6 +1,7 @@
 package list
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,6 +106,6 @@ func BenchmarkSetUnits(b *testing.B) {
 	var changes fleetunits.Changes
 	b.ReportAllocs()
 	for b.Loop() {
-		m.SetUnits(next, changes.Apply(next, 100), now)
+		m.SetUnits(slices.Clone(next), changes.Apply(next, 100), now)
 	}
 }

@@ -56,17 +56,17 @@ func TestListKeptUpToDateByBatchesShowsWhatAFreshListShows(t *testing.T) {
 			units := slices.Clone(start)
 			m := New(themes.Dark())
 			m.SetSize(120, 30)
-			m.SetUnits(units, nil, now)
+			m.SetUnits(slices.Clone(units), nil, now)
 			m.SetSort(mode)
 			for step, text := range typing {
 				m.SetFilter(text)
 				for range 3 {
 					changed := restate(r, units, 1+r.IntN(8))
-					m.SetUnits(units, changed, now)
+					m.SetUnits(slices.Clone(units), changed, now)
 
 					fresh := New(themes.Dark())
 					fresh.SetSize(120, 30)
-					fresh.SetUnits(units, nil, now)
+					fresh.SetUnits(slices.Clone(units), nil, now)
 					fresh.SetSort(mode)
 					fresh.SetFilter(text)
 					if got, want := shownKeys(m), shownKeys(fresh); !slices.Equal(got, want) {

@@ -1,6 +1,7 @@
 package list
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,7 +70,7 @@ func TestFilterAnchorsToTheNameNotToHiddenText(t *testing.T) {
 	m := New(themes.NoColor())
 	m.SetSort(ByName)
 	m.SetSize(120, 20)
-	m.SetUnits(units, nil, now)
+	m.SetUnits(slices.Clone(units), nil, now)
 	for _, c := range []struct{ filter, want string }{
 		{"ing$", "billing"},
 		{"^b", "billing"},
@@ -121,11 +122,11 @@ func TestChangedCellsAreHighlightedBriefly(t *testing.T) {
 	m := New(themes.NoColor())
 	m.SetSize(120, 20)
 	units := fixture()
-	m.SetUnits(units, nil, now)
+	m.SetUnits(slices.Clone(units), nil, now)
 	changed := *units[0]
 	changed.Sync = model.Drifted
 	units[0] = &changed
-	m.SetUnits(units, map[model.Key]bool{changed.Key: true}, now)
+	m.SetUnits(slices.Clone(units), map[model.Key]bool{changed.Key: true}, now)
 	rc := m.rows[changed.Key]
 	if !rc.changed[colSync] || rc.changed[colName] {
 		t.Fatalf("changed columns %v: want only SYNC", rc.changed)

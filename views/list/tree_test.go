@@ -161,7 +161,7 @@ func TestTreeFollowsABatch(t *testing.T) {
 			us[i] = &fixed
 		}
 	}
-	m.SetUnits(us, map[model.Key]bool{{Engine: model.EngineArgoCD, Namespace: "argocd", Name: "cart"}: true}, now)
+	m.SetUnits(slices.Clone(us), map[model.Key]bool{{Engine: model.EngineArgoCD, Namespace: "argocd", Name: "cart"}: true}, now)
 	if screen := ansi.Strip(m.View(now)); !strings.Contains(screen, "3 below: 3 ok") {
 		t.Fatalf("the summary did not follow the change:\n%s", screen)
 	}

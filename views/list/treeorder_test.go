@@ -37,7 +37,7 @@ func TestTreeBatchMovesAChangedUnitAndItsParent(t *testing.T) {
 	change("cart", model.Idle)
 	change("web", model.Running)
 	change("network", model.Failed)
-	m.SetUnits(us, nil, now)
+	m.SetUnits(slices.Clone(us), nil, now)
 	if got := names(m.Shown()); got != "network,shop,web,cart,search,root,dns" {
 		t.Fatalf("after the batch %s", got)
 	}
@@ -47,7 +47,7 @@ func TestTreeBatchMovesAChangedUnitAndItsParent(t *testing.T) {
 	// web recovers: shop has nothing wrong below it any more and falls
 	// back to key order among the healthy roots.
 	change("web", model.Idle)
-	m.SetUnits(us, nil, now)
+	m.SetUnits(slices.Clone(us), nil, now)
 	if got := names(m.Shown()); got != "network,shop,cart,search,web,root,dns" {
 		t.Fatalf("after web recovered %s", got)
 	}
@@ -68,7 +68,7 @@ func TestTreeKeptUpToDateByBatchesShowsWhatAFreshTreeShows(t *testing.T) {
 	openTree := func(units []*model.Unit, mode SortMode) *Model {
 		m := New(themes.Dark())
 		m.SetSize(120, 30)
-		m.SetUnits(units, nil, now)
+		m.SetUnits(slices.Clone(units), nil, now)
 		m.SetTree(true)
 		m.ToggleFoldAll()
 		m.SetSort(mode)
@@ -89,7 +89,7 @@ func TestTreeKeptUpToDateByBatchesShowsWhatAFreshTreeShows(t *testing.T) {
 						gone := r.IntN(len(units))
 						units = slices.Delete(units, gone, gone+1)
 					}
-					m.SetUnits(units, changed, now)
+					m.SetUnits(slices.Clone(units), changed, now)
 					fresh := openTree(units, mode)
 					fresh.SetFilter(text)
 					if got, want := treeLines(m), treeLines(fresh); !slices.Equal(got, want) {
@@ -103,7 +103,7 @@ func TestTreeKeptUpToDateByBatchesShowsWhatAFreshTreeShows(t *testing.T) {
 			m.SetTree(false)
 			fresh := New(themes.Dark())
 			fresh.SetSize(120, 30)
-			fresh.SetUnits(units, nil, now)
+			fresh.SetUnits(slices.Clone(units), nil, now)
 			fresh.SetSort(mode)
 			if got, want := shownKeys(m), shownKeys(fresh); !slices.Equal(got, want) {
 				t.Fatalf("the flat list after the tree: first difference at %d of %d rows", firstDifference(got, want), len(want))
