@@ -102,7 +102,11 @@ func (m *Model) replace(old, new *model.Unit, hay string) {
 		}
 		at := -1
 		if old != nil {
-			at = slices.Index(s.units, old)
+			// The step is in the order compare gives, old by its own fields:
+			// the unit of old's key is found without a walk over the fleet.
+			if j, found := slices.BinarySearchFunc(s.units, old, m.compare); found {
+				at = j
+			}
 		}
 		switch {
 		case at >= 0 && inside:
