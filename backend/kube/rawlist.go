@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"slices"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -30,14 +32,67 @@ func rawList[T any](ctx context.Context, rc rest.Interface, gvr schema.GroupVers
 		SpecificallyVersionedParams(&opts, scheme.ParameterCodec, schema.GroupVersion{Version: "v1"}).
 		Stream(ctx)
 	if err != nil {
+		if ctx.Err() == nil && brokeOff(err) {
+			return nil, &listCutError{resource: gvr.Resource, err: err}
+		}
 		return nil, err
 	}
 	defer func() { _ = body.Close() }()
-	list, err := decodeList(body, read)
-	if err != nil {
+	answer := &readErrors{r: body}
+	list, err := decodeList(answer, read)
+	switch {
+	case err != nil && answer.err != nil && ctx.Err() == nil:
+		return nil, &listCutError{resource: gvr.Resource, err: answer.err}
+	case err != nil:
 		return nil, fmt.Errorf("reading the list of %s: %w", gvr.Resource, err)
 	}
 	return list, nil
+}
+
+// brokeOff tells whether a request failed on its way back: the server
+// answered that it timed out, or the connection broke while the answer was
+// awaited or read. A server that cannot be reached, or one that refuses
+// the request, is not that.
+func brokeOff(err error) bool {
+	if apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
+		return true
+	}
+	if status := apierrors.APIStatus(nil); errors.As(err, &status) {
+		return false
+	}
+	if op := (*net.OpError)(nil); errors.As(err, &op) {
+		return op.Op == "read"
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// listCutError is a LIST whose answer broke off: the API server's request
+// timeout (one minute by default) cuts a LIST that takes longer, as a very
+// large one on a busy server does (ADR 0045).
+type listCutError struct {
+	resource string
+	err      error
+}
+
+func (e *listCutError) Error() string {
+	return fmt.Sprintf("the list of %s broke off (%v): listing it in pages of %d from now on", e.resource, e.err, listPageSize)
+}
+
+func (e *listCutError) Unwrap() error { return e.err }
+
+// readErrors keeps the error a read of the answer failed with: the answer
+// broke off, rather than held something that could not be read.
+type readErrors struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErrors) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
 }
 
 // itemList is a list of converted objects, as the reflector reads lists.

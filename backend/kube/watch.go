@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -91,14 +92,24 @@ func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResour
 		}
 		return store.toItem(&unstructured.Unstructured{Object: obj})
 	}
+	// paged is set once a LIST broke off as it came in: from then on this
+	// resource is listed in pages, each answered well within the server's
+	// request timeout (ADR 0045).
+	var paged atomic.Bool
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			if paged.Load() {
+				opts = inPages(opts)
+			}
 			var list runtime.Object
 			var err error
 			if c.REST != nil {
 				list, err = rawList(ctx, c.REST, gvr, namespace, opts, read)
 			} else {
 				list, err = ri.List(ctx, opts)
+			}
+			if cut := (*listCutError)(nil); errors.As(err, &cut) {
+				paged.Store(true)
 			}
 			if absent(err) {
 				return nil, err
@@ -121,6 +132,22 @@ func Watch[T any](ctx context.Context, c *Cluster, gvr schema.GroupVersionResour
 	r := cache.NewReflectorWithOptions(listFirst{lw}, &unstructured.Unstructured{}, store,
 		cache.ReflectorOptions{Name: fmt.Sprintf("%s %s", c.Context, gvr.Resource), MinWatchTimeout: 5 * time.Minute})
 	r.RunWithContext(ctx)
+}
+
+// listPageSize is how many objects a page of a paged LIST holds: client-go's
+// pager's default.
+const listPageSize = 500
+
+// inPages makes a LIST ask for one page: without a resourceVersion, which
+// would have the watch cache answer in one piece whatever the limit (the
+// pages are consistent reads from etcd; the pager clears it for the pages
+// after the first anyway).
+func inPages(opts metav1.ListOptions) metav1.ListOptions {
+	opts.Limit = listPageSize
+	if opts.Continue == "" {
+		opts.ResourceVersion, opts.ResourceVersionMatch = "", ""
+	}
+	return opts
 }
 
 // probeTimeout bounds the question "is the server still there?".
