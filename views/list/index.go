@@ -42,7 +42,7 @@ func (m *Model) rebuild() {
 			}
 		}
 	}
-	order := sortOrder(m.all, inScope, m.sort)
+	order := sortOrder(m.keys, inScope, m.sort)
 	base := filterStep{units: make([]*model.Unit, len(order)), hay: make([]string, len(order))}
 	for i, at := range order {
 		base.units[i], base.hay[i] = m.all[at], m.hays[at]
@@ -150,7 +150,7 @@ func shift[T any](xs []T, from, to int) {
 	}
 }
 
-// compare orders two units as sortUnits did the steps, on input in key
+// compare orders two units as sortOrder did the steps, on input in key
 // order.
 func (m *Model) compare(a, b *model.Unit) int {
 	switch m.stepsSort {

@@ -42,7 +42,8 @@ func shownKeys(m *Model) []model.Key {
 
 // A list that took batches of changes one after the other, while a filter
 // was typed and taken back, shows exactly what a list given the final
-// units at once shows, in every order: the incremental steps never drift
+// units at once shows, in every order, and so does it sorted again: the
+// incremental steps, and the sort keys kept beside the units, never drift
 // from filtering and sorting everything again.
 func TestListKeptUpToDateByBatchesShowsWhatAFreshListShows(t *testing.T) {
 	start, err := fleetunits.Snapshot(300, 100, now)
@@ -73,6 +74,16 @@ func TestListKeptUpToDateByBatchesShowsWhatAFreshListShows(t *testing.T) {
 						t.Fatalf("after typing %q (step %d) and a batch: %d rows shown, a fresh list shows %d; first difference at %d",
 							text, step, len(got), len(want), firstDifference(got, want))
 					}
+				}
+				// Sorting again reads the sort keys the batches kept.
+				m.SetSort(mode)
+				fresh := New(themes.Dark())
+				fresh.SetSize(120, 30)
+				fresh.SetUnits(slices.Clone(units), nil, now)
+				fresh.SetSort(mode)
+				fresh.SetFilter(text)
+				if got, want := shownKeys(m), shownKeys(fresh); !slices.Equal(got, want) {
+					t.Fatalf("after typing %q (step %d), batches and sorting again: first difference at %d", text, step, firstDifference(got, want))
 				}
 			}
 		})

@@ -25,6 +25,7 @@ type Model struct {
 
 	all   []*model.Unit // every unit, in key order
 	hays  []string      // the haystack of each of all (a filter searches them)
+	keys  []sortKey     // the sort keys of each of all
 	shown []*model.Unit // filtered, scoped, sorted: the top of steps
 	steps []filterStep  // see index.go
 	// stepsSort is the order the steps are in: the sort when they were
@@ -108,11 +109,12 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 	inPlace := len(prev) == len(units) && m.steps != nil
 	type swap struct{ old, new *model.Unit }
 	var swaps []swap
-	// The haystacks stay aligned with all: in place while the length holds
-	// (a unit at a new place is not the same pointer at that place).
-	prevHays, hayCopy := m.hays, len(m.hays) != len(units)
-	if hayCopy {
-		m.hays = make([]string, len(units))
+	// The haystacks and sort keys stay aligned with all: in place while the
+	// length holds (a unit at a new place is not the same pointer at that
+	// place).
+	prevHays, prevKeys, fresh := m.hays, m.keys, len(m.hays) != len(units)
+	if fresh {
+		m.hays, m.keys = make([]string, len(units)), make([]sortKey, len(units))
 	}
 	// Root modules are in no context: beside one cluster they add no
 	// CONTEXT column.
@@ -125,8 +127,8 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 			m.multiContext = true
 		}
 		if i < len(prev) && prev[i] == u {
-			if hayCopy {
-				m.hays[i] = prevHays[i]
+			if fresh {
+				m.hays[i], m.keys[i] = prevHays[i], prevKeys[i]
 			}
 			continue // the same unit as before: its row is current
 		}
@@ -136,7 +138,7 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 		if inPlace {
 			swaps = append(swaps, swap{prev[i], u})
 		}
-		m.hays[i] = m.rowOf(u, changed[u.Key], now).haystack
+		m.hays[i], m.keys[i] = m.rowOf(u, changed[u.Key], now).haystack, sortKeyOf(u)
 	}
 	if len(m.rows) > len(units) {
 		// Units went away: forget their rows and marks.

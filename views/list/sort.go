@@ -2,7 +2,6 @@ package list
 
 import (
 	"cmp"
-	"math"
 	"slices"
 
 	"github.com/driftdeck/driftdeck/backend/model"
@@ -57,72 +56,75 @@ func urgency(u *model.Unit) int {
 	return 6
 }
 
-// sortOrder is the order of mode over the units at the positions given (all
-// of them when nil), as positions in units. The units are in key order
-// already (the store's snapshot), so ByName has nothing to sort. It runs on
-// every keystroke that changes what is shown, over the whole fleet: ByState
-// is a counting sort over the few urgency ranks, which keeps key order within
-// a rank in one pass, and ByAge sorts copied times with the key order as
-// tie-break. Neither sorts pointers: while the collector runs, every pointer
-// moved costs a write barrier, and a sort moves each many times.
-func sortOrder(units []*model.Unit, at []int32, mode SortMode) []int32 {
+// sortKey is what the sorts read of a unit, kept beside it in key order
+// (Model.keys): a sort over 70,000 units that read each through its
+// pointer spent most of its time waiting for memory.
+type sortKey struct {
+	rank  uint8 // urgency
+	since int64 // ageOf
+}
+
+func sortKeyOf(u *model.Unit) sortKey { return sortKey{rank: uint8(urgency(u)), since: ageOf(u)} }
+
+// sortOrder is the order of mode over the positions given (every position
+// of keys when nil), as positions. The keys are in key order already (the
+// store's snapshot), so ByName has nothing to sort. It runs on every
+// keystroke that changes what is shown, over the whole fleet: ByState is a
+// counting sort over the few urgency ranks, which keeps key order within a
+// rank in one pass, and ByAge sorts (time, position) pairs with the key
+// order as tie-break. Neither sorts pointers: while the collector runs,
+// every pointer moved costs a write barrier, and a sort moves each many
+// times.
+func sortOrder(keys []sortKey, at []int32, mode SortMode) []int32 {
 	if at == nil {
-		at = make([]int32, len(units))
+		at = make([]int32, len(keys))
 		for i := range at {
 			at[i] = int32(i)
 		}
 	}
 	switch mode {
 	case ByState:
-		return sortByUrgency(units, at)
+		return sortByUrgency(keys, at)
 	case ByAge:
-		sortByAge(units, at)
+		sortByAge(keys, at)
 	}
 	return at
 }
 
-// sortByAge sorts at on copies of the times, read once, with the key order
-// as the tie-break: comparing through the unit pointers missed the cache on
-// every comparison.
-func sortByAge(units []*model.Unit, at []int32) {
+// sortByAge sorts at by time in state, the undated last, ties by key.
+func sortByAge(keys []sortKey, at []int32) {
 	type aged struct {
-		since int64 // Unix nanoseconds; never dated sorts last
+		since int64
 		pos   int32 // position in key order
 	}
-	keys := make([]aged, len(at))
+	pairs := make([]aged, len(at))
 	for i, pos := range at {
-		keys[i] = aged{since: math.MaxInt64, pos: pos}
-		if u := units[pos]; !u.RunSince.IsZero() {
-			keys[i].since = u.RunSince.UnixNano()
-		}
+		pairs[i] = aged{since: keys[pos].since, pos: pos}
 	}
-	slices.SortFunc(keys, func(a, b aged) int {
+	slices.SortFunc(pairs, func(a, b aged) int {
 		if c := cmp.Compare(a.since, b.since); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.pos, b.pos)
 	})
-	for i, k := range keys {
-		at[i] = k.pos
+	for i, p := range pairs {
+		at[i] = p.pos
 	}
 }
 
 const urgencyRanks = 7 // urgency returns 0..6
 
-func sortByUrgency(units []*model.Unit, at []int32) []int32 {
+func sortByUrgency(keys []sortKey, at []int32) []int32 {
 	var start [urgencyRanks + 1]int
-	ranks := make([]uint8, len(at))
-	for i, pos := range at {
-		r := urgency(units[pos])
-		ranks[i] = uint8(r)
-		start[r+1]++
+	for _, pos := range at {
+		start[keys[pos].rank+1]++
 	}
 	for r := 1; r <= urgencyRanks; r++ {
 		start[r] += start[r-1]
 	}
 	sorted := make([]int32, len(at))
-	for i, pos := range at {
-		r := ranks[i]
+	for _, pos := range at {
+		r := keys[pos].rank
 		sorted[start[r]] = pos
 		start[r]++
 	}

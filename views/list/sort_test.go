@@ -9,7 +9,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/model"
 )
 
-// sortUnits must order exactly as a stable sort by urgency (or by time in
+// sortOrder must order exactly as a stable sort by urgency (or by time in
 // state, ties by key) of the key-ordered input would: on a fleet with every
 // rank many times over, equal times, and units never dated.
 func TestSortMatchesAStableSortOfTheKeyOrder(t *testing.T) {
@@ -52,7 +52,11 @@ func TestSortMatchesAStableSortOfTheKeyOrder(t *testing.T) {
 	})
 	for mode, want := range map[SortMode][]*model.Unit{ByState: byState, ByAge: byAge, ByName: units} {
 		var got []*model.Unit
-		for _, at := range sortOrder(units, nil, mode) {
+		keys := make([]sortKey, len(units))
+		for i, x := range units {
+			keys[i] = sortKeyOf(x)
+		}
+		for _, at := range sortOrder(keys, nil, mode) {
 			got = append(got, units[at])
 		}
 		for i := range got {
