@@ -65,29 +65,30 @@ func TestListKeptUpToDateByBatchesShowsWhatAFreshListShows(t *testing.T) {
 					changed := restate(r, units, 1+r.IntN(8))
 					m.SetUnits(slices.Clone(units), changed, now)
 
-					fresh := New(themes.Dark())
-					fresh.SetSize(120, 30)
-					fresh.SetUnits(slices.Clone(units), nil, now)
-					fresh.SetSort(mode)
-					fresh.SetFilter(text)
-					if got, want := shownKeys(m), shownKeys(fresh); !slices.Equal(got, want) {
+					if got, want := shownKeys(m), freshlyShown(units, mode, text); !slices.Equal(got, want) {
 						t.Fatalf("after typing %q (step %d) and a batch: %d rows shown, a fresh list shows %d; first difference at %d",
 							text, step, len(got), len(want), firstDifference(got, want))
 					}
 				}
 				// Sorting again reads the sort keys the batches kept.
 				m.SetSort(mode)
-				fresh := New(themes.Dark())
-				fresh.SetSize(120, 30)
-				fresh.SetUnits(slices.Clone(units), nil, now)
-				fresh.SetSort(mode)
-				fresh.SetFilter(text)
-				if got, want := shownKeys(m), shownKeys(fresh); !slices.Equal(got, want) {
+				if got, want := shownKeys(m), freshlyShown(units, mode, text); !slices.Equal(got, want) {
 					t.Fatalf("after typing %q (step %d), batches and sorting again: first difference at %d", text, step, firstDifference(got, want))
 				}
 			}
 		})
 	}
+}
+
+// freshlyShown is what a list given units at once shows, sorted by mode
+// and filtered by text.
+func freshlyShown(units []*model.Unit, mode SortMode, text string) []model.Key {
+	fresh := New(themes.Dark())
+	fresh.SetSize(120, 30)
+	fresh.SetUnits(slices.Clone(units), nil, now)
+	fresh.SetSort(mode)
+	fresh.SetFilter(text)
+	return shownKeys(fresh)
 }
 
 func firstDifference[T comparable](a, b []T) int {
