@@ -107,7 +107,10 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 	// The same keys at the same places: the steps take the changed units
 	// one by one instead of being rebuilt.
 	inPlace := len(prev) == len(units) && m.steps != nil
-	type swap struct{ old, new *model.Unit }
+	type swap struct {
+		old, new *model.Unit
+		at       int // in all, and so in hays
+	}
 	var swaps []swap
 	// The haystacks and sort keys stay aligned with all: in place while the
 	// length holds (a unit at a new place is not the same pointer at that
@@ -136,7 +139,7 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 			inPlace = false
 		}
 		if inPlace {
-			swaps = append(swaps, swap{prev[i], u})
+			swaps = append(swaps, swap{prev[i], u, i})
 		}
 		m.hays[i], m.keys[i] = m.rowOf(u, changed[u.Key], now).haystack, sortKeyOf(u)
 	}
@@ -163,7 +166,7 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 		return
 	}
 	for _, sw := range swaps {
-		m.replace(sw.old, sw.new, m.rows[sw.new.Key].haystack)
+		m.replace(sw.old, sw.new, m.hays[sw.at])
 	}
 	if m.tree.on {
 		m.shown = m.treeRows()
