@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/driftdeck/driftdeck/backend/internal/helperbin"
 )
@@ -17,6 +18,12 @@ const HelperName = "driftdeck-pulumi"
 const HelperEnv = "DRIFTDECK_PULUMI_HELPER"
 
 var runHelper = helperbin.Helper{Name: HelperName, Env: HelperEnv, Holds: "the Pulumi Automation API"}
+
+// WaitRuns waits up to d for the runs in flight to end, cancelled ones
+// included: an interrupted CLI releases the stack's lock before it exits,
+// which a process quitting first could cut short. False when a run still
+// goes on after d.
+func WaitRuns(d time.Duration) bool { return runHelper.Wait(d) }
 
 // PreviewOptions tune a preview.
 type PreviewOptions struct {

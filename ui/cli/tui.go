@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/config"
 	"github.com/driftdeck/driftdeck/backend/demo"
 	"github.com/driftdeck/driftdeck/backend/fleet"
+	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/driftdeck/driftdeck/backend/residency"
 	"github.com/driftdeck/driftdeck/backend/store"
 	"github.com/driftdeck/driftdeck/keymap"
@@ -40,6 +42,7 @@ func runTUI(ctx context.Context, g *globals) error {
 	// The demo's root modules' work in the background ends with ctx: the
 	// workbench returns once it has (it writes in the demo's directory).
 	defer demo.WaitBackground()
+	defer waitRuns(g.errOut)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	f, err := connect(ctx, g, cfg.StuckThresholds(), true)
@@ -75,6 +78,17 @@ func runTUI(ctx context.Context, g *globals) error {
 			f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) { p.Send(ui.BatchMsg(b)) })
 		},
 	}, tea.WithFPS(30))
+}
+
+// runsStopWithin bounds the wait for the pulumi runs a quit interrupted.
+const runsStopWithin = 30 * time.Second
+
+// waitRuns waits for the pulumi runs a quit interrupted (previews, applies,
+// drift checks): each releases its stack's lock as it stops.
+func waitRuns(errOut io.Writer) {
+	if !pulumirun.WaitRuns(runsStopWithin) {
+		fmt.Fprintf(errOut, "a pulumi run did not stop within %v of quitting: its stack may stay locked (the unlock action breaks a lock left behind)\n", runsStopWithin)
+	}
 }
 
 // offerDemo asks, on a terminal, whether to start the demo instead.

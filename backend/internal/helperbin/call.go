@@ -19,6 +19,9 @@ import (
 // error of next, such as the end of output from a helper that died, is
 // explained with the last lines the helper wrote to its stderr.
 func (h Helper) Call(ctx context.Context, path string, args []string, req any, next func(*json.Decoder) (done bool, err error)) error {
+	f := h.flights()
+	f.begin()
+	defer f.end()
 	cmd := exec.Command(path, args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

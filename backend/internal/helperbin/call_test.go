@@ -93,3 +93,36 @@ func TestCancellingACallClosesTheHelpersInput(t *testing.T) {
 		t.Errorf("the call returned before it was cancelled")
 	}
 }
+
+// A process that quits waits for the calls in flight: a helper told to stop
+// is still finishing when its caller's context ends.
+func TestWaitHoldsUntilTheCallsInFlightEnd(t *testing.T) {
+	path := buildEcho(t)
+	h := Helper{Name: "driftdeck-echo"}
+	if !h.Wait(time.Second) {
+		t.Fatal("no call in flight, yet Wait timed out")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan error, 1)
+	go func() { _, err := callMode(ctx, path, "wait"); ended <- err }()
+	// The call is in flight once the helper is started: it waits for its
+	// input to close, so Wait must time out until the cancel.
+	deadline := time.Now().Add(time.Minute)
+	for h.Wait(50*time.Millisecond) && time.Now().Before(deadline) {
+	}
+	if h.Wait(200 * time.Millisecond) {
+		t.Fatal("a call waiting for its input did not hold Wait")
+	}
+	cancel()
+	if !h.Wait(time.Minute) {
+		t.Fatal("the cancelled call did not end within a minute")
+	}
+	select {
+	case err := <-ended:
+		if err != nil {
+			t.Errorf("the cancelled call: %v", err)
+		}
+	default:
+		t.Error("Wait returned before the call did")
+	}
+}
