@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -20,6 +21,7 @@ import (
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/leakcheck"
 	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest"
 	"github.com/driftdeck/driftdeck/backend/store"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
@@ -52,6 +54,9 @@ type workbench struct {
 	t   *testing.T
 	p   *tea.Program
 	obs *observed
+	// ended is closed when the program stops; runErr is then why.
+	ended  chan struct{}
+	runErr error
 }
 
 // demoGlobals select the demo control plane.
@@ -74,15 +79,25 @@ func startWorkbench(t *testing.T, g *globals) *workbench {
 	f.Store.Tick()
 	initial, _ := f.Store.Flush()
 	obs := &observed{Model: ui.New(ui.Options{Backend: svc, Demo: g.demo, Initial: initial, Context: ctx, Logs: newLogService(g, f.Cluster, f.ArgoAPI, svc.trees.Destinations)}), changed: make(chan struct{}, 1)}
+	// A panic in Update or View is not caught: it fails the test with its
+	// stack instead of ending the program quietly.
 	p := tea.NewProgram(obs, tea.WithContext(ctx), tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutRenderer(),
-		tea.WithWindowSize(160, 50), tea.WithoutSignalHandler())
+		tea.WithWindowSize(160, 50), tea.WithoutSignalHandler(), tea.WithoutCatchPanics())
 	go f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) { p.Send(ui.BatchMsg(b)) })
-	done := make(chan struct{})
-	go func() { defer close(done); _, _ = p.Run() }()
+	w := &workbench{t: t, p: p, obs: obs, ended: make(chan struct{})}
+	go func() { defer close(w.ended); _, w.runErr = p.Run() }()
 	// The demo's root modules' background work ends with ctx, as under
-	// runTUI: waited for before the test's directories go.
-	t.Cleanup(func() { cancel(); <-done; demo.WaitBackground() })
-	return &workbench{t: t, p: p, obs: obs}
+	// runTUI: waited for before the test's directories go, and so do the
+	// previews closed mid-run (their CLI writes there too).
+	t.Cleanup(func() {
+		cancel()
+		<-w.ended
+		if !pulumirun.WaitRuns(time.Minute) {
+			t.Error("a preview still runs a minute after the workbench quit")
+		}
+		demo.WaitBackground()
+	})
+	return w
 }
 
 // keys types each key (a name as the keymap spells it, or text).
@@ -106,23 +121,60 @@ func (w *workbench) keys(keys ...string) {
 // waitFor waits until the screen holds every text.
 func (w *workbench) waitFor(what string, texts ...string) {
 	w.t.Helper()
+	w.waitUntil(what, fmt.Sprintf("%q", texts), func(s string) bool { return containsAll(s, texts) })
+}
+
+// waitUntil waits until the screen is as shown says (told as want).
+func (w *workbench) waitUntil(what, want string, shown func(screen string) bool) {
+	w.t.Helper()
 	timeout := time.After(30 * time.Second)
 	for {
 		s := w.obs.screen.Load()
-		if s != nil && containsAll(*s, texts) {
+		if s != nil && shown(*s) {
 			return
 		}
 		select {
 		case <-w.obs.changed:
 		case <-time.After(50 * time.Millisecond):
+		case <-w.ended:
+			w.t.Fatalf("%s: the program ended (%v) before the screen showed %s", what, w.runErr, want)
 		case <-timeout:
 			got := "(nothing drawn)"
 			if s != nil {
 				got = *s
 			}
-			w.t.Fatalf("%s: the screen does not show %q after 30 s:\n%s", what, texts, got)
+			w.t.Fatalf("%s: the screen does not show %s after 30 s:\n%s\nthe program's loop:\n%s", what, want, got, loopStack())
 		}
 	}
+}
+
+// cursorOn reports whether the list's cursor row (marked ">") shows a unit
+// named name.
+func cursorOn(screen, name string) bool {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), ">") && strings.Contains(l, "/"+name+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// loopStack is the stack of the goroutine running the program's loop (the
+// one in the model's Update, or waiting for its next message), to tell a
+// key never answered from a loop that hangs.
+func loopStack() string {
+	buf := make([]byte, 1<<22)
+	buf = buf[:runtime.Stack(buf, true)]
+	var loop []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "bubbletea/v2.(*Program).eventLoop") {
+			loop = append(loop, g)
+		}
+	}
+	if len(loop) == 0 {
+		return "(no loop running)"
+	}
+	return strings.Join(loop, "\n\n")
 }
 
 func containsAll(s string, texts []string) bool {
@@ -223,7 +275,11 @@ func TestClusterTheDetailScreenLeavesNothingBehind(t *testing.T) {
 func (sc screenCycle) run(t *testing.T, w *workbench) {
 	w.waitFor("the list", listShown)
 	w.keys("/", sc.unit, "enter")
-	w.waitFor("the filtered list", listShown, "/"+sc.unit)
+	// The filter can be typed before the unit's first list is in: the
+	// screen's keys need it under the cursor.
+	w.waitUntil("the filtered list", fmt.Sprintf("the list with the cursor on %s", sc.unit), func(s string) bool {
+		return containsAll(s, []string{listShown, "/" + sc.unit}) && cursorOn(s, sc.unit)
+	})
 	leakcheck.Cycles(t, sc.count(t), leakTolerance, func(i int) {
 		w.keys(sc.open...)
 		shown := sc.shown
