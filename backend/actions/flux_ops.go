@@ -166,10 +166,10 @@ func failureWords(h *model.HelmFacts) string {
 // parentWarning names the Kustomization that applies the object: when its
 // source sets spec.suspend, its next apply writes it back.
 func parentWarning(u *model.Unit) []string {
-	name := u.Labels[parentLabel]
+	name := u.Labels.Get(parentLabel)
 	if name == "" {
 		return nil
 	}
-	ns := u.Labels["kustomize.toolkit.fluxcd.io/namespace"]
+	ns := u.Labels.Get("kustomize.toolkit.fluxcd.io/namespace")
 	return []string{"Kustomization " + ns + "/" + name + " applies this object: if its source sets spec.suspend, its next apply writes that value back"}
 }

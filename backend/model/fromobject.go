@@ -19,8 +19,8 @@ func UnitFromObject(context string, engine Engine, kind string, r *objread.Reade
 		ResourceVersion: r.Str("metadata", "resourceVersion"),
 		Generation:      r.Int("metadata", "generation"),
 		Created:         r.Time("metadata", "creationTimestamp"),
-		Labels:          r.StringMap("metadata", "labels"),
-		Remediations:    r.StringMap("metadata", "annotations")[AnnotationRemediationAttempts],
+		Labels:          LabelsOf(r.StringMap("metadata", "labels")),
+		Remediations:    r.Str("metadata", "annotations", AnnotationRemediationAttempts),
 	}
 }
 

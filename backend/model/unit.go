@@ -86,7 +86,7 @@ type Unit struct {
 	Flux   *FluxFacts
 	Tofu   *TofuFacts
 	Root   *RootFacts
-	Labels map[string]string
+	Labels Labels
 	// Remediations is the AnnotationRemediationAttempts annotation as read
 	// (the policy package reads it).
 	Remediations string

@@ -275,7 +275,7 @@ func (s *selection) resolve(ctx context.Context, g *globals, kind actions.Kind, 
 	}
 	var keys []model.Key
 	for _, u := range f.Store.Snapshot() {
-		if !keep(u) || !sel.Matches(labels.Set(u.Labels)) || (kind == actions.Resume && u.Pause == nil) {
+		if !keep(u) || !sel.Matches(u.Labels) || (kind == actions.Resume && u.Pause == nil) {
 			continue
 		}
 		if len(actions.KindsFor(u.Key.Engine)) == 0 {
