@@ -53,14 +53,10 @@ func (s *Store) Snapshot() []*model.Unit {
 func (s *Store) snapshotLocked() []*model.Unit {
 	if s.reorder {
 		s.sorted = s.sorted[:0]
-		for _, u := range s.units {
-			s.sorted = append(s.sorted, u)
+		for _, e := range s.units {
+			s.sorted = append(s.sorted, e.shown)
 		}
 		slices.SortFunc(s.sorted, func(a, b *model.Unit) int { return model.CompareKeys(a.Key, b.Key) })
-		clear(s.position)
-		for i, u := range s.sorted {
-			s.position[u.Key] = i
-		}
 		s.reorder = false
 	}
 	return slices.Clone(s.sorted)
