@@ -41,6 +41,9 @@ type Model struct {
 	tree   treeState
 
 	rows map[model.Key]*rowCache
+	// drawn holds the rows of the last frame only (kept on every row, they
+	// cost about 130 bytes a unit); drawing is the next frame's, swapped in.
+	drawn, drawing map[model.Key]drawnRow
 	// nameWidth is the widest namespace/name, for the name column.
 	nameWidth int
 
@@ -56,11 +59,14 @@ type rowCache struct {
 	haystack  string
 	changed   [numColumns]bool
 	highlight time.Time
-	// drawn is the row as last rendered and what it was rendered from: a
-	// frame redraws only the rows whose inputs changed (a cursor move two
-	// of them), since styling a row costs far more than comparing.
-	drawn    string
-	drawnFor drawInputs
+}
+
+// drawnRow is a row as last rendered and what it was rendered from: a frame
+// redraws only the rows whose inputs changed (a cursor move two of them),
+// since styling a row costs far more than comparing.
+type drawnRow struct {
+	text string
+	from drawInputs
 }
 
 // drawInputs is everything a rendered row depends on.

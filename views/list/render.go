@@ -19,11 +19,16 @@ func (m *Model) View(now time.Time) string {
 	page := m.Page()
 	end := min(m.offset+page, len(m.shown))
 	lines := 1
+	if m.drawing == nil {
+		m.drawn, m.drawing = map[model.Key]drawnRow{}, map[model.Key]drawnRow{}
+	}
+	clear(m.drawing)
 	for i := m.offset; i < end; i++ {
 		b.WriteByte('\n')
 		b.WriteString(m.row(m.shown[i], i == m.cursor, cols, widths, now))
 		lines++
 	}
+	m.drawn, m.drawing = m.drawing, m.drawn
 	if len(m.shown) == 0 {
 		b.WriteByte('\n')
 		b.WriteString(m.theme.Dim.Render(m.emptyText()))
@@ -73,10 +78,12 @@ func (m *Model) row(u *model.Unit, selected bool, cols, widths []int, now time.T
 		selected: selected, marked: m.marked[u.Key], lit: rc.highlight.After(now),
 		age: columns[colAge].cell(u, now), automation: columns[colAutomation].cell(u, now)}
 	in.treePrefix, in.summary = m.treePrefix(u)
-	if rc.drawnFor != in {
-		rc.drawn, rc.drawnFor = m.draw(rc, in, cols, widths, now), in
+	d, ok := m.drawn[u.Key]
+	if !ok || d.from != in {
+		d = drawnRow{text: m.draw(rc, in, cols, widths, now), from: in}
 	}
-	return rc.drawn
+	m.drawing[u.Key] = d
+	return d.text
 }
 
 // The marker cells in front of each row are glyphs, so that the cursor row
