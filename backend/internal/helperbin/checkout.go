@@ -28,13 +28,7 @@ type checkoutBuild struct {
 // at hand. ok is false when driftdeck is an installed binary, or when there
 // is no go tool to build with.
 func (h Helper) fromCheckout(self, workDir, cacheDir string) (path string, ok bool, err error) {
-	// `go run` links into <tmp>/go-build…/b001/exe/<name>; test binaries
-	// (b001/<pkg>.test) and installed ones are not built from here.
-	exe := filepath.Dir(self)
-	if filepath.Base(exe) != "exe" || !strings.Contains(exe, string(filepath.Separator)+"go-build") {
-		return "", false, nil
-	}
-	if _, err := exec.LookPath("go"); err != nil {
+	if _, err := exec.LookPath("go"); err != nil || !builtByGoRun(self) {
 		return "", false, nil
 	}
 	root, found := moduleRoot(workDir)
@@ -48,6 +42,23 @@ func (h Helper) fromCheckout(self, workDir, cacheDir string) (path string, ok bo
 	cb := b.(*checkoutBuild)
 	cb.once.Do(func() { cb.path, cb.err = buildFrom(root, h.Name, cacheDir) })
 	return cb.path, true, cb.err
+}
+
+// builtByGoRun reports whether self is what `go run` linked: into
+// <tmp>/go-build…/b001/exe/<name>, or, from Go 1.24 on, into the build cache
+// (<GOCACHE>/xx/<hash>-d/<name>), where a second `go run` of the same code
+// runs it from. Test binaries (b001/<pkg>.test) and installed ones are not.
+func builtByGoRun(self string) bool {
+	dir := filepath.Dir(self)
+	if filepath.Base(dir) == "exe" && strings.Contains(dir, string(filepath.Separator)+"go-build") {
+		return true
+	}
+	if !strings.HasSuffix(dir, "-d") {
+		return false
+	}
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	cache := strings.TrimSpace(string(out))
+	return err == nil && filepath.IsAbs(cache) && strings.HasPrefix(dir, cache+string(filepath.Separator))
 }
 
 func buildFrom(root, name, cacheDir string) (string, error) {

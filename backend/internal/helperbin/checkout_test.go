@@ -4,12 +4,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// checkout writes a module named like driftdeck's with one tiny helper.
+// checkout writes a module named like driftdeck's with one tiny helper,
+// which this process has not built yet.
 func checkout(t *testing.T) string {
 	t.Helper()
+	builds.Delete("tiny")
+	t.Cleanup(func() { builds.Delete("tiny") })
 	root := t.TempDir()
 	files := map[string]string{
 		"go.mod":              "module " + modulePath + "\n\ngo 1.26\n",
@@ -45,6 +49,37 @@ func TestAHelperIsBuiltFromTheCheckoutWhenDriftdeckRunsThroughGoRun(t *testing.T
 	}
 	if matches, _ := filepath.Glob(filepath.Join(cache, "driftdeck", "helpers", "*.partial-*")); len(matches) != 0 {
 		t.Errorf("a partial build was left behind: %v", matches)
+	}
+}
+
+// From Go 1.24 on, a second `go run` of the same code runs the executable
+// the first one left in the build cache: that is a driftdeck run from its
+// checkout too.
+func TestAGoRunFromTheBuildCacheBuildsHelpersToo(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go tool")
+	}
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gocache := strings.TrimSpace(string(out))
+	cached := filepath.Join(gocache, "65", "656747b67c5a4c57-d", "driftdeck")
+	if !builtByGoRun(cached) {
+		t.Fatalf("%s: not taken for a go run", cached)
+	}
+	for _, self := range []string{filepath.Join(gocache, "65", "656747b67c5a4c57-a"), "/usr/local/bin/driftdeck", "/opt/x-d/driftdeck"} {
+		if builtByGoRun(self) {
+			t.Errorf("%s: taken for a go run", self)
+		}
+	}
+	root, cache := checkout(t), t.TempDir()
+	path, ok, err := (Helper{Name: "tiny"}).fromCheckout(cached, root, cache)
+	if !ok || err != nil {
+		t.Fatalf("fromCheckout of a cached go run: ok %v, err %v", ok, err)
+	}
+	if out, err := exec.Command(path).Output(); err != nil || string(out) != "tiny helper" {
+		t.Fatalf("the helper ran as %q, %v", out, err)
 	}
 }
 
