@@ -36,6 +36,14 @@ func TestClusterRealArgoPauseHoldsAcrossANewCommitAndResumeSyncsAndSelfHeals(t *
 	e.app("paused", repo, autoSync(true))
 	e.synced("paused", v1)
 	e.waitFor("the ConfigMap at v1", func() (bool, string) { return e.configValue("settings") == "v1", e.configValue("settings") })
+	// The comparison reads Synced as soon as the ConfigMap is applied; the
+	// operation's result is written when the sync ends, and the pause below
+	// is checked against it.
+	e.waitFor("the auto-sync's operation done at v1", func() (bool, string) {
+		o := e.get("paused")
+		phase, rev := str(o, "status", "operationState", "phase"), str(o, "status", "operationState", "syncResult", "revision")
+		return phase == "Succeeded" && rev == v1, phase + " at " + rev
+	})
 
 	e.do(actions.Request{Kind: actions.Pause, Key: e.key("paused"), Reason: "INC-1: hotfix in place"})
 	v2 := repo.Commit("v2", map[string]string{"paused/cm.yaml": testargocd.ConfigMap("settings", "v2")})
