@@ -56,10 +56,16 @@ func builtByGoRun(self string) bool {
 	if !strings.HasSuffix(dir, "-d") {
 		return false
 	}
-	out, err := exec.Command("go", "env", "GOCACHE").Output()
-	cache := strings.TrimSpace(string(out))
+	cache, err := goCache()
 	return err == nil && filepath.IsAbs(cache) && strings.HasPrefix(dir, cache+string(filepath.Separator))
 }
+
+// goCache is the go tool's build cache, asked once: every preview looks
+// its helper up again.
+var goCache = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	return strings.TrimSpace(string(out)), err
+})
 
 func buildFrom(root, name, cacheDir string) (string, error) {
 	dir := filepath.Join(cacheDir, "driftdeck", "helpers")
