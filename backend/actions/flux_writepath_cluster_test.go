@@ -71,7 +71,7 @@ func TestClusterFreezeAndThawSpanAllFiveEngines(t *testing.T) {
 }
 
 func TestClusterRefreshWithSourceRequestsTheSourceFirst(t *testing.T) {
-	e := ownEnv(t)
+	e := ownEnvAlone(t)
 	e.c.InstallCRDs(t, sourceStandIns(t))
 	git := mustSource(t, e, "GitRepository")
 	helmRepo := mustSource(t, e, "HelmRepository")

@@ -50,10 +50,24 @@ func forEachGeneration(t *testing.T, gvk schema.GroupVersionKind, fn func(e *env
 	}
 	for _, s := range append(sets, own) {
 		t.Run(s.Name, func(t *testing.T) {
-			c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{s}})
+			c := generationCluster(t, s)
 			fn(newEnv(t, c, c.Config()), s.Name)
 		})
 	}
+}
+
+// generationCluster is the package's control plane with the CRD set alone
+// installed (our own: the package's shared one), started by the first test
+// on that generation and shared by the rest, each in namespaces of its own:
+// a control plane costs seconds of CPU to start, a namespace milliseconds
+// (ADR 0049). A test that changes CRDs or stops the API server starts its
+// own.
+func generationCluster(t *testing.T, set testcluster.CRDSet) *testcluster.Cluster {
+	t.Helper()
+	if set.Name == testcluster.OwnName {
+		return testcluster.Shared(t)
+	}
+	return testcluster.SharedAs(t, "crds-"+set.Name, testcluster.Options{CRDSets: []testcluster.CRDSet{set}})
 }
 
 func newEnv(t *testing.T, c *testcluster.Cluster, cfg *rest.Config) *env {

@@ -53,11 +53,7 @@ const kustomization = `{"apiVersion":"kustomize.toolkit.fluxcd.io/v1","kind":"Ku
 // what the other wrote stays, and the action is done, or refused for the
 // state the other left.
 func TestClusterAFreshWriteThatMetAnotherWriterIsPlannedAgain(t *testing.T) {
-	own, err := testcluster.OwnCRDs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{own}})
+	c := testcluster.Shared(t)
 	ctx := context.Background()
 	admin := dynamic.NewForConfigOrDie(c.Config())
 

@@ -17,14 +17,10 @@ import (
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
-// recordedEnv is a control plane with our CRDs whose client records every
-// PATCH it sends.
+// recordedEnv is the package's shared control plane (our CRDs) through a
+// client that records every PATCH it sends.
 func recordedEnv(t *testing.T) (*env, *patchrec.Recorder) {
-	own, err := testcluster.OwnCRDs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{own}})
+	c := testcluster.Shared(t)
 	cfg := rest.CopyConfig(c.Config())
 	rec := patchrec.On(cfg)
 	return newEnv(t, c, cfg), rec

@@ -19,9 +19,16 @@ import (
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
-// ownEnv is one control plane with the project's own CRDs, for behaviour
-// that does not depend on the CRD generation.
+// ownEnv is the package's shared control plane, with the project's own
+// CRDs, for behaviour that does not depend on the CRD generation.
 func ownEnv(t *testing.T) *env {
+	c := testcluster.Shared(t)
+	return newEnv(t, c, c.Config())
+}
+
+// ownEnvAlone is a control plane of the test's own with the project's CRDs:
+// for a test that installs more CRDs, which the other tests must not see.
+func ownEnvAlone(t *testing.T) *env {
 	own, err := testcluster.OwnCRDs()
 	if err != nil {
 		t.Fatal(err)
