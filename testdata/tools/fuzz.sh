@@ -98,22 +98,30 @@ for pkg in "$@"; do
 	done
 done
 
+# reportDone prints, in order, the targets that have ended since the last
+# call: a long run is never silent until its end.
+reported=0 failed=0
+reportDone() {
+	while ((reported < n)) && [[ -e $work/$reported.took ]]; do
+		report "${pkgOf[reported]}" "${targetOf[reported]}" "$work/$reported.log" "$(cat "$work/$reported.took")" || failed=1
+		reported=$((reported + 1))
+	done
+}
+
 for ((i = 0; i < n; i++)); do
 	while (($(jobs -rp | wc -l) >= jobs)); do
 		wait -n || true
+		reportDone
 	done
 	(
 		start=$SECONDS
 		if fuzz "${pkgOf[i]}" "${targetOf[i]}" "$work/$i.log"; then
 			touch "$work/$i.log.ok"
 		fi
-		echo $((SECONDS - start)) >"$work/$i.took"
+		echo $((SECONDS - start)) >"$work/$i.took.partial"
+		mv "$work/$i.took.partial" "$work/$i.took"
 	) &
 done
 wait
-
-failed=0
-for ((i = 0; i < n; i++)); do
-	report "${pkgOf[i]}" "${targetOf[i]}" "$work/$i.log" "$(cat "$work/$i.took")" || failed=1
-done
+reportDone
 exit $failed
