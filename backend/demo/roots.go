@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/driftdeck/driftdeck/backend/diff"
@@ -238,6 +239,10 @@ func HoldLock(ctx context.Context, stateDir string, tofu *rootmod.Tofu, held fun
 	cmd := exec.Command(tofu.Bin, "apply", "-auto-approve", "-input=false", "-no-color", "-var", "hold=86400", "-var", "peer=partner-vpc")
 	cmd.Dir = r.Dir
 	cmd.Env = append(os.Environ(), "TF_IN_AUTOMATION=1", "TF_INPUT=0")
+	// In a group of its own, ended as Ctrl-C in a terminal ends it: the
+	// interrupt goes to the provisioner's sleep too, which tofu would leave
+	// running for a day after the workbench quit.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -246,11 +251,11 @@ func HoldLock(ctx context.Context, stateDir string, tofu *rootmod.Tofu, held fun
 	rootWork.Go(func() {
 		select {
 		case <-ctx.Done():
-			_ = cmd.Process.Signal(os.Interrupt)
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 			select {
 			case <-exited:
 			case <-time.After(10 * time.Second):
-				_ = cmd.Process.Kill()
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			}
 		case <-exited:
 		}

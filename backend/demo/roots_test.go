@@ -8,6 +8,7 @@ import (
 
 	"github.com/driftdeck/driftdeck/backend/rootmod"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
+	"github.com/driftdeck/driftdeck/backend/testkit/testproc"
 )
 
 // The workbench's long apply of the demo's peering module holds its state
@@ -40,4 +41,7 @@ func TestDemoLongApplyHoldsTheLockUntilTheWorkbenchEnds(t *testing.T) {
 		l, _, err := tofu.ReadLock(context.Background(), peering)
 		return err == nil && l == nil
 	})
+	// Nothing the apply started outlives it (its provisioner's sleep).
+	WaitBackground()
+	testproc.NoneLeftUnder(t, peering.Dir, 10*time.Second)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Tofu runs the user's tofu (or terraform) binary on root modules, keeping
@@ -121,9 +122,12 @@ func (t *Tofu) run(ctx context.Context, r Root, args ...string) (out []byte, cod
 		"TF_IN_AUTOMATION=1",
 		"TF_INPUT=0",
 	)
-	// A cancelled read ends tofu as Ctrl-C would: it releases a lock it
-	// holds rather than leave it behind.
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	// A cancelled run ends tofu as Ctrl-C in a terminal would: it releases
+	// a lock it holds rather than leave it behind, and the interrupt reaches
+	// the whole process group, so a provisioner's command ends too (tofu
+	// leaves it running when only tofu is interrupted).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
