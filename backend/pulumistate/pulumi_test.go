@@ -15,9 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftdeck/driftdeck/backend/internal/helperbin/helperbintest"
+	"github.com/driftdeck/driftdeck/backend/testkit/testbin"
 	"github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest"
 	"github.com/driftdeck/driftdeck/backend/pulumistate/objstore"
+	"github.com/driftdeck/driftdeck/backend/testkit/testproc"
 	"github.com/driftdeck/driftdeck/backend/testkit/tests3"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
@@ -78,7 +79,7 @@ func TestPulumiKilledUpOnS3IsUnstuck(t *testing.T) {
 		t.Setenv(k, v) // for the helper driftdeck runs
 		env[k] = v     // for pulumi
 	}
-	t.Setenv(objstore.HelperEnv, helperbintest.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-state"))
+	t.Setenv(objstore.HelperEnv, testbin.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-state"))
 	killedUpIsUnstuck(t, s3.PulumiURL("pulumistate"), filepath.Join(s3.Dir, "pulumistate"), env)
 }
 
@@ -94,6 +95,9 @@ func killedUpIsUnstuck(t *testing.T, url, state string, env map[string]string) {
 		}
 	}
 	buildSlowProvider(t, plugins)
+	// The killed update's plugin ends with its engine, and the others with
+	// their updates: none is left serving.
+	t.Cleanup(func() { testproc.NoneLeftUnder(t, plugins, 10*time.Second) })
 
 	ctx := context.Background()
 	program := func(ctx *pulumi.Context) error {

@@ -4,12 +4,12 @@ package objstoretest
 import (
 	"testing"
 
-	"github.com/driftdeck/driftdeck/backend/internal/helperbin/helperbintest"
+	"github.com/driftdeck/driftdeck/backend/testkit/testbin"
 )
 
 // Helper builds cmd/driftdeck-state once per test process and returns its
 // path.
 func Helper(t testing.TB) string {
 	t.Helper()
-	return helperbintest.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-state")
+	return testbin.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-state")
 }

@@ -69,20 +69,23 @@ func (p *slow) Delete(context.Context, *pulumirpc.DeleteRequest) (*emptypb.Empty
 	return &emptypb.Empty{}, nil
 }
 
-// wait sleeps for $SLOW_CREATE, and exits the process if the engine that
-// started it goes away meanwhile.
+// wait sleeps for $SLOW_CREATE, or until the create is cancelled.
 func wait(ctx context.Context) {
 	d, _ := time.ParseDuration(os.Getenv("SLOW_CREATE"))
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+// exitWithParent exits the process once the engine that started it is
+// gone (the process is then its orphan): a killed engine never stops its
+// plugins, and one left serving would outlive the test.
+func exitWithParent() {
 	parent := os.Getppid()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
+	for range time.Tick(50 * time.Millisecond) {
 		if os.Getppid() != parent {
 			os.Exit(1)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }
@@ -90,6 +93,7 @@ func wait(ctx context.Context) {
 // main serves the provider the way the engine expects of a plugin: it
 // prints the port it listens on and stops on SIGINT.
 func main() {
+	go exitWithParent()
 	stop := make(chan bool)
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Cancel: stop,
