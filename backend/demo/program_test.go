@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/driftdeck/driftdeck/backend/demo"
-	"github.com/driftdeck/driftdeck/backend/internal/helperbin/helperbintest"
 	"github.com/driftdeck/driftdeck/backend/kube"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest"
+	"github.com/driftdeck/driftdeck/backend/testkit/testbin"
 )
 
 var analytics = model.Key{Context: demo.ContextName, Engine: model.EnginePulumi, Namespace: "infra", Name: "analytics-preview"}
@@ -24,7 +24,7 @@ var analytics = model.Key{Context: demo.ContextName, Engine: model.EnginePulumi,
 // left to do.
 func TestDemoStackPreviewsAndAppliesForReal(t *testing.T) {
 	cli := pulumiruntest.CLI(t)
-	t.Setenv(pulumirun.HelperEnv, helperbintest.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-pulumi"))
+	t.Setenv(pulumirun.HelperEnv, testbin.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-pulumi"))
 	c, _, _, _ := startDemo(t)
 	tg, ok := demo.ProgramTarget(c, analytics)
 	if !ok {
@@ -99,7 +99,7 @@ func TestDemoStackPreviewsAndAppliesForReal(t *testing.T) {
 // CLI finds that reference changed, says what, and writes nothing.
 func TestDemoStackDriftCheckFindsTheRebuiltNetwork(t *testing.T) {
 	cli := pulumiruntest.CLI(t)
-	t.Setenv(pulumirun.HelperEnv, helperbintest.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-pulumi"))
+	t.Setenv(pulumirun.HelperEnv, testbin.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-pulumi"))
 	c, _, _, _ := startDemo(t)
 	tg, _ := demo.ProgramTarget(c, analytics)
 	tg.CLI = cli

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftdeck/driftdeck/backend/internal/helperbin/helperbintest"
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
 	"github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest"
+	"github.com/driftdeck/driftdeck/backend/testkit/testbin"
 )
 
 // stashes is a target running the test helper's "stashes" program with
@@ -134,7 +134,7 @@ func TestHelperCancelledApplyLeavesNoLock(t *testing.T) {
 }
 
 func TestHelperRefusesAMissingProgram(t *testing.T) {
-	t.Setenv(pulumirun.HelperEnv, helperbintest.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-pulumi"))
+	t.Setenv(pulumirun.HelperEnv, testbin.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-pulumi"))
 	tg := pulumiruntest.FileTarget(t, "missing", "dev")
 	tg.Dir = t.TempDir() // no Pulumi.yaml
 	_, err := pulumirun.Preview(context.Background(), tg, pulumirun.PreviewOptions{})

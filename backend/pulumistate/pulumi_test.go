@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftdeck/driftdeck/backend/testkit/testbin"
 	"github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest"
 	"github.com/driftdeck/driftdeck/backend/pulumistate/objstore"
+	"github.com/driftdeck/driftdeck/backend/testkit/testbin"
 	"github.com/driftdeck/driftdeck/backend/testkit/testproc"
 	"github.com/driftdeck/driftdeck/backend/testkit/tests3"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/driftdeck/driftdeck/backend/config"
-	"github.com/driftdeck/driftdeck/backend/internal/helperbin/helperbintest"
 	"github.com/driftdeck/driftdeck/backend/localrender"
+	"github.com/driftdeck/driftdeck/backend/testkit/testbin"
 	"github.com/driftdeck/driftdeck/backend/testkit/testtofu"
 )
 
@@ -44,7 +44,7 @@ func gitRepo(t *testing.T, config string) (repo string, commit func(config strin
 // A root module from a Git repository and branch: driftdeck reads it from
 // its own checkout, and each plan checks out the branch's newest commit.
 func TestTofuRootModuleFromGitIsPlannedAtTheBranchsNewestCommit(t *testing.T) {
-	t.Setenv(localrender.HelperEnv, helperbintest.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-render"))
+	t.Setenv(localrender.HelperEnv, testbin.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-render"))
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	statePath := filepath.Join(t.TempDir(), "network.tfstate")
 	backend := `terraform {

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftdeck/driftdeck/backend/internal/helperbin/helperbintest"
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/pulumistate/objstore"
+	"github.com/driftdeck/driftdeck/backend/testkit/testbin"
 	"github.com/driftdeck/driftdeck/backend/testkit/tests3"
 	"github.com/driftdeck/driftdeck/backend/testkit/testtofu"
 )
@@ -22,7 +22,7 @@ func TestTofuS3BackendKilledApplyLeavesALockfileThatIsShownAndBroken(t *testing.
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
-	t.Setenv(objstore.HelperEnv, helperbintest.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-state"))
+	t.Setenv(objstore.HelperEnv, testbin.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-state"))
 	m := newModule(t, s3.TofuBackend("tfstate", "network/terraform.tfstate")+testtofu.Sleepy)
 	m.Env = append(m.Env, s3.Env()...)
 	ctx, r := ctxOf(t), m.root()

@@ -16,28 +16,14 @@ import (
 	"github.com/driftdeck/driftdeck/backend/audit"
 	"github.com/driftdeck/driftdeck/backend/audit/audittest"
 	"github.com/driftdeck/driftdeck/backend/testkit/syncbuf"
+	"github.com/driftdeck/driftdeck/backend/testkit/testbin"
 )
 
-// buildEnv is the environment the tests started with: tests that isolate
-// themselves change HOME, and go build must keep using the module and build
-// caches.
-var buildEnv = os.Environ()
-
-// builtBinary is driftdeck as users run it, built into the test's
-// temporary directory (with the race detector when the tests have it).
+// builtBinary is driftdeck as users run it (with the race detector when the
+// tests have it), built once for every test package.
 func builtBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "driftdeck")
-	args := []string{"build", "-o", bin}
-	if raceDetector {
-		args = append(args, "-race")
-	}
-	build := exec.Command("go", append(args, "github.com/driftdeck/driftdeck")...)
-	build.Env = buildEnv
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building driftdeck: %v\n%s", err, out)
-	}
-	return bin
+	return testbin.Build(t, "github.com/driftdeck/driftdeck")
 }
 
 // agentProcess is one `driftdeck agent` replica run from the built binary,

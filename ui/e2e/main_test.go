@@ -5,33 +5,23 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
+	"github.com/driftdeck/driftdeck/backend/testkit/testbin"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
-var (
-	binary     string
-	buildFlags = []string{"build"}
-)
+// binary is driftdeck as users run it (with the race detector when the
+// tests have it).
+var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "driftdeck-e2e-")
+	bin, out, err := testbin.Command("github.com/driftdeck/driftdeck")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintf(os.Stderr, "building driftdeck: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "driftdeck")
-	build := exec.Command("go", append(buildFlags, "-o", binary, "github.com/driftdeck/driftdeck")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building driftdeck:", err)
-		os.Exit(1)
-	}
+	binary = bin
 	// The TestCluster... tests share one real control plane, stopped here.
-	code := testcluster.RunShared(m, testcluster.Options{})
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testcluster.Main(m, testcluster.Options{})
 }

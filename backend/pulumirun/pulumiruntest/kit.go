@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftdeck/driftdeck/backend/internal/helperbin/helperbintest"
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
+	"github.com/driftdeck/driftdeck/backend/testkit/testbin"
 )
 
 // CLI returns the pulumi binary the real-CLI tests use, or skips (fails
@@ -69,7 +69,7 @@ func LockFiles(t testing.TB, tg pulumirun.Target) []string {
 // testdata/helper and points pulumirun at it for the rest of the test.
 func Helper(t *testing.T) string {
 	t.Helper()
-	p := helperbintest.Build(t, "github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest/testdata/helper")
+	p := testbin.Build(t, "github.com/driftdeck/driftdeck/backend/pulumirun/pulumiruntest/testdata/helper")
 	t.Setenv(pulumirun.HelperEnv, p)
 	return p
 }
@@ -79,7 +79,7 @@ func Helper(t *testing.T) string {
 // the rest of the test.
 func ReleaseHelper(t *testing.T) string {
 	t.Helper()
-	p := helperbintest.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-pulumi")
+	p := testbin.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-pulumi")
 	t.Setenv(pulumirun.HelperEnv, p)
 	return p
 }

@@ -1,5 +1,0 @@
-//go:build race
-
-package helperbintest
-
-const raceEnabled = true
