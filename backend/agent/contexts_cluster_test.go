@@ -22,7 +22,7 @@ import (
 // by another replica, it resumes the east pause and leaves the west one
 // alone until the other replica's Lease lapses.
 func TestClusterEachContextsWritesAreGuardedByItsOwnLease(t *testing.T) {
-	east, west := newWorldNamed(t, "east"), newWorldNamed(t, "west")
+	east, west := newWorldNamed(t, "east"), newWorldAlone(t, "west")
 	ctx := context.Background()
 	for _, w := range []*world{east, west} {
 		w.app("web", `"automated":{"selfHeal":true}`, `"sync":{"status":"Synced","revision":"`+sha+`"},"health":{"status":"Healthy"}`)

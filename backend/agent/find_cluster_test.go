@@ -21,7 +21,7 @@ import (
 // who may only read the default Lease learns from it alone, and is told
 // that it cannot see the others.
 func TestClusterFindSeesAnAgentUnderAnyLeaseName(t *testing.T) {
-	w := newWorld(t)
+	w := newWorldAlone(t, "test")
 	ctx := context.Background()
 	admin := w.kc.Kube
 	lease := func(ns, name, holder string, labelled bool) {

@@ -24,8 +24,8 @@ import (
 
 const sha = "1111111111111111111111111111111111111111"
 
-// world is one real control plane with driftdeck's own CRDs, one namespace
-// of fixtures, and what an agent needs to run on it.
+// world is a real control plane with driftdeck's own CRDs, one namespace
+// of fixtures on it, and what an agent needs to run there.
 type world struct {
 	t     *testing.T
 	c     *testcluster.Cluster
@@ -37,13 +37,24 @@ type world struct {
 
 func newWorld(t *testing.T) *world { return newWorldNamed(t, "test") }
 
-// newWorldNamed is a world whose context has the given name.
+// newWorldNamed is a world on the package's shared control plane (its own
+// namespace) whose context has the given name.
 func newWorldNamed(t *testing.T, context string) *world {
+	return worldOn(t, testcluster.Shared(t), context)
+}
+
+// newWorldAlone is a world on a control plane of its own: for a test that
+// reads every Lease of the cluster (Find), or creates the agent's default
+// Lease namespace.
+func newWorldAlone(t *testing.T, context string) *world {
 	own, err := testcluster.OwnCRDs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{own}})
+	return worldOn(t, testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{own}}), context)
+}
+
+func worldOn(t *testing.T, c *testcluster.Cluster, context string) *world {
 	kc, err := kube.NewCluster(context, c.Config(), "default")
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ func readyz(t *testing.T, a *Agent) (int, string) {
 // namespace exists it takes the Lease and ends the expired pause; a second
 // replica then follows, ready and without trouble.
 func TestClusterAnAgentWithoutItsLeaseNamespaceSaysWhyItCannotWrite(t *testing.T) {
-	w := newWorld(t)
+	w := newWorldAlone(t, "test")
 	ctx := context.Background()
 	leaseNS := "missing-" + w.ns[len(w.ns)-5:] // a namespace name is at most 63 characters
 	w.app("held", `"automated":{"selfHeal":true}`, `"sync":{"status":"Synced","revision":"`+sha+`"},"health":{"status":"Healthy"}`)

@@ -101,7 +101,7 @@ func (f *forbiddenLog) list() []string {
 // a remediation, each with its Event, and not one request is forbidden; a
 // write outside the role is.
 func TestClusterTheAgentRunsOnDeploysRoleWithoutAForbiddenRequest(t *testing.T) {
-	w := newWorld(t)
+	w := newWorldAlone(t, "test")
 	ctx := context.Background()
 	w.applyDeploy("namespace.yaml", "rbac.yaml")
 	tok, err := w.kc.Kube.CoreV1().ServiceAccounts(DefaultLeaseNamespace).CreateToken(ctx, "driftdeck-agent",
