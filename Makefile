@@ -26,7 +26,7 @@ LONG_PKGS := ./backend/actions ./ui/cli ./backend/fleet ./ui/e2e ./backend/realc
 PKGS ?= $(LONG_PKGS) ./... ./testdata/tools/testreport ./testdata/bench/...
 # Test binaries run at once. The real-cluster tests wait on API servers and
 # controllers about a third of the time: three at a time keep two cores busy.
-TEST_P ?= 3
+TEST_P ?= 4
 # More go test flags, e.g. GOTESTFLAGS='-run TestCluster -count=1'.
 GOTESTFLAGS ?=
 # When set, the raw `go test -json` events are saved there (CI counts the
