@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Runs every Go fuzz test of the module for a while, FUZZJOBS targets at a
-# time (go test fuzzes one target per run), and fails on any input that
-# breaks one, printing how to run it again.
+# Runs every Go fuzz test of the module for a while, FUZZJOBS packages at a
+# time, and fails on any input that breaks one, printing how to run it
+# again. Each package's test binary is built once, with the fuzzing
+# instrumentation, and runs its targets one after another (go test -fuzz
+# would link it again for every target).
 #
 # Usage: fuzz.sh [package ...]   (default: every package holding a Fuzz test)
 #   FUZZTIME          how long each target runs (go test's -fuzztime; default 5s)
-#   FUZZJOBS          targets fuzzed at once, the cores shared among them
-#                     (default 2): a target's build and baseline run are
+#   FUZZJOBS          packages fuzzed at once, the cores shared among them
+#                     (default 2): a build and a target's baseline run are
 #                     mostly one core's work, so two at a time keep both
 #                     cores busy (the 21 targets: 184 s one at a time, 139 s
 #                     two at a time, warm)
@@ -43,15 +45,18 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# fuzz runs one target; true when it passed. Go before 1.27 can fail a run
-# that found nothing with a bare "context deadline exceeded" as -fuzztime
-# ends (golang/go#75804: its coordinator races its own deadline): such a
-# run, with no failing input written and no other failure, is run again
-# once, and passes if it then does.
+# fuzz runs one target with the package's built test binary, in the
+# package's directory (its corpus, and where a failing input is written) and
+# with go test's fuzz cache; true when it passed. Go before 1.27 can fail a
+# run that found nothing with a bare "context deadline exceeded" as
+# -fuzztime ends (golang/go#75804: its coordinator races its own deadline):
+# such a run, with no failing input written and no other failure, is run
+# again once, and passes if it then does.
 fuzz() {
-	local pkg=$1 target=$2 log=$3
+	local pkg=$1 target=$2 log=$3 bin=$4 cache=$5
 	for try in 1 2; do
-		if go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimizetime" -parallel "$workers" "$pkg" >"$log" 2>&1; then
+		if (cd "$pkg" && "$bin" -test.run '^$' -test.fuzz "^$target\$" -test.fuzztime "$fuzztime" \
+			-test.fuzzminimizetime "$minimizetime" -test.parallel "$workers" -test.fuzzcachedir "$cache") >"$log" 2>&1; then
 			return 0
 		fi
 		if ((try == 2)) || grep -q 'Failing input written to' "$log" ||
@@ -86,17 +91,23 @@ report() {
 	return 1
 }
 
-# Every (package, target), in order; each runs in the background with its
-# own log, at most $jobs at once.
+# Every (package, target), in order; each package runs in the background
+# (its build, then its targets), at most $jobs at once.
 n=0
-declare -a pkgOf targetOf
+declare -a pkgOf targetOf firstOf
 for pkg in "$@"; do
 	list=$(go test -list '^Fuzz' "$pkg")
+	first=$n
 	for target in $(grep '^Fuzz' <<<"$list" || true); do
 		pkgOf[n]=$pkg targetOf[n]=$target
 		n=$((n + 1))
 	done
+	if ((n > first)); then
+		firstOf+=("$first")
+	fi
 done
+firstOf+=("$n")
+fuzzcache=$(go env GOCACHE)/fuzz
 
 # reportDone prints, in order, the targets that have ended since the last
 # call: a long run is never silent until its end.
@@ -108,18 +119,36 @@ reportDone() {
 	done
 }
 
-for ((i = 0; i < n; i++)); do
+# ended records how long target i took, for reportDone.
+ended() {
+	echo "$2" >"$work/$1.took.partial"
+	mv "$work/$1.took.partial" "$work/$1.took"
+}
+
+for ((p = 0; p + 1 < ${#firstOf[@]}; p++)); do
 	while (($(jobs -rp | wc -l) >= jobs)); do
 		wait -n || true
 		reportDone
 	done
 	(
+		from=${firstOf[p]} to=${firstOf[p + 1]} pkg=${pkgOf[${firstOf[p]}]}
 		start=$SECONDS
-		if fuzz "${pkgOf[i]}" "${targetOf[i]}" "$work/$i.log"; then
-			touch "$work/$i.log.ok"
+		bin=$work/bin-$p.test
+		if ! go test -c -fuzz . -o "$bin" "$pkg" >"$work/build-$p.log" 2>&1; then
+			for ((i = from; i < to; i++)); do
+				{ echo "building $pkg's test binary for fuzzing:"; cat "$work/build-$p.log"; } >"$work/$i.log"
+				ended "$i" $((SECONDS - start))
+			done
+			exit
 		fi
-		echo $((SECONDS - start)) >"$work/$i.took.partial"
-		mv "$work/$i.took.partial" "$work/$i.took"
+		cache=$fuzzcache/$(go list -f '{{.ImportPath}}' "$pkg")
+		for ((i = from; i < to; i++)); do
+			if fuzz "$pkg" "${targetOf[i]}" "$work/$i.log" "$bin" "$cache"; then
+				touch "$work/$i.log.ok"
+			fi
+			ended "$i" $((SECONDS - start))
+			start=$SECONDS
+		done
 	) &
 done
 wait
