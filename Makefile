@@ -10,7 +10,7 @@
 #             panics and race reports keep their file:line (from the pcln table).
 # make tools  only builds (or checks) those binaries.
 # make vet    gofmt and go vet.
-# make fuzz   every fuzz test, two at a time (FUZZJOBS), for FUZZTIME each (5s; CI runs
+# make fuzz   every fuzz test, two packages at a time (FUZZJOBS), for FUZZTIME each (5s; CI runs
 #             it so), from its seeds and testdata/fuzz corpus; fails on a
 #             finding and says how to reproduce it.
 
@@ -20,12 +20,15 @@ SHELL := bash
 GO ?= go
 TOOLS := testdata/tools/build.sh
 # Packages to test; the report tool's and the bench's own tests live under testdata.
-# go test starts them in this order: the longest first (3-6 min each under
-# -race on 2 cores), so that none of them starts last and runs alone.
-LONG_PKGS := ./backend/actions ./ui/cli ./backend/fleet ./ui/e2e ./backend/realcontrollers ./backend/agent
+# go test starts them in this order: the longest first (3-7 min each under
+# -race on 2 cores), then the ones of a minute or more, so that none of them
+# starts last and runs alone.
+LONG_PKGS := ./backend/actions ./ui/cli ./backend/fleet ./ui/e2e ./backend/realcontrollers ./backend/agent \
+	./backend/sim ./backend/stackops ./backend/policy ./backend/kube ./backend/pulumirun
 PKGS ?= $(LONG_PKGS) ./... ./testdata/tools/testreport ./testdata/bench/...
 # Test binaries run at once. The real-cluster tests wait on API servers and
-# controllers about a third of the time: three at a time keep two cores busy.
+# controllers much of the time: four at a time keep two cores busy (warm CI
+# 673 s against 783 s at three).
 TEST_P ?= 4
 # More go test flags, e.g. GOTESTFLAGS='-run TestCluster -count=1'.
 GOTESTFLAGS ?=
