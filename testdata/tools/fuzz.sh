@@ -35,8 +35,8 @@ workers=$(($(getconf _NPROCESSORS_ONLN) / jobs))
 workers=$((workers > 0 ? workers : 1))
 
 if (($# == 0)); then
-	# Packages whose tests declare a fuzz target; go test -list below says
-	# which targets are really built (build tags and all).
+	# Packages whose tests declare a fuzz target; each built test binary
+	# lists the targets really built (build tags and all).
 	mapfile -t pkgs < <(grep -rl --include='*_test.go' '^func Fuzz' . |
 		xargs -n1 dirname | sort -u | grep -v '/testdata/')
 	set -- "${pkgs[@]}"
@@ -91,66 +91,64 @@ report() {
 	return 1
 }
 
-# Every (package, target), in order; each package runs in the background
-# (its build, then its targets), at most $jobs at once.
-n=0
-declare -a pkgOf targetOf firstOf
-for pkg in "$@"; do
-	list=$(go test -list '^Fuzz' "$pkg")
-	first=$n
-	for target in $(grep '^Fuzz' <<<"$list" || true); do
-		pkgOf[n]=$pkg targetOf[n]=$target
-		n=$((n + 1))
-	done
-	if ((n > first)); then
-		firstOf+=("$first")
-	fi
-done
-firstOf+=("$n")
+# Each package runs in the background, at most $jobs at once: its build,
+# then its targets as the binary lists them, each with a log and its time.
 fuzzcache=$(go env GOCACHE)/fuzz
+fuzzPackage() {
+	local p=$1 pkg=$2 bin=$work/$1.test start=$SECONDS
+	if ! go test -c -fuzz . -o "$bin" "$pkg" >"$work/$p.build.log" 2>&1; then
+		return
+	fi
+	local cache targets
+	cache=$fuzzcache/$(go list -f '{{.ImportPath}}' "$pkg")
+	if ! targets=$(cd "$pkg" && "$bin" -test.list '^Fuzz' 2>>"$work/$p.build.log"); then
+		return
+	fi
+	grep '^Fuzz' <<<"$targets" >"$work/$p.targets" || true
+	targets=$(cat "$work/$p.targets")
+	local k=0
+	for target in $targets; do
+		if fuzz "$pkg" "$target" "$work/$p-$k.log" "$bin" "$cache"; then
+			touch "$work/$p-$k.log.ok"
+		fi
+		echo $((SECONDS - start)) >"$work/$p-$k.took"
+		start=$SECONDS
+		k=$((k + 1))
+	done
+}
 
-# reportDone prints, in order, the targets that have ended since the last
+# reportDone prints, in order, the packages that have ended since the last
 # call: a long run is never silent until its end.
 reported=0 failed=0
 reportDone() {
-	while ((reported < n)) && [[ -e $work/$reported.took ]]; do
-		report "${pkgOf[reported]}" "${targetOf[reported]}" "$work/$reported.log" "$(cat "$work/$reported.took")" || failed=1
+	while ((reported < $#)) && [[ -e $work/$reported.done ]]; do
+		local pkg=${pkgs[reported]}
+		if [[ ! -e $work/$reported.targets ]]; then
+			echo "FAIL $pkg: building or listing its test binary for fuzzing"
+			cat "$work/$reported.build.log"
+			failed=1
+		else
+			local k=0
+			for target in $(cat "$work/$reported.targets"); do
+				report "$pkg" "$target" "$work/$reported-$k.log" "$(cat "$work/$reported-$k.took")" || failed=1
+				k=$((k + 1))
+			done
+		fi
 		reported=$((reported + 1))
 	done
 }
 
-# ended records how long target i took, for reportDone.
-ended() {
-	echo "$2" >"$work/$1.took.partial"
-	mv "$work/$1.took.partial" "$work/$1.took"
-}
-
-for ((p = 0; p + 1 < ${#firstOf[@]}; p++)); do
+pkgs=("$@")
+for ((p = 0; p < $#; p++)); do
 	while (($(jobs -rp | wc -l) >= jobs)); do
 		wait -n || true
-		reportDone
+		reportDone "$@"
 	done
 	(
-		from=${firstOf[p]} to=${firstOf[p + 1]} pkg=${pkgOf[${firstOf[p]}]}
-		start=$SECONDS
-		bin=$work/bin-$p.test
-		if ! go test -c -fuzz . -o "$bin" "$pkg" >"$work/build-$p.log" 2>&1; then
-			for ((i = from; i < to; i++)); do
-				{ echo "building $pkg's test binary for fuzzing:"; cat "$work/build-$p.log"; } >"$work/$i.log"
-				ended "$i" $((SECONDS - start))
-			done
-			exit
-		fi
-		cache=$fuzzcache/$(go list -f '{{.ImportPath}}' "$pkg")
-		for ((i = from; i < to; i++)); do
-			if fuzz "$pkg" "${targetOf[i]}" "$work/$i.log" "$bin" "$cache"; then
-				touch "$work/$i.log.ok"
-			fi
-			ended "$i" $((SECONDS - start))
-			start=$SECONDS
-		done
+		fuzzPackage "$p" "${pkgs[p]}"
+		touch "$work/$p.done"
 	) &
 done
 wait
-reportDone
+reportDone "$@"
 exit $failed
