@@ -70,7 +70,15 @@ func TestClusterApplicationSetIsATreeAndItsChildrenSyncInBulk(t *testing.T) {
 			if err := f.WaitSynced(ctx); err != nil {
 				t.Fatal(err)
 			}
-			forest := tree.Build(f.Store.Snapshot())
+			// The first list comes from the API server's watch cache, which
+			// may not hold the newest creations yet; the watch brings them.
+			var forest *tree.Forest
+			testcluster.Eventually(t, 30*time.Second, "the ApplicationSet and its four Applications in the model", func() bool {
+				forest = tree.Build(f.Store.Snapshot())
+				_, standalone := forest.Node(model.Key{Context: "test", Engine: model.EngineArgoCD, Namespace: ns, Name: "standalone"})
+				parent, ok := forest.Node(model.Key{Context: "test", Engine: model.EngineApplicationSet, Namespace: ns, Name: "shop"})
+				return standalone && ok && len(parent.ChildUnits()) == len(children)
+			})
 			parent, ok := forest.Node(model.Key{Context: "test", Engine: model.EngineApplicationSet, Namespace: ns, Name: "shop"})
 			if !ok || parent.Parent != nil {
 				t.Fatalf("the ApplicationSet is not a root of the tree: %v", ok)
