@@ -155,3 +155,22 @@ func TestARefusedPlanOffersNoYesOnlyEsc(t *testing.T) {
 		t.Fatalf("esc must close the refusal:\n%s", plain(a))
 	}
 }
+
+// When the plan changes under a confirmation whose plan is scrolled (a
+// small terminal), the notice that nothing was written and that it needs
+// confirming again shows beside the buttons, in view.
+func TestAChangedPlanSaysSoBesideTheButtonsWhenThePlanScrolls(t *testing.T) {
+	a, be := newTestApp(t, 80, 24)
+	openPause(t, a)
+	press(a, "l")
+	be.version = "4712"
+	_, cmd := a.Update(changedUnit("checkout", func(u *model.Unit) { u.Argo.Prune = false }))
+	run(a, cmd, 0)
+	screen := plain(a)
+	if !strings.Contains(screen, "pgdown/pgup scroll") {
+		t.Fatalf("the plan does not scroll at 80x24, so this shows nothing:\n%s", screen)
+	}
+	if !strings.Contains(screen, "! The plan changed since shown (see its end): nothing was written;") || !strings.Contains(screen, "confirm again") {
+		t.Errorf("the screen does not say the plan changed:\n%s", screen)
+	}
+}

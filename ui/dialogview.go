@@ -172,6 +172,11 @@ func (d *dialog) confirmLines(a *App, inner int, now time.Time) (title, body, co
 			wrap("      "+l, t.Dim)
 		}
 	}
+	if len(d.changed) > 0 {
+		// Beside the buttons, which stay in view when the plan scrolls: a
+		// yes that met a changed plan wrote nothing, and says so here.
+		wrap("! The plan changed since shown (see its end): nothing was written; confirm again", t.Warn)
+	}
 	if d.err != "" {
 		wrap(safetext.Visible(d.err), t.Bad)
 	}
