@@ -9,8 +9,10 @@ import (
 	"github.com/driftdeck/driftdeck/backend/argodiff"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"sync"
+	"syscall"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
@@ -101,8 +103,13 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	// Everything a command started (the demo control plane, its drifter,
 	// watches) ends with it: in-process callers (the tests) run Main
 	// hundreds of times, and each left demo kept its memory and CPU.
-	ctx, cancel := context.WithCancel(context.Background())
+	// A closed terminal (SIGHUP) or a stop (SIGTERM) ends the command as a
+	// quit does: what it started in the background (the demo's long apply,
+	// a tofu run in a process group of its own) is interrupted, not left
+	// running. A second such signal ends the process at once.
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGHUP, syscall.SIGTERM)
 	defer cancel()
+	go func() { <-ctx.Done(); cancel() }()
 	err := root.ExecuteContext(ctx)
 	if g.demo {
 		// What the command wrote is there for the next --demo command.

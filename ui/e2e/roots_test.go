@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -64,5 +65,26 @@ func TestDemoRootModulePlanApplyAndTheLongApply(t *testing.T) {
 	}
 	// The long apply ended with the workbench, and its provisioner's sleep
 	// with it: nothing runs in the demo's modules any more.
+	testproc.NoneLeftUnder(t, state, 20*time.Second)
+}
+
+// A closed terminal (SIGHUP) ends the workbench as q does: the demo's long
+// apply, in a process group of its own, is interrupted with its
+// provisioner's sleep, not left running for a day.
+func TestDemoAClosedTerminalEndsTheLongApply(t *testing.T) {
+	bin := testcluster.Tool(t, "DRIFTDECK_TOFU", "opentofu")
+	state := t.TempDir()
+	env := []string{"PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"TF_CLI_CONFIG_FILE=" + filepath.Join(t.TempDir(), "none.tfrc"), "XDG_CACHE_HOME=" + t.TempDir(), "XDG_STATE_HOME=" + state}
+	term := start(t, 150, 45, env, "--demo")
+	term.waitFor(startup, "DEMO", "NAMESPACE/NAME")
+	term.send(":roots\r")
+	term.waitUntil(startup, "peering locked by its long apply", func(s string) bool {
+		return strings.Contains(rootRow(s, "peering"), "state locked by")
+	})
+	if err := term.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	term.exit(promptly)
 	testproc.NoneLeftUnder(t, state, 20*time.Second)
 }
