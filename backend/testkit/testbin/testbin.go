@@ -113,7 +113,9 @@ func buildLocked(bin, importPath string) ([]byte, error) {
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		return nil, fmt.Errorf("locking %s: %w", lock.Name(), err)
 	}
-	args := []string{"build", "-o", bin}
+	// Without DWARF and the symbol table, as make test links: less link
+	// time, and panics and race reports still name file and line.
+	args := []string{"build", "-ldflags=-s -w", "-o", bin}
 	if raceEnabled {
 		args = append(args, "-race")
 	}
