@@ -80,10 +80,31 @@ func NewAppSet(dyn dynamic.Interface, opts AppSetOptions) *AppSet {
 		rec: recorder{kube: opts.Events, component: appSetManager, onError: opts.OnError}}
 	s.loop = newLoop(s.reconcile, opts.OnError, time.Second)
 	s.loop.inform(dyn, argocd.ApplicationSets, opts.Namespace, selfKey)
-	// Owns(&Application{}): a change of a generated Application queues its
-	// ApplicationSet, which is how an edit of a child is reverted at once.
-	s.loop.inform(dyn, argocd.Applications, opts.Namespace, ownerKey)
+	// Owns(&Application{}) with upstream's predicate (getOwnsHandlerPredicates,
+	// progressive syncs off): an edit of a generated Application's spec,
+	// annotations, labels or finalizers queues its ApplicationSet, which is
+	// how such an edit is reverted at once; the application controller's
+	// status writes do not, nor does a create.
+	s.loop.own(dyn, argocd.Applications, opts.Namespace, ownerKey, templateChanged)
 	return s
+}
+
+// templateChanged is upstream's shouldRequeueApplicationSet: whether an
+// update of a generated Application changed what the ApplicationSet
+// controller owns of it (empty and absent alike).
+func templateChanged(old, updated *unstructured.Unstructured) bool {
+	return !reflect.DeepEqual(old.Object["spec"], updated.Object["spec"]) ||
+		!sameOrEmpty(old.GetAnnotations(), updated.GetAnnotations()) ||
+		!sameOrEmpty(old.GetLabels(), updated.GetLabels()) ||
+		!sameOrEmpty(old.GetFinalizers(), updated.GetFinalizers())
+}
+
+func sameOrEmpty[T any](a, b T) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Len() == 0 && vb.Len() == 0 {
+		return true
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // Run reconciles until ctx ends.

@@ -46,7 +46,37 @@ func (l *loop) inform(dyn dynamic.Interface, gvr schema.GroupVersionResource, na
 
 // follow queues keys from the events of an informer that another loop runs.
 func (l *loop) follow(inf cache.SharedIndexInformer, keys func(*unstructured.Unstructured) []objectKey) {
-	enqueue := func(obj any) {
+	enqueue := l.enqueuer(keys)
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, n any) { enqueue(n) },
+		DeleteFunc: enqueue,
+	})
+}
+
+// own adds an informer of the objects the controller generates, queueing
+// their owner as controller-runtime's Owns with a predicate does: not on a
+// create (the controller made it), on a delete, and on an update only when
+// changed says it matters to the owner.
+func (l *loop) own(dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string, owner func(*unstructured.Unstructured) []objectKey, changed func(old, new *unstructured.Unstructured) bool) {
+	inf := dynamicinformer.NewFilteredDynamicInformer(dyn, gvr, namespace, 0, cache.Indexers{}, nil).Informer()
+	enqueue := l.enqueuer(owner)
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(o, n any) {
+			old, ok1 := o.(*unstructured.Unstructured)
+			updated, ok2 := n.(*unstructured.Unstructured)
+			if ok1 && ok2 && changed(old, updated) {
+				enqueue(n)
+			}
+		},
+		DeleteFunc: enqueue,
+	})
+	l.informers = append(l.informers, inf)
+}
+
+// enqueuer queues the keys of an informer's object.
+func (l *loop) enqueuer(keys func(*unstructured.Unstructured) []objectKey) func(obj any) {
+	return func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
@@ -58,11 +88,6 @@ func (l *loop) follow(inf cache.SharedIndexInformer, keys func(*unstructured.Uns
 			l.queue.Add(k)
 		}
 	}
-	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, n any) { enqueue(n) },
-		DeleteFunc: enqueue,
-	})
 }
 
 func selfKey(u *unstructured.Unstructured) []objectKey {
