@@ -22,18 +22,27 @@ func rootRow(s, name string) string {
 	return ""
 }
 
+// rootsOfTheDemo starts the demo's workbench with tofu on its PATH and
+// its own state directory (where the demo's root modules and their long
+// apply run), and opens the root modules' list.
+func rootsOfTheDemo(t *testing.T) (term *terminal, state string) {
+	t.Helper()
+	bin := testcluster.Tool(t, "DRIFTDECK_TOFU", "opentofu")
+	state = t.TempDir()
+	env := []string{"PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"TF_CLI_CONFIG_FILE=" + filepath.Join(t.TempDir(), "none.tfrc"), "XDG_CACHE_HOME=" + t.TempDir(), "XDG_STATE_HOME=" + state}
+	term = start(t, 150, 45, env, "--demo")
+	term.waitFor(startup, "DEMO", "NAMESPACE/NAME")
+	term.send(":roots\r")
+	return term, state
+}
+
 // With tofu installed the demo's workbench shows its root modules, one
 // held by a long apply; P plans one drifted by a hand edit, A there
 // applies exactly that plan with the real tofu, and a new plan finds it in
 // sync. Leaving the workbench ends the long apply.
 func TestDemoRootModulePlanApplyAndTheLongApply(t *testing.T) {
-	bin := testcluster.Tool(t, "DRIFTDECK_TOFU", "opentofu")
-	state := t.TempDir()
-	env := []string{"PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"TF_CLI_CONFIG_FILE=" + filepath.Join(t.TempDir(), "none.tfrc"), "XDG_CACHE_HOME=" + t.TempDir(), "XDG_STATE_HOME=" + state}
-	term := start(t, 150, 45, env, "--demo")
-	term.waitFor(startup, "DEMO", "NAMESPACE/NAME")
-	term.send(":roots\r")
+	term, state := rootsOfTheDemo(t)
 	term.waitUntil(startup, "the demo's root modules, peering locked by its long apply", func(s string) bool {
 		return strings.Contains(rootRow(s, "network"), "in sync") && strings.Contains(rootRow(s, "dns"), "drifted") &&
 			strings.Contains(rootRow(s, "peering"), "state locked by")
@@ -72,13 +81,7 @@ func TestDemoRootModulePlanApplyAndTheLongApply(t *testing.T) {
 // apply, in a process group of its own, is interrupted with its
 // provisioner's sleep, not left running for a day.
 func TestDemoAClosedTerminalEndsTheLongApply(t *testing.T) {
-	bin := testcluster.Tool(t, "DRIFTDECK_TOFU", "opentofu")
-	state := t.TempDir()
-	env := []string{"PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"TF_CLI_CONFIG_FILE=" + filepath.Join(t.TempDir(), "none.tfrc"), "XDG_CACHE_HOME=" + t.TempDir(), "XDG_STATE_HOME=" + state}
-	term := start(t, 150, 45, env, "--demo")
-	term.waitFor(startup, "DEMO", "NAMESPACE/NAME")
-	term.send(":roots\r")
+	term, state := rootsOfTheDemo(t)
 	term.waitUntil(startup, "peering locked by its long apply", func(s string) bool {
 		return strings.Contains(rootRow(s, "peering"), "state locked by")
 	})
