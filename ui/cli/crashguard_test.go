@@ -138,8 +138,12 @@ func TestAPanicRestoresTheTerminalAndReportsWithoutItsValue(t *testing.T) {
 			if !reflect.DeepEqual(after, before) {
 				t.Error("the terminal was left in the program's mode")
 			}
-			time.Sleep(100 * time.Millisecond) // the reader drains what the program wrote last
+			// The reader drains what the program wrote last: on a busy
+			// machine that takes a moment after the program has ended.
 			_, alt, raw := emu.state()
+			for wait := time.Now().Add(10 * time.Second); alt && time.Now().Before(wait); _, alt, raw = emu.state() {
+				time.Sleep(10 * time.Millisecond)
+			}
 			if alt {
 				t.Error("the terminal was left on the alternate screen")
 			}

@@ -42,8 +42,12 @@ func waitNoOperation(t *testing.T, dyn dynamic.Interface, ns string, units []*cu
 				// waits for the controller, whose writers take it.
 				sw.mu.Lock()
 				errs, relists := slices.Clone(sw.errs), slices.Clone(sw.relists)
+				seen, wrote := sw.seen[u.name], sw.writes[u.name]
 				sw.mu.Unlock()
-				t.Fatalf("%s: the controller did not finish the operation %v; its errors %q, its lists again %q", u.name, o.Object["operation"], errs, relists)
+				// A watch that went quiet shows as a counter seen far below
+				// the writes made.
+				t.Fatalf("%s: the controller did not finish the operation %v; its errors %q, its lists again %q; its watch showed counter %d of the %d it wrote",
+					u.name, o.Object["operation"], errs, relists, seen, wrote)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
