@@ -69,8 +69,10 @@ type App struct {
 	bar inputBar
 
 	toasts []toast
-	status []store.ContextStatus
-	counts counts
+	// tickDue is when the awaited clock tick is set for (clock.go).
+	tickDue time.Time
+	status  []store.ContextStatus
+	counts  counts
 	// requests are the change requests, as of the last batch.
 	requests []changereq.Listed
 }
@@ -102,70 +104,73 @@ func New(opts Options) *App {
 func (a *App) now() time.Time { return a.opts.Now() }
 
 // Init asks the terminal for its background colour (for the automatic
-// theme) and starts the one-second clock that ages the list.
+// theme) and starts the clock that ages the list (clock.go).
 func (a *App) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, a.tick(), a.prefetch(a.list().m.Selected()))
+	return tea.Batch(tea.RequestBackgroundColor, a.armClock(), a.prefetch(a.list().m.Selected()))
 }
 
-func (a *App) tick() tea.Cmd {
-	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
-}
-
-// Update routes a message: keys to the top screen (or the input bar), the
-// rest to every screen, each keeping what is addressed to it.
+// Update routes a message (update), then sets the clock for what the
+// message changed on screen.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := a.update(msg)
+	return a, tea.Batch(cmd, a.armClock())
+}
+
+// update routes a message: keys to the top screen (or the input bar), the
+// rest to every screen, each keeping what is addressed to it.
+func (a *App) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.width, a.height = msg.Width, msg.Height
 		a.layout()
-		return a, nil
+		return nil
 	case tea.BackgroundColorMsg:
 		a.dark = msg.IsDark()
 		_ = a.setTheme(a.themeName)
-		return a, nil
+		return nil
 	case BatchMsg:
 		b := store.Batch(msg)
 		a.applyBatch(b)
 		if b.Units == nil {
-			return a, nil
+			return nil
 		}
-		return a, tea.Batch(a.broadcast(unitsChangedMsg{changed: b.Changed}), a.prefetch(a.list().m.Selected()))
+		return tea.Batch(a.broadcast(unitsChangedMsg{changed: b.Changed}), a.prefetch(a.list().m.Selected()))
 	case tickMsg:
-		a.expireToasts(time.Time(msg))
-		return a, a.tick()
+		a.onTick(msg)
+		return nil
 	case availMsg:
-		return a, a.onAvail(msg)
+		return a.onAvail(msg)
 	case settledMsg:
 		for _, w := range msg.warnings {
 			a.toastError(w)
 		}
-		return a, nil
+		return nil
 	case resultMsg:
 		if msg.id == 0 { // a write without a dialog: a refresh
-			return a, a.onResult(msg)
+			return a.onResult(msg)
 		}
 	case unstickDoneMsg:
 		a.onUnstickDone(msg)
-		return a, nil
+		return nil
 	case rootPlannedMsg:
-		return a, a.onRootPlanned(msg)
+		return a.onRootPlanned(msg)
 	case rootDoneMsg:
 		a.onRootDone(msg)
-		return a, nil
+		return nil
 	case openMsg:
-		return a, msg.target.open(a)
+		return msg.target.open(a)
 	case tea.KeyPressMsg:
-		return a, a.onKey(msg)
+		return a.onKey(msg)
 	}
 	if r, ok := msg.(releasable); ok && !a.owned(r.runID()) {
 		r.release()
-		return a, nil
+		return nil
 	}
 	var blink tea.Cmd
 	if a.bar.open() {
 		a.bar.input, blink = updateField(a.bar.input, msg)
 	}
-	return a, tea.Batch(blink, a.broadcast(msg))
+	return tea.Batch(blink, a.broadcast(msg))
 }
 
 func (a *App) setTheme(name string) error {

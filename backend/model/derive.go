@@ -52,6 +52,24 @@ func NeedsClock(u *Unit) bool {
 	return ((u.Observed == Running || persisting) && !u.RunSince.IsZero()) || (u.Pause != nil && !u.Pause.Until.IsZero())
 }
 
+// HumanDurationChangesIn is how long after d the text HumanDuration gives
+// for it changes: a screen that shows it need not be drawn again before.
+func HumanDurationChangesIn(d time.Duration) time.Duration {
+	step := time.Second
+	switch {
+	case d < 0:
+		return -d + step
+	case d < 10*time.Minute:
+	case d < 8*time.Hour:
+		step = time.Minute
+	case d < 48*time.Hour:
+		step = time.Hour
+	default:
+		step = 24 * time.Hour
+	}
+	return step - d%step
+}
+
 // HumanDuration renders a duration the way kubectl's AGE column does.
 func HumanDuration(d time.Duration) string {
 	if d < 0 {

@@ -54,6 +54,20 @@ func TestHumanDuration(t *testing.T) {
 	}
 }
 
+// A screen drawn again when HumanDurationChangesIn says shows every change of
+// the text on time and never waits past one.
+func TestHumanDurationChangesWhenItSays(t *testing.T) {
+	for d := -3 * time.Second; d < 50*time.Hour; d += 7*time.Second + 300*time.Millisecond {
+		in := HumanDurationChangesIn(d)
+		if in <= 0 {
+			t.Fatalf("%v: changes in %v", d, in)
+		}
+		if before, at := HumanDuration(d+in-time.Nanosecond), HumanDuration(d+in); before != HumanDuration(d) || at == before {
+			t.Fatalf("%v (%q): said to change in %v, but shows %q just before and %q then", d, HumanDuration(d), in, before, at)
+		}
+	}
+}
+
 func TestDerivePersistingFailureBecomesStuck(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	u := &Unit{Observed: Failed, RunSince: now.Add(-12 * time.Minute), Persisting: "failing on revision main@sha1:1a2b"}

@@ -430,14 +430,29 @@ func contains(us []*model.Unit, u *model.Unit) bool {
 	return false
 }
 
-// HasHighlights reports whether some visible cell is still highlighted, so the
-// caller knows a repaint is due when it expires.
-func (m *Model) HasHighlights(now time.Time) bool {
-	end := min(m.offset+m.Page(), len(m.shown))
-	for _, u := range m.shown[m.offset:end] {
-		if rc := m.rows[u.Key]; rc != nil && rc.highlight.After(now) {
-			return true
+// NextChange is the first moment after now at which a visible row is drawn
+// differently with time alone: an age's text changes, a pause expires, a
+// highlight ends. Zero when none will: the list need not be drawn again
+// until something else changes.
+func (m *Model) NextChange(now time.Time) time.Time {
+	var next time.Time
+	earlier := func(t time.Time) {
+		if t.After(now) && (next.IsZero() || t.Before(next)) {
+			next = t
 		}
 	}
-	return false
+	end := min(m.offset+m.Page(), len(m.shown))
+	for i := m.offset; i < end; i++ {
+		u := m.shown[i]
+		if rc := m.rows[u.Key]; rc != nil && i != m.cursor { // the cursor's bar shows no highlight
+			earlier(rc.highlight)
+		}
+		if !u.RunSince.IsZero() {
+			earlier(now.Add(model.HumanDurationChangesIn(now.Sub(u.RunSince))))
+		}
+		if u.Pause != nil && !u.Pause.Until.IsZero() {
+			earlier(u.Pause.Until.Add(time.Nanosecond)) // Expired is strictly after
+		}
+	}
+	return next
 }

@@ -131,8 +131,12 @@ func TestChangedCellsAreHighlightedBriefly(t *testing.T) {
 	if !rc.changed[colSync] || rc.changed[colName] {
 		t.Fatalf("changed columns %v: want only SYNC", rc.changed)
 	}
-	if !m.HasHighlights(now.Add(time.Second)) || m.HasHighlights(now.Add(3*time.Second)) {
+	lit := m.View(now.Add(time.Second))
+	if !rc.highlight.After(now.Add(time.Second)) || rc.highlight.After(now.Add(3*time.Second)) {
 		t.Fatal("highlight should last about two seconds")
+	}
+	if ends := m.NextChange(now.Add(time.Second)); m.View(ends.Add(-time.Millisecond)) != lit || m.View(ends) == lit {
+		t.Fatalf("the list says it is drawn again at %v, when the highlight ends", ends)
 	}
 }
 

@@ -1,0 +1,79 @@
+package ui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+)
+
+// The clock draws the screen again when time alone changes it (an age's
+// text, a pause's expiry, a highlight's or a toast's end), not every
+// second: at rest over units hours old the workbench wakes once a minute
+// (ADR 0021).
+
+const (
+	// clockAtMost bounds the wait between two ticks.
+	clockAtMost = time.Minute
+	// clockElsewhere is the tick under a screen that does not say when it
+	// changes: every second, as an age there may show seconds.
+	clockElsewhere = time.Second
+	// clockGrain: a change further away than this is drawn at the next
+	// multiple of it on the clock, up to that much late, so that the rows
+	// whose ages count minutes, each turning at its own second, are drawn
+	// again together. Ages that count seconds are never late.
+	clockGrain = 5 * time.Second
+)
+
+// nextFrameChange is when time alone next changes the frame.
+func (a *App) nextFrameChange(now time.Time) time.Time {
+	next := now.Add(clockAtMost)
+	earlier := func(t time.Time) {
+		if t.After(now) && t.Before(next) {
+			next = t
+		}
+	}
+	if a.top() == screen(a.list()) {
+		earlier(a.list().m.NextChange(now))
+	} else {
+		earlier(now.Add(clockElsewhere))
+	}
+	for _, t := range a.toasts {
+		earlier(t.until)
+	}
+	for _, st := range a.status { // a lost context's badge counts its time
+		if !st.Connected {
+			earlier(now.Add(model.HumanDurationChangesIn(now.Sub(st.Since))))
+			if !st.LastEvent.IsZero() {
+				earlier(now.Add(model.HumanDurationChangesIn(now.Sub(st.LastEvent))))
+			}
+		}
+	}
+	return next
+}
+
+// armClock schedules a tick at the frame's next change, unless one is due
+// by then already. Each tick carries the moment it was set for, and only
+// the tick the app waits for sets the next: one chain of ticks, whatever a
+// message moved forward.
+func (a *App) armClock() tea.Cmd {
+	now := a.now()
+	next := a.nextFrameChange(now)
+	if next.Sub(now) > clockGrain && !next.Equal(next.Truncate(clockGrain)) {
+		next = next.Truncate(clockGrain).Add(clockGrain)
+	}
+	if !a.tickDue.IsZero() && !next.Before(a.tickDue) {
+		return nil
+	}
+	a.tickDue = next
+	return tea.Tick(next.Sub(now), func(time.Time) tea.Msg { return tickMsg(next) })
+}
+
+// onTick ends the chain the tick was part of when it is the one awaited.
+func (a *App) onTick(msg tickMsg) {
+	if time.Time(msg).Equal(a.tickDue) {
+		a.tickDue = time.Time{}
+	}
+	a.expireToasts(a.now())
+}
