@@ -59,6 +59,8 @@ type options struct {
 	kubeconfig  string
 	contexts    string
 	unreachable string
+
+	serverMemLimit string
 }
 
 func main() {
@@ -86,6 +88,7 @@ func main() {
 	flag.BoolVar(&o.serve, "serve", false, "only start and seed the cluster (with -clusters: every cluster, the slow proxy and the unreachable context), print its kubeconfig and keep it until interrupted (to investigate)")
 	flag.IntVar(&o.starts, "starts", 3, "start-ups to time (each right after a bare LIST); medians are shown")
 	flag.IntVar(&o.clusters, "clusters", 0, "run the several-cluster table instead: this many control planes at once (5 in make bench), one behind a slow proxy, plus an unreachable context")
+	flag.StringVar(&o.serverMemLimit, "server-memlimit", "", "with -clusters: GOMEMLIMIT for the control planes alone (e.g. 700MiB), so that many API servers under churn fit the machine; driftdeck and the bench run without it")
 	flag.IntVar(&o.clusterUnits, "cluster-units", 1200, "with -clusters: units per cluster, in the one-cluster fleet's mix")
 	flag.DurationVar(&o.slowLatency, "slow-latency", 2*time.Second, "with -clusters: the latency the slow cluster's proxy adds in each direction")
 	flag.BoolVar(&o.child, "child", false, "internal: be the measured process")

@@ -83,6 +83,17 @@ func runClusters(ctx context.Context, o options) (err error) {
 	defer os.RemoveAll(tmp)
 
 	logf("starting %d control planes, %d at a time", o.clusters, startsAtOnce)
+	// The control planes inherit the environment as it is when they start;
+	// what is started after them (driftdeck, the child) runs without the
+	// limit.
+	restore := restoreEnv("GOMEMLIMIT")
+	defer restore()
+	if o.serverMemLimit != "" {
+		logf("the control planes run with GOMEMLIMIT=%s", o.serverMemLimit)
+		if err := os.Setenv("GOMEMLIMIT", o.serverMemLimit); err != nil {
+			return err
+		}
+	}
 	t := time.Now()
 	cps := make([]*controlPlane, o.clusters)
 	errs := make([]error, o.clusters)
@@ -96,6 +107,7 @@ func runClusters(ctx context.Context, o options) (err error) {
 		})
 	}
 	wg.Wait()
+	restore()
 	defer func() {
 		for _, cp := range cps {
 			if cp != nil {
@@ -327,4 +339,16 @@ func (r *multiReport) markdown() string {
 	writeTable(&b, r.rows())
 	r.writeMachine(&b)
 	return b.String()
+}
+
+// restoreEnv returns a func that sets the variable back to what it is now.
+func restoreEnv(name string) func() {
+	v, set := os.LookupEnv(name)
+	return func() {
+		if set {
+			_ = os.Setenv(name, v)
+		} else {
+			_ = os.Unsetenv(name)
+		}
+	}
 }
