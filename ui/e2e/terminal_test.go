@@ -63,6 +63,9 @@ func start(t *testing.T, width, height int, env []string, args ...string) *termi
 		}
 	}
 	cmd.Env = append(cmd.Env, "XDG_STATE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "TERM=xterm-256color")
+	// A goroutine running when goroutines() asks for the dump is printed
+	// by its own thread only with crash: a busy event loop shows where.
+	cmd.Env = append(cmd.Env, "GOTRACEBACK=crash")
 	cmd.Env = append(cmd.Env, env...)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(height), Cols: uint16(width)})
 	if err != nil {
@@ -298,7 +301,7 @@ func (term *terminal) goroutines() string {
 	select {
 	case err := <-term.done:
 		term.done <- err
-	case <-time.After(5 * time.Second):
+	case <-time.After(15 * time.Second): // each thread dumps in turn
 	}
 	out := term.written()[before:]
 	if i := bytes.Index(out, []byte("goroutine ")); i >= 0 {
