@@ -67,6 +67,14 @@ func TestDemoStartsSortedByState(t *testing.T) {
 	}
 }
 
+// shownPlan is the part of a dialog's plan on screen: a new plan differs
+// in it (its time, its resourceVersion), if in nothing else.
+func shownPlan(screen string) string {
+	_, rest, _ := strings.Cut(screen, "Will write:")
+	plan, _, _ := strings.Cut(rest, "pgdown/pgup scroll")
+	return plan
+}
+
 // cartRowPaused: the list's row of argocd/cart shows it paused.
 func cartRowPaused(s string) bool {
 	for _, line := range strings.Split(s, "\n") {
@@ -104,6 +112,11 @@ func TestDemoPauseFromTheList(t *testing.T) {
 			t.Fatalf("asked to confirm again three times:\n%s", s)
 		}
 		term.send("y")
+		// The ask stays on screen until the yes is taken: counting it again
+		// would be counting one ask as many.
+		term.waitUntil(promptly, "the yes to be taken", func(n string) bool {
+			return strings.Contains(n, "— done") || !strings.Contains(n, "confirm again") || shownPlan(n) != shownPlan(s)
+		})
 	}
 	term.waitUntil(promptly, "cart to show as paused in the list", cartRowPaused)
 	// The write landed on the object: the detail reads it back from the
