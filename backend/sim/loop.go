@@ -38,8 +38,14 @@ func newLoop(reconcile func(context.Context, objectKey) (time.Duration, error), 
 
 // inform adds an informer whose events map to keys to reconcile.
 func (l *loop) inform(dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string, keys func(*unstructured.Unstructured) []objectKey) cache.SharedIndexInformer {
-	inf := dynamicinformer.NewFilteredDynamicInformer(dyn, gvr, namespace, 0, cache.Indexers{}, nil).Informer()
+	inf := l.newInformer(dyn, gvr, namespace)
 	l.follow(inf, keys)
+	return inf
+}
+
+// newInformer is an informer of gvr that the loop runs.
+func (l *loop) newInformer(dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string) cache.SharedIndexInformer {
+	inf := dynamicinformer.NewFilteredDynamicInformer(dyn, gvr, namespace, 0, cache.Indexers{}, nil).Informer()
 	l.informers = append(l.informers, inf)
 	return inf
 }
@@ -59,7 +65,7 @@ func (l *loop) follow(inf cache.SharedIndexInformer, keys func(*unstructured.Uns
 // create (the controller made it), on a delete, and on an update only when
 // changed says it matters to the owner.
 func (l *loop) own(dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string, owner func(*unstructured.Unstructured) []objectKey, changed func(old, new *unstructured.Unstructured) bool) {
-	inf := dynamicinformer.NewFilteredDynamicInformer(dyn, gvr, namespace, 0, cache.Indexers{}, nil).Informer()
+	inf := l.newInformer(dyn, gvr, namespace)
 	enqueue := l.enqueuer(owner)
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(o, n any) {
@@ -71,7 +77,6 @@ func (l *loop) own(dyn dynamic.Interface, gvr schema.GroupVersionResource, names
 		},
 		DeleteFunc: enqueue,
 	})
-	l.informers = append(l.informers, inf)
 }
 
 // enqueuer queues the keys of an informer's object.
