@@ -90,8 +90,9 @@ func runKilled(t *testing.T, tg pulumirun.Target, op func(onEvent func(pulumirun
 
 // The pulumi CLI killed with SIGKILL in the middle of a preview and of an
 // apply: each run ends at once with an error saying the CLI was killed,
-// and what the kill left in the state (a lock, pending operations) is
-// reported and cleared by an unlock, after which the stack runs again.
+// and what the kill left in the state (a lock, pending operations, a torn
+// sidecar) is reported and cleared by an unlock, after which the stack
+// runs again.
 func TestHelperWhosePulumiCLIIsKilledSaysSoAndIsRecoverable(t *testing.T) {
 	pulumiruntest.Helper(t)
 	ctx := context.Background()
@@ -129,7 +130,18 @@ func TestHelperWhosePulumiCLIIsKilledSaysSoAndIsRecoverable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("left behind: %d lock(s), %d pending operation(s)", len(info.Locks), len(info.Pending))
+			t.Logf("left behind: %d lock(s), %d pending operation(s), %d torn sidecar(s)", len(info.Locks), len(info.Pending), len(info.Torn))
+			// A kill that lands while the CLI saves its checkpoint tears
+			// the checkpoint's sidecar, which the next CLI reads as "EOF".
+			if len(info.Torn) > 0 {
+				r, err := be.RemoveTorn(ctx, ref)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := r.Apply(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
 			// An apply holds the stack's lock, which a kill leaves behind; a
 			// preview on a file backend takes none.
 			if want := phase == "apply"; (len(info.Locks) > 0) != want {

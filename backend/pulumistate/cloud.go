@@ -199,6 +199,11 @@ func (c *Cloud) BreakLock(ctx context.Context, ref StackRef, _ bool) (*Repair, e
 	return r, nil
 }
 
+// RemoveTorn has nothing to do: the service keeps no sidecar files.
+func (c *Cloud) RemoveTorn(_ context.Context, ref StackRef) (*Repair, error) {
+	return nil, fmt.Errorf("stack %s: %w", ref, ErrNothingToDo)
+}
+
 // ClearPending plans exporting the stack's state and importing it again
 // without its pending operations (what `pulumi stack export | pulumi stack
 // import` does); the service records the import as an update.

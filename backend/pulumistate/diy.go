@@ -259,7 +259,10 @@ func (d *DIY) Stack(ctx context.Context, ref StackRef) (StackInfo, error) {
 	if info.Locks, err = d.locks(ctx, ref); err != nil {
 		return info, err
 	}
-	info.LastUpdate, err = d.lastUpdate(ctx, ref)
+	if info.LastUpdate, err = d.lastUpdate(ctx, ref); err != nil {
+		return info, err
+	}
+	info.Torn, err = d.tornSidecars(ctx, ref)
 	return info, err
 }
 

@@ -36,6 +36,9 @@ type StackInfo struct {
 	LastUpdate *Update
 	Pending    []PendingOperation
 	Locks      []Lock
+	// Torn: keys of objects whose file:// sidecar a killed writer left
+	// torn (objstore.Sidecars); the pulumi CLI cannot read them.
+	Torn []string
 	// Partial: a listing filled only the summary (Pulumi Cloud lists
 	// without locks or pending operations; Backend.Stack has them).
 	Partial bool
@@ -104,11 +107,14 @@ type Backend interface {
 	BreakLock(ctx context.Context, ref StackRef, force bool) (*Repair, error)
 	// ClearPending plans the removal of the stack's pending operations.
 	ClearPending(ctx context.Context, ref StackRef) (*Repair, error)
+	// RemoveTorn plans the removal of the torn sidecars in StackInfo.Torn.
+	RemoveTorn(ctx context.Context, ref StackRef) (*Repair, error)
 	Close() error
 }
 
-// ErrNothingToDo is returned when asked to break a lock that is not held or
-// to clear pending operations there are none of.
+// ErrNothingToDo is returned when asked to break a lock that is not held,
+// to clear pending operations there are none of, or to remove torn
+// sidecars there are none of.
 var ErrNothingToDo = errors.New("nothing to repair")
 
 // Open connects to the backend at rawURL: https:// or http:// is Pulumi

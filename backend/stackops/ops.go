@@ -108,9 +108,9 @@ func repairLines(r *pulumistate.Repair) []string {
 	return out
 }
 
-// PlanUnstick plans breaking the lock (refused while its holder still runs
-// on this host, unless force) and, with clearPending, forgetting pending
-// operations.
+// PlanUnstick plans removing torn sidecar files, breaking the lock
+// (refused while its holder still runs on this host, unless force) and,
+// with clearPending, forgetting pending operations.
 func (o *Ops) PlanUnstick(ctx context.Context, k model.Key, clearPending, force bool) (*Unstick, error) {
 	info, loc, err := o.State(ctx, k)
 	if err != nil {
@@ -127,6 +127,16 @@ func (o *Ops) PlanUnstick(ctx context.Context, k model.Key, clearPending, force 
 			u.Close()
 		}
 	}()
+	if len(info.Torn) > 0 {
+		// First, so that everything after reads the stack as the CLI will.
+		r, err := be.RemoveTorn(ctx, loc.Ref)
+		if err != nil && !errors.Is(err, pulumistate.ErrNothingToDo) {
+			return nil, err
+		}
+		if r != nil {
+			u.Repairs = append(u.Repairs, r)
+		}
+	}
 	if len(info.Locks) > 0 {
 		r, err := be.BreakLock(ctx, loc.Ref, force)
 		if err != nil && !errors.Is(err, pulumistate.ErrNothingToDo) {

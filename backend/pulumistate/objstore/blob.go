@@ -11,7 +11,10 @@ import (
 )
 
 // bucket is a Store over a gocloud bucket.
-type bucket struct{ b *blob.Bucket }
+type bucket struct {
+	b   *blob.Bucket
+	dir string // a file:// bucket's directory (sidecar.go); "" otherwise
+}
 
 // OpenBucket opens rawURL with the gocloud drivers linked into the program
 // (each driver registers its scheme when imported).
@@ -20,11 +23,16 @@ func OpenBucket(ctx context.Context, rawURL string) (Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return bucket{b}, nil
+	return bucket{b: b, dir: fileDir(rawURL)}, nil
 }
 
 func (s bucket) ReadAll(ctx context.Context, key string) ([]byte, error) {
 	body, err := s.b.ReadAll(ctx, key)
+	if err != nil {
+		if whole, ok := s.readPastTornSidecar(key); ok {
+			return whole, nil
+		}
+	}
 	if gcerrors.Code(err) == gcerrors.NotFound {
 		return nil, fmt.Errorf("%s: %w", key, ErrNotFound)
 	}
