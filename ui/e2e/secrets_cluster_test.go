@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,57 +19,34 @@ import (
 	"github.com/driftdeck/driftdeck/backend/tfplan"
 )
 
-// onUnit moves the list's cursor to the unit ref (engine/namespace/name):
-// the status line under the table names the cursor's unit in full.
+// onUnit puts the list's cursor on the unit ref (engine/namespace/name) by
+// filtering the list down to it ("/" edits the filter in force, ctrl+u
+// starts it over). Moving the cursor row by row raced the live list: a
+// unit whose state changed between a key and its frame made a j look
+// taken when it was not, and the next key passed the unit by.
 func onUnit(t *testing.T, term *terminal, ref string) {
 	t.Helper()
-	at := func(s string) bool { return strings.Contains(below(s, "────"), ref+" ") }
-	term.send("g")
-	term.waitUntil(promptly, "the cursor to reach the top", func(s string) bool {
-		_, rows, _ := strings.Cut(s, "NAMESPACE/NAME")
-		_, rows, _ = strings.Cut(rows, "\n")
-		return strings.HasPrefix(rows, ">")
+	engine, _, _ := strings.Cut(ref, "/")
+	term.send("/\x15^" + regexp.QuoteMeta(ref) + "$\r")
+	term.waitUntil(promptly, "the list filtered down to "+ref+" under the cursor", func(s string) bool {
+		rows := listRows(s)
+		return len(rows) == 1 && strings.HasPrefix(rows[0], ">") && slices.Contains(strings.Fields(rows[0]), engine)
 	})
-	for range 20 {
-		s := term.screen()
-		if at(s) {
-			return
-		}
-		// The list is live and sorted by state: a unit whose state changes
-		// moves, and may move above the cursor. From the last row the
-		// cursor goes back to the top.
-		key := "j"
-		if onLastRow(s) {
-			key = "g"
-		}
-		// The cursor's row, not the lines under the table, which a count
-		// or a toast changes too: a second j sent before the first was read
-		// would pass the unit by.
-		term.send(key)
-		term.waitUntil(promptly, "the cursor to move", func(n string) bool { return cursorRow(n) != cursorRow(s) || at(n) })
-	}
-	term.waitUntil(promptly, "the cursor to reach "+ref, at)
 }
 
-// onLastRow tells whether the cursor is on the list's last row.
-func onLastRow(screen string) bool {
-	lines := strings.Split(screen, "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(l, ">") {
-			return i+1 == len(lines) || strings.TrimSpace(lines[i+1]) == "" || strings.HasPrefix(lines[i+1], "─")
+// listRows are the list's rows: the lines between its header and the
+// rule (or blank line) under the table.
+func listRows(screen string) []string {
+	_, rest, _ := strings.Cut(screen, "NAMESPACE/NAME")
+	_, rest, _ = strings.Cut(rest, "\n")
+	var rows []string
+	for _, l := range strings.Split(rest, "\n") {
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "─") {
+			break
 		}
+		rows = append(rows, l)
 	}
-	return false
-}
-
-// cursorRow is the list's row under the cursor (marked ">").
-func cursorRow(screen string) string {
-	for _, l := range strings.Split(screen, "\n") {
-		if strings.HasPrefix(l, ">") {
-			return l
-		}
-	}
-	return ""
+	return rows
 }
 
 // Every planted secret on the path of a screen: the workbench on a real
@@ -131,7 +110,9 @@ func TestClusterNoPlantedSecretReachesTheScreen(t *testing.T) {
 	term.send("\x1b")
 	term.waitFor(promptly, "NAMESPACE/NAME")
 
-	// The Terraform: its stored plan.
+	// The Terraform: its stored plan, the Stack's filter cleared.
+	term.send("/\x1b")
+	term.waitUntil(promptly, "the filter cleared", func(s string) bool { return len(listRows(s)) == 3 })
 	term.send(":terraform\r")
 	term.waitUntil(promptly, "the list to hold the Terraform alone", func(s string) bool {
 		return strings.Contains(s, ":terraform") && strings.Count(s, "tofu tf ") == 1 && !strings.Contains(s, "argocd ")
