@@ -22,7 +22,10 @@ const (
 	// clockGrain: a change further away than this is drawn at the next
 	// multiple of it on the clock, up to that much late, so that the rows
 	// whose ages count minutes, each turning at its own second, are drawn
-	// again together. Ages that count seconds are never late.
+	// again together. A nearer change is drawn at the clock's next whole
+	// second, so that ages counting seconds, each turning at its own
+	// fraction of one (and a lost context's badge), cost one frame a
+	// second, not one each.
 	clockGrain = 5 * time.Second
 )
 
@@ -60,8 +63,12 @@ func (a *App) nextFrameChange(now time.Time) time.Time {
 func (a *App) armClock() tea.Cmd {
 	now := a.now()
 	next := a.nextFrameChange(now)
-	if next.Sub(now) > clockGrain && !next.Equal(next.Truncate(clockGrain)) {
-		next = next.Truncate(clockGrain).Add(clockGrain)
+	grain := time.Second
+	if next.Sub(now) > clockGrain {
+		grain = clockGrain
+	}
+	if !next.Equal(next.Truncate(grain)) {
+		next = next.Truncate(grain).Add(grain)
 	}
 	if !a.tickDue.IsZero() && !next.Before(a.tickDue) {
 		return nil
