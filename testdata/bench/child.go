@@ -79,6 +79,9 @@ type childResult struct {
 	IdleCPU    float64 // % of one core
 	IdleFor    time.Duration
 	IdleFrames int
+	// IdleBatches: the model batches among IdleFrames (a stuck rule's
+	// text turning, a reconnect), the others the clock's.
+	IdleBatches int
 
 	KeyHandle, KeyCPU, KeyLatency, Batch, BatchCPU stats
 	// ByLabel are the keys' Update + View and CPU times per kind of key.
@@ -252,10 +255,16 @@ func runChild(o childOpts) error {
 	// Idle: the fleet watched, nothing changing.
 	time.Sleep(2 * time.Second)
 	l.take()
+	stopIdleProfile, err := startCPUProfile(o.profileDir, "idle.cpu.pprof")
+	if err != nil {
+		return err
+	}
 	if res.IdleCPU, err = idleCPU("self", o.idle); err != nil {
 		return err
 	}
-	res.IdleFor, res.IdleFrames = o.idle, l.take().frames
+	stopIdleProfile()
+	idle := l.take()
+	res.IdleFor, res.IdleFrames, res.IdleBatches = o.idle, idle.frames, len(idle.batch)
 
 	// Keystrokes while the parent streams status changes in.
 	parent := bufio.NewScanner(os.Stdin)
