@@ -48,7 +48,7 @@ func fixtureUnits() []*model.Unit {
 			u.Sync, u.Health, u.Run, u.Observed = model.Drifted, model.Progressing, model.Stuck, model.Running
 			u.RunSince = fixedNow.Add(-26 * time.Minute)
 			u.RunReason = "sync running: waiting for healthy state of apps/StatefulSet/search-indexer"
-			u.StuckRule = "running for 26m, longer than the 10m threshold"
+			u.StuckRule = "running for longer than the 10m threshold"
 			u.Argo.Phase, u.Argo.OperationSet, u.Argo.StartedAt = "Running", true, fixedNow.Add(-26*time.Minute)
 			u.Argo.PhaseMessage = "waiting for healthy state of apps/StatefulSet/search-indexer"
 		}),

@@ -47,7 +47,7 @@ func TestDemoShowsEveryFluxAndTerraformState(t *testing.T) {
 			return u.HealthNative == "Reconciling" && len(u.Flux.DependsOn) == 1
 		}},
 		"kustomization/flux-system/tenants": {model.Stuck, "Stalled: InvalidCELExpression", "Stalled condition is True", nil},
-		"kustomization/flux-system/ingress-nginx": {model.Stuck, "Running health checks for revision main@sha1:", "running for 25m, longer than the 10m threshold", func(u *model.Unit) bool {
+		"kustomization/flux-system/ingress-nginx": {model.Stuck, "Running health checks for revision main@sha1:", "running for longer than the 10m threshold", func(u *model.Unit) bool {
 			return u.HealthNative == "Reconciling" && u.Persisting == ""
 		}},
 		"kustomization/team-web/web-frontend": {model.Stuck, "BuildFailed", "failing (BuildFailed) on revision main@sha1:", func(u *model.Unit) bool { return u.Flux.LastAttempted != u.Flux.LastApplied }},

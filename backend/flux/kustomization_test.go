@@ -47,7 +47,7 @@ func TestKustomizationStates(t *testing.T) {
 		}, model.Running, "Progressing: Running 'apply'", ""},
 		{"reconciling too long", func(o map[string]any) {
 			set(o, conds(cond("Ready", "Unknown", "Progressing", "Reconciliation in progress", 25*time.Minute), cond("Reconciling", "True", "Progressing", "Running health checks", 25*time.Minute)), "status", "conditions")
-		}, model.Stuck, "health checks", "running for 25m, longer than the 10m threshold"},
+		}, model.Stuck, "health checks", "running for longer than the 10m threshold"},
 		{"build failing, retried", func(o map[string]any) {
 			set(o, newRev, "status", "lastAttemptedRevision")
 			set(o, conds(cond("Ready", "False", "BuildFailed", "kustomize build failed: accumulating resources from './apps': /tmp/kustomization-123/apps: no such file", 30*time.Second),
@@ -57,10 +57,10 @@ func TestKustomizationStates(t *testing.T) {
 			set(o, newRev, "status", "lastAttemptedRevision")
 			set(o, conds(cond("Ready", "False", "ReconciliationFailed", "Deployment/web dry-run failed: field is immutable", 30*time.Second),
 				cond("Reconciling", "True", ReasonProgressingWithRetry, "", 40*time.Minute)), "status", "conditions")
-		}, model.Stuck, "ReconciliationFailed", "failing (ReconciliationFailed) on revision " + newRev + " for 40m, longer than the 10m threshold"},
+		}, model.Stuck, "ReconciliationFailed", "failing (ReconciliationFailed) on revision " + newRev + " for longer than the 10m threshold"},
 		{"dependency not ready", func(o map[string]any) {
 			set(o, conds(cond("Ready", "False", ReasonDependencyNotReady, "dependency 'flux-system/infra-controllers' is not ready", 12*time.Minute)), "status", "conditions")
-		}, model.Stuck, "DependencyNotReady: dependency 'flux-system/infra-controllers' is not ready", "waiting for a dependency (flux-system/infra-controllers, platform/crds) for 12m"},
+		}, model.Stuck, "DependencyNotReady: dependency 'flux-system/infra-controllers' is not ready", "waiting for a dependency (flux-system/infra-controllers, platform/crds) for longer than the 10m threshold"},
 		{"source not ready", func(o map[string]any) {
 			set(o, conds(cond("Ready", "False", ReasonArtifactFailed, "Source artifact not found, retrying in 30s", time.Minute)), "status", "conditions")
 		}, model.Running, "ArtifactFailed", ""},

@@ -16,26 +16,17 @@ var DefaultThresholds = Thresholds{Running: 10 * time.Minute, Queued: 2 * time.M
 
 // Derive sets u.Run from u.Observed and the time: a run or queued request older
 // than its threshold becomes Stuck, with the rule that made it so. It reports
-// whether Run or StuckRule changed.
+// whether Run or StuckRule changed. The rule names the threshold, not how
+// long the run has lasted (the AGE column and the detail's Run line count
+// that): a rule that counted minutes changed every stuck unit once a
+// minute, a batch each time, on a screen where nothing had happened.
 func Derive(u *Unit, now time.Time, th Thresholds) bool {
 	run, rule := u.Observed, u.StuckRule
-	switch {
-	case u.Persisting != "" && (u.Observed == Running || u.Observed == Failed) && !u.RunSince.IsZero():
+	if what, limit, ok := stuckClock(u, th); ok {
 		rule = ""
-		if th.Running > 0 && now.Sub(u.RunSince) > th.Running {
-			run = Stuck
-			rule = fmt.Sprintf("%s for %s, longer than the %s threshold", u.Persisting, HumanDuration(now.Sub(u.RunSince)), HumanDuration(th.Running))
-		}
-	case u.Observed == Running && !u.RunSince.IsZero():
-		limit, what := th.Running, "running"
-		if u.Queued {
-			limit, what = th.Queued, "queued"
-		}
 		if limit > 0 && now.Sub(u.RunSince) > limit {
 			run = Stuck
-			rule = fmt.Sprintf("%s for %s, longer than the %s threshold", what, HumanDuration(now.Sub(u.RunSince)), HumanDuration(limit))
-		} else {
-			rule = ""
+			rule = fmt.Sprintf("%s for longer than the %s threshold", what, HumanDuration(limit))
 		}
 	}
 	if run == u.Run && rule == u.StuckRule {
@@ -45,11 +36,42 @@ func Derive(u *Unit, now time.Time, th Thresholds) bool {
 	return true
 }
 
-// NeedsClock reports whether the unit's derived state can change with time
-// alone, so the store knows which units to re-derive on its clock tick.
-func NeedsClock(u *Unit) bool {
-	persisting := u.Persisting != "" && u.Observed == Failed
-	return ((u.Observed == Running || persisting) && !u.RunSince.IsZero()) || (u.Pause != nil && !u.Pause.Until.IsZero())
+// stuckClock is the rule Derive applies to u: what the unit is doing and
+// how long it may (0: no limit); false when the unit is not running.
+func stuckClock(u *Unit, th Thresholds) (what string, limit time.Duration, ok bool) {
+	switch {
+	case u.RunSince.IsZero():
+		return "", 0, false
+	case u.Persisting != "" && (u.Observed == Running || u.Observed == Failed):
+		what, limit = u.Persisting, th.Running
+	case u.Observed == Running && u.Queued:
+		what, limit = "queued", th.Queued
+	case u.Observed == Running:
+		what, limit = "running", th.Running
+	default:
+		return "", 0, false
+	}
+	return what, limit, true
+}
+
+// DerivesAgainAt is when time alone next changes what Derive makes of u
+// (its stuck threshold passed, its pause's end), after now; zero when
+// nothing will until the unit itself changes. The store re-derives a unit
+// then, not on every tick.
+func DerivesAgainAt(u *Unit, now time.Time, th Thresholds) time.Time {
+	var at time.Time
+	later := func(t time.Time) {
+		if t.After(now) && (at.IsZero() || t.Before(at)) {
+			at = t
+		}
+	}
+	if _, limit, ok := stuckClock(u, th); ok && limit > 0 {
+		later(u.RunSince.Add(limit + time.Nanosecond))
+	}
+	if u.Pause != nil && !u.Pause.Until.IsZero() {
+		later(u.Pause.Until.Add(time.Nanosecond))
+	}
+	return at
 }
 
 // HumanDurationChangesIn is how long after d the text HumanDuration gives

@@ -25,7 +25,7 @@ func TestParseRef(t *testing.T) {
 func TestDeriveStuckAfterThreshold(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	u := &Unit{Observed: Running, RunSince: now.Add(-11 * time.Minute)}
-	if !Derive(u, now, DefaultThresholds) || u.Run != Stuck || !strings.Contains(u.StuckRule, "running for 11m, longer than the 10m threshold") {
+	if !Derive(u, now, DefaultThresholds) || u.Run != Stuck || !strings.Contains(u.StuckRule, "running for longer than the 10m threshold") {
 		t.Fatalf("%v %q", u.Run, u.StuckRule)
 	}
 	q := &Unit{Observed: Running, Queued: true, RunSince: now.Add(-3 * time.Minute)}
@@ -68,24 +68,43 @@ func TestHumanDurationChangesWhenItSays(t *testing.T) {
 	}
 }
 
+// A persisting failure becomes stuck past the running threshold, exactly
+// when DerivesAgainAt says, and its rule does not change again with time:
+// a rule counting minutes sent every stuck unit to the screen each minute.
 func TestDerivePersistingFailureBecomesStuck(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	u := &Unit{Observed: Failed, RunSince: now.Add(-12 * time.Minute), Persisting: "failing on revision main@sha1:1a2b"}
-	if !NeedsClock(u) {
-		t.Fatal("a persisting failure does not follow the clock")
-	}
 	Derive(u, now, DefaultThresholds)
-	if u.Run != Stuck || u.StuckRule != "failing on revision main@sha1:1a2b for 12m, longer than the 10m threshold" {
+	if u.Run != Stuck || u.StuckRule != "failing on revision main@sha1:1a2b for longer than the 10m threshold" {
 		t.Fatalf("%v %q", u.Run, u.StuckRule)
 	}
+	if Derive(u, now.Add(time.Hour), DefaultThresholds) {
+		t.Errorf("an hour later the stuck unit changed again: %q", u.StuckRule)
+	}
+	if at := DerivesAgainAt(u, now, DefaultThresholds); !at.IsZero() {
+		t.Errorf("a stuck unit is said to change again at %v", at)
+	}
+
 	recent := &Unit{Observed: Failed, RunSince: now.Add(-time.Minute), Persisting: "failing on revision main@sha1:1a2b"}
 	Derive(recent, now, DefaultThresholds)
 	if recent.Run != Failed || recent.StuckRule != "" {
 		t.Fatalf("recent: %v %q", recent.Run, recent.StuckRule)
 	}
+	at := DerivesAgainAt(recent, now, DefaultThresholds)
+	if want := recent.RunSince.Add(DefaultThresholds.Running + time.Nanosecond); !at.Equal(want) {
+		t.Fatalf("a failure a minute old is said to change at %v, want %v", at, want)
+	}
+	if Derive(recent, at.Add(-time.Nanosecond), DefaultThresholds) || !Derive(recent, at, DefaultThresholds) || recent.Run != Stuck {
+		t.Fatalf("the failure did not become stuck exactly at %v: %v", at, recent.Run)
+	}
+
 	plain := &Unit{Observed: Failed, RunSince: now.Add(-time.Hour)}
-	if NeedsClock(plain) || Derive(plain, now, DefaultThresholds) && plain.Run != Failed {
+	if !DerivesAgainAt(plain, now, DefaultThresholds).IsZero() || Derive(plain, now, DefaultThresholds) && plain.Run != Failed {
 		t.Fatalf("a failure without a persisting rule: %v", plain.Run)
+	}
+	paused := &Unit{Pause: &PauseRecord{Until: now.Add(time.Hour)}}
+	if at := DerivesAgainAt(paused, now, DefaultThresholds); !at.Equal(now.Add(time.Hour + time.Nanosecond)) {
+		t.Errorf("a pause ending in an hour is said to change at %v", at)
 	}
 }
 

@@ -24,11 +24,14 @@ type Classifier interface {
 // Store is safe for concurrent use. Units handed out are never mutated: every
 // change stores a new copy.
 type Store struct {
-	mu          sync.Mutex
-	units       map[model.Key]kept
-	changed     map[model.Key]struct{}
-	removed     map[model.Key]struct{}
-	clocked     map[model.Key]struct{}
+	mu      sync.Mutex
+	units   map[model.Key]kept
+	changed map[model.Key]struct{}
+	removed map[model.Key]struct{}
+	// clocked holds the units time alone can change, each with when it
+	// next may (model.DerivesAgainAt); the zero time for those a
+	// classifier re-reads on every tick.
+	clocked     map[model.Key]time.Time
 	thresholds  model.Thresholds
 	classifiers []Classifier
 	now         func() time.Time
@@ -58,7 +61,7 @@ func New(th model.Thresholds) *Store {
 		units:      map[model.Key]kept{},
 		changed:    map[model.Key]struct{}{},
 		removed:    map[model.Key]struct{}{},
-		clocked:    map[model.Key]struct{}{},
+		clocked:    map[model.Key]time.Time{},
 		status:     map[string]ContextStatus{},
 		thresholds: th,
 		now:        time.Now,
@@ -140,12 +143,16 @@ func (s *Store) Reclassify(filter func(*model.Unit) bool) {
 	s.wake()
 }
 
-// Tick re-derives the units whose state can change with time alone (runs that
-// may pass their stuck threshold, pauses that may expire, windows).
+// Tick re-derives the units whose state time alone changes by now (runs
+// passing their stuck threshold, pauses expiring) and those a classifier
+// re-reads on every tick (windows, change requests).
 func (s *Store) Tick() {
 	now := s.now()
 	s.mu.Lock()
-	for k := range s.clocked {
+	for k, due := range s.clocked {
+		if due.After(now) {
+			continue
+		}
 		if e, ok := s.units[k]; ok {
 			s.deriveLocked(k, e.base, now)
 		}
@@ -187,8 +194,11 @@ func (s *Store) deriveLocked(k model.Key, base *model.Unit, now time.Time) {
 		}
 	}
 	model.Derive(d, now, s.thresholds)
-	if clock || model.NeedsClock(d) {
-		s.clocked[k] = struct{}{}
+	if due := model.DerivesAgainAt(d, now, s.thresholds); clock || !due.IsZero() {
+		if clock {
+			due = time.Time{}
+		}
+		s.clocked[k] = due
 	} else {
 		delete(s.clocked, k)
 	}

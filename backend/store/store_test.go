@@ -48,6 +48,41 @@ func TestRunningUnitBecomesStuckWithTime(t *testing.T) {
 	if u.Run != model.Stuck || u.StuckRule == "" {
 		t.Fatalf("run %v rule %q", u.Run, u.StuckRule)
 	}
+	// Stuck, the unit sends nothing more while it stays as it is: no
+	// batch a minute for a rule counting its minutes.
+	for range 30 {
+		now = now.Add(time.Minute)
+		s.Tick()
+		if b, ok := s.Flush(); ok {
+			t.Fatalf("a stuck unit that did not change sent a batch %v later: %+v", now.Sub(u.RunSince), b.Changed)
+		}
+	}
+}
+
+// A tick re-derives a unit only once time can change it: a run is
+// re-derived when it passes its threshold, not on every tick before.
+func TestTheClockReDerivesAUnitWhenItsThresholdPasses(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	s := New(model.Thresholds{Running: 10 * time.Minute})
+	s.SetClock(func() time.Time { return now })
+	s.Put(unit("a", "ns", "sync", model.Running, now.Add(-time.Minute)))
+	s.Flush()
+	if due := s.clocked[model.Key{Context: "a", Engine: model.EngineArgoCD, Namespace: "ns", Name: "sync"}]; !due.Equal(now.Add(9*time.Minute + time.Nanosecond)) {
+		t.Fatalf("the run is due to be re-derived at %v, want when it passes 10m", due)
+	}
+	now = now.Add(9 * time.Minute)
+	s.Tick()
+	if _, ok := s.Flush(); ok {
+		t.Fatal("a run at its threshold, not past it, changed")
+	}
+	now = now.Add(time.Second)
+	s.Tick()
+	if b, ok := s.Flush(); !ok || b.Units[0].Run != model.Stuck {
+		t.Fatal("the tick after the threshold did not make the run stuck")
+	}
+	if len(s.clocked) != 0 {
+		t.Fatalf("a stuck run is still re-derived on the clock: %v", s.clocked)
+	}
 }
 
 func TestQueuedSinceIsCarriedOver(t *testing.T) {

@@ -81,9 +81,9 @@ func TestTerraformStates(t *testing.T) {
 		{"stale plan", func(o map[string]any) { set(o, float64(8), "metadata", "generation") }, model.AwaitingApproval,
 			"stale (planned at generation 7, the spec is at 8)", "approvePlan", "manual approval"},
 		{"approved, not applied for 30m", func(o map[string]any) { set(o, pending, "spec", "approvePlan") }, model.Stuck,
-			"plan " + pending + " approved, to be applied", "running for 30m", "manual approval (approvePlan: " + pending + ")"},
+			"plan " + pending + " approved, to be applied", "running for longer than the 10m threshold", "manual approval (approvePlan: " + pending + ")"},
 		{"auto", func(o map[string]any) { set(o, "auto", "spec", "approvePlan") }, model.Stuck,
-			"TerraformPlannedWithChanges", "running for 30m", "approvePlan: auto"},
+			"TerraformPlannedWithChanges", "running for longer than the 10m threshold", "approvePlan: auto"},
 		{"plan only", func(o map[string]any) { set(o, true, "spec", "planOnly") }, model.Idle,
 			"plan only: plan " + pending + " is never applied", "", "plan only"},
 		{"drift detection only", func(o map[string]any) {
