@@ -13,7 +13,9 @@ import (
 type Batch struct {
 	Version uint64
 	// Units is the whole current model, sorted by key. The slice and the units
-	// are never modified afterwards; views may keep them.
+	// are never modified afterwards; views may keep them. It is nil when only
+	// Status changed: a lost context's retries then cost no pass over every
+	// unit.
 	Units   []*model.Unit
 	Changed map[model.Key]bool
 	Removed []model.Key
@@ -34,7 +36,9 @@ func (s *Store) Flush() (Batch, bool) {
 	for k := range s.removed {
 		b.Removed = append(b.Removed, k)
 	}
-	b.Units = s.snapshotLocked()
+	if len(s.changed) > 0 || len(s.removed) > 0 {
+		b.Units = s.snapshotLocked()
+	}
 	clear(s.changed)
 	clear(s.removed)
 	s.statusDirty = false

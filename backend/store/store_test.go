@@ -122,6 +122,21 @@ func TestPumpBatchesBursts(t *testing.T) {
 	}
 }
 
+// A batch that only carries the contexts' status (a lost context's
+// retries) carries no units: the view keeps the ones it has.
+func TestAStatusOnlyBatchCarriesNoUnits(t *testing.T) {
+	s := New(model.DefaultThresholds)
+	s.Put(unit("a", "ns", "u", model.Idle, time.Time{}))
+	if b, ok := s.Flush(); !ok || len(b.Units) != 1 {
+		t.Fatalf("the first batch: %+v", b)
+	}
+	s.SetStatus(ContextStatus{Context: "b", Error: "connection refused"})
+	b, ok := s.Flush()
+	if !ok || b.Units != nil || len(b.Status) != 1 || b.Status[0].Error != "connection refused" {
+		t.Fatalf("a status-only batch: %+v, %v; want the status and no units", b, ok)
+	}
+}
+
 type countingClassifier struct{ calls int }
 
 func (c *countingClassifier) Classify(u *model.Unit, _ time.Time) bool {
