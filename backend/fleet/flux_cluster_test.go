@@ -122,7 +122,7 @@ func TestClusterFluxAndTerraformUnits(t *testing.T) {
 				rule   string
 			}{
 				{"kustomization/" + ns + "/ready", model.Idle, "", ""},
-				{"kustomization/" + ns + "/build-failing", model.Stuck, "BuildFailed", "failing (BuildFailed) on revision " + rev2 + " for 40m"},
+				{"kustomization/" + ns + "/build-failing", model.Stuck, "BuildFailed", "failing (BuildFailed) on revision " + rev2 + " for longer than the 10m threshold"},
 				{"kustomization/" + ns + "/waiting", model.Running, "DependencyNotReady", ""},
 				{"kustomization/" + ns + "/stalled", model.Stuck, "Stalled: AccessDenied", "Stalled condition is True"},
 				{"kustomization/" + ns + "/suspended", model.Idle, "suspended", ""},
