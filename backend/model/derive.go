@@ -17,7 +17,7 @@ var DefaultThresholds = Thresholds{Running: 10 * time.Minute, Queued: 2 * time.M
 // Derive sets u.Run from u.Observed and the time: a run or queued request older
 // than its threshold becomes Stuck, with the rule that made it so. It reports
 // whether Run or StuckRule changed. The rule names the threshold, not how
-// long the run has lasted (the AGE column and the detail's Run line count
+// long the run has lasted (the SINCE column and the detail's Run line count
 // that): a rule that counted minutes changed every stuck unit once a
 // minute, a batch each time, on a screen where nothing had happened.
 func Derive(u *Unit, now time.Time, th Thresholds) bool {
