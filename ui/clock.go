@@ -31,29 +31,24 @@ const (
 
 // nextFrameChange is when time alone next changes the frame.
 func (a *App) nextFrameChange(now time.Time) time.Time {
-	next := now.Add(clockAtMost)
-	earlier := func(t time.Time) {
-		if t.After(now) && t.Before(next) {
-			next = t
-		}
-	}
+	next := model.Soonest{Now: now, At: now.Add(clockAtMost)}
 	if a.top() == screen(a.list()) {
-		earlier(a.list().m.NextChange(now))
+		next.Offer(a.list().m.NextChange(now))
 	} else {
-		earlier(now.Add(clockElsewhere))
+		next.Offer(now.Add(clockElsewhere))
 	}
 	for _, t := range a.toasts {
-		earlier(t.until)
+		next.Offer(t.until)
 	}
 	for _, st := range a.status { // a lost context's badge counts its time
 		if !st.Connected {
-			earlier(now.Add(model.HumanDurationChangesIn(now.Sub(st.Since))))
+			next.Offer(now.Add(model.HumanDurationChangesIn(now.Sub(st.Since))))
 			if !st.LastEvent.IsZero() {
-				earlier(now.Add(model.HumanDurationChangesIn(now.Sub(st.LastEvent))))
+				next.Offer(now.Add(model.HumanDurationChangesIn(now.Sub(st.LastEvent))))
 			}
 		}
 	}
-	return next
+	return next.At
 }
 
 // armClock schedules a tick at the frame's next change, unless one is due

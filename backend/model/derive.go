@@ -59,19 +59,28 @@ func stuckClock(u *Unit, th Thresholds) (what string, limit time.Duration, ok bo
 // nothing will until the unit itself changes. The store re-derives a unit
 // then, not on every tick.
 func DerivesAgainAt(u *Unit, now time.Time, th Thresholds) time.Time {
-	var at time.Time
-	later := func(t time.Time) {
-		if t.After(now) && (at.IsZero() || t.Before(at)) {
-			at = t
-		}
-	}
+	next := Soonest{Now: now}
 	if _, limit, ok := stuckClock(u, th); ok && limit > 0 {
-		later(u.RunSince.Add(limit + time.Nanosecond))
+		next.Offer(u.RunSince.Add(limit + time.Nanosecond))
 	}
 	if u.Pause != nil && !u.Pause.Until.IsZero() {
-		later(u.Pause.Until.Add(time.Nanosecond))
+		next.Offer(u.Pause.Until.Add(time.Nanosecond))
 	}
-	return at
+	return next.At
+}
+
+// Soonest keeps the earliest moment offered to it that is after Now: the
+// next time something shown or derived changes. At is zero until one is
+// offered, or starts as a bound no later moment passes.
+type Soonest struct {
+	Now, At time.Time
+}
+
+// Offer keeps t when it is after Now and before At (or At is zero).
+func (s *Soonest) Offer(t time.Time) {
+	if t.After(s.Now) && (s.At.IsZero() || t.Before(s.At)) {
+		s.At = t
+	}
 }
 
 // HumanDurationChangesIn is how long after d the text HumanDuration gives

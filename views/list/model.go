@@ -435,24 +435,19 @@ func contains(us []*model.Unit, u *model.Unit) bool {
 // highlight ends. Zero when none will: the list need not be drawn again
 // until something else changes.
 func (m *Model) NextChange(now time.Time) time.Time {
-	var next time.Time
-	earlier := func(t time.Time) {
-		if t.After(now) && (next.IsZero() || t.Before(next)) {
-			next = t
-		}
-	}
+	next := model.Soonest{Now: now}
 	end := min(m.offset+m.Page(), len(m.shown))
 	for i := m.offset; i < end; i++ {
 		u := m.shown[i]
 		if rc := m.rows[u.Key]; rc != nil && i != m.cursor { // the cursor's bar shows no highlight
-			earlier(rc.highlight)
+			next.Offer(rc.highlight)
 		}
 		if !u.RunSince.IsZero() {
-			earlier(now.Add(model.HumanDurationChangesIn(now.Sub(u.RunSince))))
+			next.Offer(now.Add(model.HumanDurationChangesIn(now.Sub(u.RunSince))))
 		}
 		if u.Pause != nil && !u.Pause.Until.IsZero() {
-			earlier(u.Pause.Until.Add(time.Nanosecond)) // Expired is strictly after
+			next.Offer(u.Pause.Until.Add(time.Nanosecond)) // Expired is strictly after
 		}
 	}
-	return next
+	return next.At
 }
