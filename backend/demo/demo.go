@@ -160,6 +160,10 @@ func Start(ctx context.Context, opts Options) (*kube.Cluster, error) {
 		_ = os.RemoveAll(temporary)
 		return nil, fmt.Errorf("seeding the Helm release: %w", err)
 	}
+	if err := appSetsSettled(ctx, dyn, appSets, 30*time.Second); err != nil {
+		_ = os.RemoveAll(temporary)
+		return nil, fmt.Errorf("starting the demo: %w", err)
+	}
 	registerLogs(ctx, c, podLogs)
 	c.PodLogs = podLogs.openFor(c)
 	if opts.StateDir != "" {
