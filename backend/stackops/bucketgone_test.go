@@ -10,7 +10,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/writeguard"
 )
 
@@ -22,7 +21,7 @@ import (
 func TestUnlockWithTheStateBucketGoneWritesNothingAndSaysFailed(t *testing.T) {
 	ops, c, auditPath := demoOps(t)
 	ctx := context.Background()
-	k := model.Key{Context: c.Context, Engine: model.EnginePulumi, Namespace: "infra", Name: "network-prod"}
+	k := networkProd(c)
 	before, loc, err := ops.State(ctx, k)
 	if err != nil {
 		t.Fatal(err)

@@ -34,10 +34,15 @@ func demoOps(t *testing.T) (*Ops, *kube.Cluster, string) {
 	return &Ops{Cluster: func(string) (*kube.Cluster, bool) { return c, true }, Audit: log}, c, path
 }
 
+// networkProd is the demo's network-prod Stack in c.
+func networkProd(c *kube.Cluster) model.Key {
+	return model.Key{Context: c.Context, Engine: model.EnginePulumi, Namespace: "infra", Name: "network-prod"}
+}
+
 func TestUnstickBreaksTheDeadLockAndClearsPending(t *testing.T) {
 	ops, c, auditPath := demoOps(t)
 	ctx := context.Background()
-	k := model.Key{Context: c.Context, Engine: model.EnginePulumi, Namespace: "infra", Name: "network-prod"}
+	k := networkProd(c)
 	info, loc, err := ops.State(ctx, k)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +94,7 @@ func TestUnstickBreaksTheDeadLockAndClearsPending(t *testing.T) {
 func TestUnstickIsRefusedReadOnlyAndWithoutPermission(t *testing.T) {
 	ops, c, auditPath := demoOps(t)
 	ctx := context.Background()
-	k := model.Key{Context: c.Context, Engine: model.EnginePulumi, Namespace: "infra", Name: "network-prod"}
+	k := networkProd(c)
 	plan, err := ops.PlanUnstick(ctx, k, false, false)
 	if err != nil {
 		t.Fatal(err)

@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"gocloud.dev/blob"
-
-	"github.com/driftdeck/driftdeck/backend/model"
 )
 
 // A pulumi CLI killed while saving leaves an object's file:// sidecar
@@ -24,7 +22,7 @@ import (
 func TestUnstickRemovesTheSidecarsAKilledWriterTore(t *testing.T) {
 	ops, c, _ := demoOps(t)
 	ctx := context.Background()
-	k := model.Key{Context: c.Context, Engine: model.EnginePulumi, Namespace: "infra", Name: "network-prod"}
+	k := networkProd(c)
 	_, loc, err := ops.State(ctx, k)
 	if err != nil {
 		t.Fatal(err)
