@@ -30,6 +30,8 @@ func (term *terminal) unread() (int, error) {
 // program got there. Keys typed faster than a race-built program on a busy
 // machine reads them queue up in the terminal (tens of kilobytes), and a
 // key typed after them, a user's quit included, waits behind every one.
+// Read is not yet handled: Bubble Tea's reader may still hold what it read
+// (see readerFlushPause).
 func (term *terminal) caughtUp(left int, timeout time.Duration) (time.Duration, bool) {
 	t0 := time.Now()
 	for {

@@ -147,7 +147,7 @@ func typeRandomKeys(t *testing.T, flag string, chunks func(*rand.Rand) []byte, o
 	t.Logf("seed %d (DRIFTDECK_RANDOM_KEYS_SEED repeats a run)", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
 	end := time.Now().Add(randomKeysFor(t))
-	sent, runs, interrupted := 0, 0, 0
+	sent, chunksSent, runs, interrupted := 0, 0, 0, 0
 	// slowest is the longest the program took to read what was typed: on a
 	// busy machine a race-built program can stall for seconds (seen: 20 s
 	// in the full suite), which is the machine's, not a failure.
@@ -166,7 +166,11 @@ func typeRandomKeys(t *testing.T, flag string, chunks func(*rand.Rand) []byte, o
 				break // the program ended and closed the terminal
 			}
 			sent += len(chunk)
+			chunksSent++
 			time.Sleep(time.Duration(2+rng.IntN(10)) * time.Millisecond)
+			if chunksSent%readerFlushEvery == 0 {
+				time.Sleep(readerFlushPause)
+			}
 			// Typed no faster than the program reads: what it has not read
 			// yet stays small, so the quit below reaches it promptly.
 			waited, ok := term.caughtUp(maxUnread, exiting)
@@ -226,6 +230,20 @@ func typeRandomKeys(t *testing.T, flag string, chunks func(*rand.Rand) []byte, o
 
 // maxUnread is how far typing may run ahead of the program's reading.
 const maxUnread = 64
+
+// Bubble Tea's terminal reader holds what it cannot decode yet (an esc
+// followed by an invalid byte is "unknown, wait for more") until no byte
+// came for 50 ms, and every byte that follows waits with it: typed without
+// such a pause, seconds of random keys are read from the terminal but held
+// there, then reach the program at once, thousands of keys that a
+// race-built program on a busy machine takes minutes to handle, and the
+// quit below waits behind them. A pause now and then, as any typing has,
+// lets the reader hand over what it holds; caughtUp then says what it
+// means.
+const (
+	readerFlushEvery = 20
+	readerFlushPause = 80 * time.Millisecond
+)
 
 // randomKey is any byte but the terminal's own signal characters (ctrl+c,
 // ctrl+\, ctrl+z): once driftdeck leaves raw mode on its way out, the
