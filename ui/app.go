@@ -193,9 +193,10 @@ func (a *App) applyBatch(b store.Batch) {
 		return
 	}
 	a.list().m.SetUnits(b.Units, b.Changed, a.now())
-	a.counts = countUnits(b.Units, a.now())
+	units := inKeyOrder(b.Units, a.units)
+	a.counts = a.counts.recount(a.units, units, a.now())
 	a.requests = a.opts.Backend.ChangeRequests()
-	a.units = inKeyOrder(b.Units, a.units)
+	a.units = units
 	a.avail.forget(b.Changed, a.units)
 }
 

@@ -122,6 +122,26 @@ func BenchmarkTreeBatchUpdateView(b *testing.B) {
 	benchBatches(b, a, units)
 }
 
+// largestApp is the workbench at 120x40 holding the largest one-
+// cluster estate: 50,000 Applications in 500 ApplicationSets, 10,000
+// Stacks, 8,000 Flux units and 2,000 Terraforms.
+func largestApp(b *testing.B) (*App, []*model.Unit) {
+	b.Helper()
+	now := time.Now()
+	units, err := fleetunits.MixSnapshot(fleetunits.Mix{Apps: 50000, Stacks: 10000, Kustomizations: 5000, HelmReleases: 3000, Terraforms: 2000}, now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return benchApp(units, now), units
+}
+
+// BenchmarkLargestBatchUpdateView is BenchmarkBatchUpdateView at 70,500
+// units: what a keystroke waits behind while the estate changes.
+func BenchmarkLargestBatchUpdateView(b *testing.B) {
+	a, units := largestApp(b)
+	benchBatches(b, a, units)
+}
+
 // BenchmarkIdleTickUpdateView is one clock tick handled and drawn while
 // nothing changes: what the loop does every second while idle.
 func BenchmarkIdleTickUpdateView(b *testing.B) {

@@ -109,10 +109,11 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 	prev := m.all
 	units = inKeyOrder(units, prev)
 	m.all = units
-	m.nameWidth, m.multiContext = 0, false
 	// The same keys at the same places: the steps take the changed units
-	// one by one instead of being rebuilt.
-	inPlace := len(prev) == len(units) && m.steps != nil
+	// one by one instead of being rebuilt, and the name column keeps its
+	// width.
+	sameKeys := len(prev) == len(units)
+	inPlace := sameKeys && m.steps != nil
 	type swap struct {
 		old, new *model.Unit
 		at       int // in all, and so in hays
@@ -125,29 +126,23 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 	if fresh {
 		m.hays, m.keys = make([]string, len(units)), make([]sortKey, len(units))
 	}
-	// Root modules are in no context: beside one cluster they add no
-	// CONTEXT column.
-	first := ""
 	for i, u := range units {
-		m.nameWidth = max(m.nameWidth, len(u.Key.Namespace)+len(u.Key.Name)+2)
-		if c := u.Key.Context; c != "" && first == "" {
-			first = c
-		} else if c != "" && c != first {
-			m.multiContext = true
-		}
 		if i < len(prev) && prev[i] == u {
 			if fresh {
 				m.hays[i], m.keys[i] = prevHays[i], prevKeys[i]
 			}
 			continue // the same unit as before: its row is current
 		}
-		if inPlace && prev[i].Key != u.Key {
-			inPlace = false
+		if sameKeys && prev[i].Key != u.Key {
+			sameKeys, inPlace = false, false
 		}
 		if inPlace {
 			swaps = append(swaps, swap{prev[i], u, i})
 		}
 		m.hays[i], m.keys[i] = m.rowOf(u, changed[u.Key], now).haystack, sortKeyOf(u)
+	}
+	if !sameKeys {
+		m.nameWidth, m.multiContext = nameColumn(units)
 	}
 	if len(m.rows) > len(units) {
 		// Units went away: forget their rows and marks.
@@ -178,6 +173,23 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 		m.shown = m.treeRows()
 	}
 	m.reselect(selected)
+}
+
+// nameColumn is the width of the widest namespace/name of units, and
+// whether they are of more than one context. Root modules are in no
+// context: beside one cluster they add no CONTEXT column. It reads every
+// unit: a batch that only replaces units keeps both.
+func nameColumn(units []*model.Unit) (width int, multiContext bool) {
+	first := ""
+	for _, u := range units {
+		width = max(width, len(u.Key.Namespace)+len(u.Key.Name)+2)
+		if c := u.Key.Context; c != "" && first == "" {
+			first = c
+		} else if c != "" && c != first {
+			multiContext = true
+		}
+	}
+	return width, multiContext
 }
 
 // rowOf is u's row, made again when u is not the unit it was made from; a
