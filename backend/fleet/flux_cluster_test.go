@@ -104,7 +104,7 @@ func seedFlux(t *testing.T, dyn dynamic.Interface, ns string, withHelm, legacy b
 func TestClusterFluxAndTerraformUnits(t *testing.T) {
 	for _, gen := range fluxGenerations(t) {
 		t.Run(setNames(gen), func(t *testing.T) {
-			c := testcluster.Start(t, testcluster.Options{CRDSets: gen})
+			c := clusterServing(t, gen)
 			dyn := dynamic.NewForConfigOrDie(c.Config())
 			ns := c.Namespace(t)
 			legacy := servesLegacyTerraform(t, gen)
@@ -167,11 +167,7 @@ func TestClusterFluxAndTerraformUnits(t *testing.T) {
 }
 
 func TestClusterFluxSuspendAndRequestReachTheModel(t *testing.T) {
-	own, err := testcluster.OwnCRDs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{own}})
+	c := testcluster.Shared(t)
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	ns := c.Namespace(t)
 	seedFlux(t, dyn, ns, false, false)

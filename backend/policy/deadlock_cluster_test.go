@@ -32,7 +32,7 @@ type lockWorld struct {
 
 func newLockWorld(t *testing.T) *lockWorld {
 	pulumiruntest.Helper(t)
-	c := testcluster.Start(t, testcluster.Options{})
+	c := testcluster.Shared(t)
 	kc, err := kube.NewCluster("test", c.Config(), "default")
 	if err != nil {
 		t.Fatal(err)

@@ -33,11 +33,7 @@ type hookWorld struct {
 }
 
 func newHookWorld(t *testing.T) *hookWorld {
-	own, err := testcluster.OwnCRDs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := testcluster.Start(t, testcluster.Options{CRDSets: []testcluster.CRDSet{own}})
+	c := testcluster.Shared(t)
 	kc, err := kube.NewCluster("test", c.Config(), "default")
 	if err != nil {
 		t.Fatal(err)
