@@ -168,9 +168,12 @@ func (m *Model) compare(a, b *model.Unit) int {
 
 // ageOf is what ByAge sorts on: since when the unit is in its state, the
 // undated last.
+// undatedSince is ageOf a unit never dated: after every time.
+const undatedSince = math.MaxInt64
+
 func ageOf(u *model.Unit) int64 {
 	if u.RunSince.IsZero() {
-		return math.MaxInt64
+		return undatedSince
 	}
 	return u.RunSince.UnixNano()
 }
