@@ -66,8 +66,8 @@ func sortKeyOf(u *model.Unit) sortKey { return sortKey{rank: uint8(urgency(u)), 
 // store's snapshot), so ByName has nothing to sort. It runs on every
 // keystroke that changes what is shown, over the whole fleet: ByState is a
 // counting sort over the few urgency ranks, which keeps key order within a
-// rank in one pass, and ByAge sorts (time, position) pairs with the key
-// order as tie-break. Neither sorts pointers: while the collector runs,
+// rank in one pass, and ByAge radix sorts (time, position) pairs, keeping key
+// order among ties. Neither sorts pointers: while the collector runs,
 // every pointer moved costs a write barrier, and a sort moves each many
 // times.
 func sortOrder(keys []sortKey, at []int32, mode SortMode) []int32 {
