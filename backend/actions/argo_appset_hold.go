@@ -174,6 +174,17 @@ func planPauseHold(env *planEnv, req Request, u *model.Unit, child map[string]an
 		rec.CreatedList = pre.CreatedList
 		return &ownerHold{key: ref, uid: rec.UID, first: true, entry: entry, createdList: pre.CreatedList}, nil, compactJSON(rec), nil
 	}
+	if entryIndex(list, entry) >= 0 {
+		// This child's entry, naming driftdeck's own annotations, is there
+		// and the child holds no record of it: an earlier pause added it,
+		// and an ApplicationSet pass that had read the set before the entry
+		// reverted that pause's writes to the child. The pause takes the
+		// entry over instead of adding a second one, so that resume leaves
+		// the ApplicationSet as it was before the first pause.
+		l, _ := list.([]any)
+		rec.CreatedList = len(l) == 1
+		return &ownerHold{key: ref, uid: rec.UID, first: true, entry: entry, createdList: rec.CreatedList}, nil, compactJSON(rec), nil
+	}
 
 	var ops patch
 	ops.test(rec.UID, "metadata", "uid")
