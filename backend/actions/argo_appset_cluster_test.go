@@ -85,6 +85,23 @@ func (a *appSetEnv) reconciled(t *testing.T) {
 	a.poll(t, "the ApplicationSet controller reconciles again", func() bool { return a.ctl.Passes(a.ns, "team") >= seen+2 })
 }
 
+// selfHealPauseHoldsAndResumeRestores checks that the child's self-heal
+// pause holds through the controller's reconcile, then resumes it and
+// checks that the ApplicationSet and the child are as they were before the
+// pause.
+func (a *appSetEnv) selfHealPauseHoldsAndResumeRestores(t *testing.T, key model.Key, setBefore, webBefore *unstructured.Unstructured) {
+	t.Helper()
+	e := a.env
+	a.reconciled(t)
+	if f := argocd.Convert("", e.get(argocd.Applications, "web").Object).Argo; f.SelfHeal || !f.AutoSync {
+		t.Fatalf("want self-heal off and auto-sync on after the reconcile: %+v", f)
+	}
+	e.mustRun(Request{Kind: Resume, Key: key, Reason: "incident over"})
+	a.reconciled(t)
+	sameFields(t, "ApplicationSet spec", setBefore.Object["spec"], e.get(argocd.ApplicationSets, "team").Object["spec"])
+	sameFields(t, "Application spec", webBefore.Object["spec"], e.get(argocd.Applications, "web").Object["spec"])
+}
+
 func autoSyncOn(o *unstructured.Unstructured) bool {
 	return argocd.Convert("", o.Object).Argo.AutoSync
 }
@@ -178,14 +195,7 @@ func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
 					t.Logf("the first pause was reverted, and said so: %v", reverted)
 					e.mustRun(pause)
 				}
-				a.reconciled(t)
-				if f := argocd.Convert("", e.get(argocd.Applications, "web").Object).Argo; f.SelfHeal || !f.AutoSync {
-					t.Fatalf("want self-heal off and auto-sync on after the reconcile: %+v", f)
-				}
-				e.mustRun(Request{Kind: Resume, Key: key, Reason: "INC-8 over"})
-				a.reconciled(t)
-				sameFields(t, "ApplicationSet spec", setBefore.Object["spec"], e.get(argocd.ApplicationSets, "team").Object["spec"])
-				sameFields(t, "Application spec", webBefore.Object["spec"], e.get(argocd.Applications, "web").Object["spec"])
+				a.selfHealPauseHoldsAndResumeRestores(t, key, setBefore, webBefore)
 			})
 
 			e.sub("a pause reverted by a pass that read the set before its entry is paused again with the same entry", func(t *testing.T, e *env) {
@@ -212,14 +222,7 @@ func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
 				if len(entries) != 1 {
 					t.Fatalf("want the first pause's entry taken over, not a second: %v", entries)
 				}
-				a.reconciled(t)
-				if f := argocd.Convert("", e.get(argocd.Applications, "web").Object).Argo; f.SelfHeal || !f.AutoSync {
-					t.Fatalf("want self-heal off and auto-sync on after the reconcile: %+v", f)
-				}
-				e.mustRun(Request{Kind: Resume, Key: key, Reason: "INC-10 over"})
-				a.reconciled(t)
-				sameFields(t, "ApplicationSet spec", setBefore.Object["spec"], e.get(argocd.ApplicationSets, "team").Object["spec"])
-				sameFields(t, "Application spec", webBefore.Object["spec"], e.get(argocd.Applications, "web").Object["spec"])
+				a.selfHealPauseHoldsAndResumeRestores(t, key, setBefore, webBefore)
 			})
 
 			e.sub("an entry somebody adds between the confirm and the write is kept", func(t *testing.T, e *env) {
