@@ -1,6 +1,10 @@
 package list
 
-import "github.com/driftdeck/driftdeck/backend/model"
+import (
+	"math"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+)
 
 // SortMode orders the list.
 type SortMode int
@@ -94,38 +98,33 @@ func sortOrder(keys []sortKey, at []int32, mode SortMode) []int32 {
 // key's refresh took 10.0-11.0 ms with a comparison sort, 4.8-6.3 ms so.
 func sortByAge(keys []sortKey, at []int32) {
 	type aged struct {
-		since uint64 // keys[pos].since less the earliest
+		since uint64 // keys[pos].since, its sign bit flipped: unsigned order is signed order
 		pos   int32
 	}
 	var undated []int32
-	earliest, span := int64(undatedSince), uint64(0)
-	for _, pos := range at {
-		if keys[pos].since != undatedSince {
-			earliest = min(earliest, keys[pos].since)
-		}
-	}
 	from := make([]aged, 0, len(at))
+	earliest, latest := uint64(math.MaxUint64), uint64(0)
 	for _, pos := range at {
 		if keys[pos].since == undatedSince {
 			undated = append(undated, pos)
 			continue
 		}
-		x := aged{since: uint64(keys[pos].since) - uint64(earliest), pos: pos}
+		x := aged{since: uint64(keys[pos].since) ^ 1<<63, pos: pos}
+		earliest, latest = min(earliest, x.since), max(latest, x.since)
 		from = append(from, x)
-		span = max(span, x.since)
 	}
 	to := make([]aged, len(from))
 	var next [1<<8 + 1]int // next[d+1] counts digit d; summed, next[d] is where d's run starts
-	for shift := 0; shift < 64 && span>>shift != 0; shift += 8 {
+	for shift := 0; shift < 64 && (latest-earliest)>>shift != 0; shift += 8 {
 		clear(next[:])
 		for _, x := range from {
-			next[int(uint8(x.since>>shift))+1]++
+			next[int(uint8((x.since-earliest)>>shift))+1]++
 		}
 		for d := 1; d < len(next); d++ {
 			next[d] += next[d-1]
 		}
 		for _, x := range from {
-			d := uint8(x.since >> shift)
+			d := uint8((x.since - earliest) >> shift)
 			to[next[d]] = x
 			next[d]++
 		}
