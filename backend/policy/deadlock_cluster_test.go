@@ -138,8 +138,13 @@ func (w *lockWorld) killUpMidRun() {
 	// this world is about the lock, so the tear is mended here.
 	if len(dead.Torn) > 0 {
 		t.Logf("the kill tore %v; removing it", dead.Torn)
-		ctx := context.Background()
-		pulumiruntest.Repair(t, ctx, func() (*pulumistate.Repair, error) { return be.RemoveTorn(ctx, ref) })
+		r, err := be.RemoveTorn(context.Background(), ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Apply(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if len(dead.Locks) != 1 || dead.Locks[0].Holder != pulumistate.HolderDead {
 		t.Fatalf("after the kill the stack is %+v; want one lock held by a dead process", dead)

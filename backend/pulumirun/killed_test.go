@@ -57,6 +57,18 @@ func killDescendants(t *testing.T, bin string) int {
 	return killed
 }
 
+// repair plans a repair of the killed run's state and applies it.
+func repair(t *testing.T, ctx context.Context, plan func() (*pulumistate.Repair, error)) {
+	t.Helper()
+	r, err := plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // runKilled runs op and kills the pulumi CLI once step "a" is reported,
 // returning op's error and how long op took after the kill.
 func runKilled(t *testing.T, tg pulumirun.Target, op func(onEvent func(pulumirun.Event)) error) (error, time.Duration) {
@@ -134,7 +146,7 @@ func TestHelperWhosePulumiCLIIsKilledSaysSoAndIsRecoverable(t *testing.T) {
 			// A kill that lands while the CLI saves its checkpoint tears
 			// the checkpoint's sidecar, which the next CLI reads as "EOF".
 			if len(info.Torn) > 0 {
-				pulumiruntest.Repair(t, ctx, func() (*pulumistate.Repair, error) { return be.RemoveTorn(ctx, ref) })
+				repair(t, ctx, func() (*pulumistate.Repair, error) { return be.RemoveTorn(ctx, ref) })
 			}
 			// An apply holds the stack's lock, which a kill leaves behind; a
 			// preview on a file backend takes none.
@@ -145,11 +157,11 @@ func TestHelperWhosePulumiCLIIsKilledSaysSoAndIsRecoverable(t *testing.T) {
 				if l.Holder != pulumistate.HolderDead {
 					t.Errorf("the killed CLI's lock is reported %v, want its holder dead", l.Holder)
 				}
-				pulumiruntest.Repair(t, ctx, func() (*pulumistate.Repair, error) { return be.BreakLock(ctx, ref, false) })
+				repair(t, ctx, func() (*pulumistate.Repair, error) { return be.BreakLock(ctx, ref, false) })
 				break
 			}
 			if len(info.Pending) > 0 {
-				pulumiruntest.Repair(t, ctx, func() (*pulumistate.Repair, error) { return be.ClearPending(ctx, ref) })
+				repair(t, ctx, func() (*pulumistate.Repair, error) { return be.ClearPending(ctx, ref) })
 			}
 			tg.Inline = "stashes" // a program that ends
 			if _, err := pulumirun.Preview(ctx, tg, pulumirun.PreviewOptions{}); err != nil {

@@ -4,7 +4,6 @@
 package pulumiruntest
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/driftdeck/driftdeck/backend/pulumirun"
-	"github.com/driftdeck/driftdeck/backend/pulumistate"
 	"github.com/driftdeck/driftdeck/backend/testkit/testbin"
 )
 
@@ -84,18 +82,4 @@ func ReleaseHelper(t *testing.T) string {
 	p := testbin.Build(t, "github.com/driftdeck/driftdeck/cmd/driftdeck-pulumi")
 	t.Setenv(pulumirun.HelperEnv, p)
 	return p
-}
-
-// Repair plans a repair of a stack's state (plan is one of the backend's
-// RemoveTorn, BreakLock, ClearPending) and applies it, failing the test on
-// an error.
-func Repair(t testing.TB, ctx context.Context, plan func() (*pulumistate.Repair, error)) {
-	t.Helper()
-	r, err := plan()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Apply(ctx); err != nil {
-		t.Fatal(err)
-	}
 }
