@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Tofu runs the user's tofu (or terraform) binary on root modules, keeping
@@ -127,10 +128,20 @@ func (t *Tofu) run(ctx context.Context, r Root, args ...string) (out []byte, cod
 	// the whole process group, so a provisioner's command ends too (tofu
 	// leaves it running when only tofu is interrupted).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	exited := make(chan struct{})
+	cmd.Cancel = func() error {
+		go interruptLateFollowers(cmd.Process.Pid, exited)
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
+	close(exited)
+	if ctx.Err() != nil {
+		// A provisioner's command that started as tofu stopped can outlive
+		// it; nothing waits for it now.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
@@ -141,6 +152,21 @@ func (t *Tofu) run(ctx context.Context, r Root, args ...string) (out []byte, cod
 		return stdout.Bytes(), exit.ExitCode(), &RunError{Args: args, Code: exit.ExitCode(), Stderr: stderr.String()}
 	}
 	return nil, -1, fmt.Errorf("running %s: %w", t.Bin, err)
+}
+
+// interruptLateFollowers interrupts, every two seconds until tofu exits,
+// the commands its group started after the first interrupt.
+func interruptLateFollowers(leader int, exited <-chan struct{}) {
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-exited:
+			return
+		case <-tick.C:
+			interruptFollowers(leader)
+		}
+	}
 }
 
 func hasArg(args []string, a string) bool {
