@@ -2,6 +2,7 @@ package rootmod
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -46,5 +47,16 @@ func TestTofuACancelledApplyEndsWithItsProvisioner(t *testing.T) {
 	testproc.NoneLeftUnder(t, m.Dir, 10*time.Second)
 	if l, _, err := m.tofu.ReadLock(ctx, r); err != nil || l != nil {
 		t.Errorf("the lock after the cancelled apply: %+v %v, want none", l, err)
+	}
+}
+
+// A run asked for after its context ended (the workbench quitting as a
+// read starts) fails with the context's error; tofu never starts.
+func TestTofuARunWhoseContextEndedFailsAtOnce(t *testing.T) {
+	m := newModule(t, testtofu.Sleepy)
+	ctx, cancel := context.WithCancel(ctxOf(t))
+	cancel()
+	if _, err := m.tofu.Plan(ctx, m.root(), "alice", 0, noOpts); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a plan on an ended context: %v, want context.Canceled", err)
 	}
 }

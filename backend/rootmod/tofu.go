@@ -137,7 +137,7 @@ func (t *Tofu) run(ctx context.Context, r Root, args ...string) (out []byte, cod
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
 	close(exited)
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && cmd.Process != nil {
 		// A provisioner's command that started as tofu stopped can outlive
 		// it; nothing waits for it now.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
