@@ -70,11 +70,12 @@ func (a *App) headerView(now time.Time) string {
 	}
 	var errs []string
 	for _, st := range a.status {
-		left = append(left, a.contextBadge(st, now))
 		if st.Error != "" {
 			errs = append(errs, st.Context+": "+safetext.Visible(st.Error))
 		}
 	}
+	used := ansi.StringWidth(strings.Join(left, " "))
+	left = append(left, a.contextBadges(now, a.width-used-1)...)
 	switch {
 	case len(a.status) == 0 && a.counts.total > 0:
 		left = append(left, t.Dim.Render("no cluster: root modules only"))
@@ -127,6 +128,76 @@ func (a *App) headerView(now time.Time) string {
 	line2 := ansi.Truncate(strings.Join(parts, t.Dim.Render(" · ")), room, "…") + right
 	lines = append(lines, ansi.Truncate(line2, a.width, "…"))
 	return strings.Join(lines, "\n")
+}
+
+// contextBadges are the contexts' badges in width cells: every one in
+// the order given when they fit; else the contexts that are not live
+// first (disconnected, in error, loading), so that none of them is ever
+// cut off the header, then live ones while they fit, then how many were
+// left out. Only the badges drawn are rendered.
+func (a *App) contextBadges(now time.Time, width int) []string {
+	rendered := make([]string, len(a.status))
+	badge := func(i int) string {
+		if rendered[i] == "" {
+			rendered[i] = a.contextBadge(a.status[i], now)
+		}
+		return rendered[i]
+	}
+	used := -1
+	for i := range a.status {
+		if used += 1 + ansi.StringWidth(badge(i)); used > width {
+			break
+		}
+		if i == len(a.status)-1 {
+			return rendered
+		}
+	}
+	order := make([]int, 0, len(a.status))
+	for _, live := range []bool{false, true} {
+		for i, st := range a.status {
+			if isLive(st) == live {
+				order = append(order, i)
+			}
+		}
+	}
+	var badges []string
+	used = -1
+	for k, i := range order {
+		b := badge(i)
+		need := used + 1 + ansi.StringWidth(b)
+		room := width
+		if after := order[k+1:]; len(after) > 0 {
+			room -= 1 + len(a.leftOut(after))
+		}
+		if k > 0 && need > room {
+			return append(badges, a.theme.Dim.Render(a.leftOut(order[k:])))
+		}
+		if need > room {
+			// The first badge alone is wider: it gives way to the count.
+			b = ansi.Truncate(b, max(room, 1), "…")
+		}
+		badges = append(badges, b)
+		used += 1 + ansi.StringWidth(b)
+	}
+	return badges
+}
+
+// isLive tells a context that is connected, listed and without an error.
+func isLive(st store.ContextStatus) bool { return st.Connected && st.Synced && st.Error == "" }
+
+// leftOut says how many contexts (of a.status, by index) the header
+// leaves out, and how many of them are not live when some are.
+func (a *App) leftOut(rest []int) string {
+	notLive := 0
+	for _, i := range rest {
+		if !isLive(a.status[i]) {
+			notLive++
+		}
+	}
+	if notLive == 0 {
+		return fmt.Sprintf("+%d more live", len(rest))
+	}
+	return fmt.Sprintf("+%d more (%d not live)", len(rest), notLive)
 }
 
 func (a *App) contextBadge(st store.ContextStatus, now time.Time) string {
