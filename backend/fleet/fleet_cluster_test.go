@@ -166,10 +166,11 @@ func TestClusterStatusChangesReachTheModelWithinASecond(t *testing.T) {
 }
 
 // startFleet watches one namespace of the test cluster and waits for the
-// first lists.
+// first lists, and for the model to hold what the namespace holds.
 func startFleet(t *testing.T, c *testcluster.Cluster, ns string) *Fleet {
 	t.Helper()
 	f := startSession(t, "test", c.Config(), ns).f
+	waitCaughtUp(t, c, f, ns)
 	f.Store.Tick()
 	return f
 }
