@@ -143,14 +143,15 @@ func (a *App) contextBadges(now time.Time, width int) []string {
 		}
 		return rendered[i]
 	}
-	used := -1
+	used, fit := -1, true
 	for i := range a.status {
 		if used += 1 + ansi.StringWidth(badge(i)); used > width {
+			fit = false
 			break
 		}
-		if i == len(a.status)-1 {
-			return rendered
-		}
+	}
+	if fit {
+		return rendered
 	}
 	order := make([]int, 0, len(a.status))
 	for _, live := range []bool{false, true} {

@@ -8,15 +8,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/driftdeck/driftdeck/backend/argocd"
-	"github.com/driftdeck/driftdeck/backend/flux"
+	"github.com/driftdeck/driftdeck/backend/engines"
 	"github.com/driftdeck/driftdeck/backend/model"
-	"github.com/driftdeck/driftdeck/backend/pulumiop"
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
-	"github.com/driftdeck/driftdeck/backend/tofu"
 )
 
 // waitCaughtUp waits until the model holds every unit of ns at least as
@@ -27,11 +23,8 @@ func waitCaughtUp(t *testing.T, c *testcluster.Cluster, f *Fleet, ns string) {
 	t.Helper()
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	want := map[model.Key]int64{}
-	for engine, versions := range map[model.Engine][]schema.GroupVersionResource{
-		model.EngineArgoCD: {argocd.Applications}, model.EnginePulumi: {pulumiop.Stacks},
-		model.EngineKustomization: flux.Kustomizations, model.EngineHelmRelease: flux.HelmReleases, model.EngineTerraform: tofu.Terraforms,
-	} {
-		for _, gvr := range versions {
+	for _, d := range engines.All() {
+		for _, gvr := range d.Versions {
 			list, err := dyn.Resource(gvr).Namespace(ns).List(context.Background(), metav1.ListOptions{})
 			if apierrors.IsNotFound(err) {
 				continue
@@ -41,7 +34,7 @@ func waitCaughtUp(t *testing.T, c *testcluster.Cluster, f *Fleet, ns string) {
 			}
 			for _, o := range list.Items {
 				rv, _ := strconv.ParseInt(o.GetResourceVersion(), 10, 64)
-				want[model.Key{Context: "test", Engine: engine, Namespace: ns, Name: o.GetName()}] = rv
+				want[model.Key{Context: "test", Engine: d.Engine, Namespace: ns, Name: o.GetName()}] = rv
 			}
 			break
 		}

@@ -3,7 +3,6 @@ package rootmod
 import (
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -11,7 +10,9 @@ import (
 // a provisioner's command that started after the first interrupt, which
 // tofu's graceful stop would wait for however long it runs. Tofu itself
 // is spared, as a second interrupt makes it exit at once and lose state.
-// Providers ignore interrupts, as they do at a terminal.
+// Providers ignore interrupts, as they do at a terminal. Without /proc
+// (not Linux) the group's members cannot be listed, and a command that
+// outlives tofu is still ended when tofu exits.
 func interruptFollowers(leader int) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -22,23 +23,8 @@ func interruptFollowers(leader int) {
 		if err != nil || pid == leader {
 			continue
 		}
-		if groupOf(pid) == leader {
+		if group, err := syscall.Getpgid(pid); err == nil && group == leader {
 			_ = syscall.Kill(pid, syscall.SIGINT)
 		}
 	}
-}
-
-// groupOf reads a process's group from /proc, or 0.
-func groupOf(pid int) int {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name, which is in parentheses and may hold spaces.
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	if len(fields) < 3 {
-		return 0
-	}
-	group, _ := strconv.Atoi(fields[2])
-	return group
 }
