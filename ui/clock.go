@@ -17,16 +17,20 @@ const (
 	// clockAtMost bounds the wait between two ticks.
 	clockAtMost = time.Minute
 	// clockElsewhere is the tick under a screen that does not say when it
-	// changes: every second, as an age there may show seconds.
-	clockElsewhere = time.Second
+	// changes: an age there may show seconds, drawn as on the list.
+	clockElsewhere = clockNearGrain
 	// clockGrain: a change further away than this is drawn at the next
 	// multiple of it on the clock, up to that much late, so that the rows
 	// whose ages count minutes, each turning at its own second, are drawn
-	// again together. A nearer change is drawn at the clock's next whole
-	// second, so that ages counting seconds, each turning at its own
-	// fraction of one (and a lost context's badge), cost one frame a
-	// second, not one each.
+	// again together.
 	clockGrain = 5 * time.Second
+	// clockNearGrain: a nearer change is drawn at the clock's next even
+	// second, so that ages counting seconds, each turning at its own
+	// fraction of one (and a lost context's badge), cost one frame every
+	// two seconds, not one each: they step by two, as k9s redraws every
+	// 2 s. Each frame keeps Bubble Tea's ticker awake for half a second
+	// after it, so this halves an idle screen's frames and ticks.
+	clockNearGrain = 2 * time.Second
 )
 
 // nextFrameChange is when time alone next changes the frame.
@@ -58,7 +62,7 @@ func (a *App) nextFrameChange(now time.Time) time.Time {
 func (a *App) armClock() tea.Cmd {
 	now := a.now()
 	next := a.nextFrameChange(now)
-	grain := time.Second
+	grain := clockNearGrain
 	if next.Sub(now) > clockGrain {
 		grain = clockGrain
 	}

@@ -13,7 +13,7 @@ import (
 
 // At rest over units hours old, the workbench is woken once a minute at
 // most, not every second; what shows time sets the clock sooner: units a
-// few seconds old (together, once a second), a toast's end, a screen that
+// few seconds old (together, every two seconds), a toast's end, a screen that
 // does not say when it changes; and a tick that is not the one awaited
 // starts no second chain.
 func TestTheClockWakesTheWorkbenchWhenTimeChangesTheScreen(t *testing.T) {
@@ -45,24 +45,24 @@ func TestTheClockWakesTheWorkbenchWhenTimeChangesTheScreen(t *testing.T) {
 	}
 
 	// Rows whose ages count seconds, each turning at its own fraction of
-	// one, are drawn together at the clock's whole seconds.
+	// one, are drawn together at the clock's even seconds.
 	now = now.Add(100 * time.Millisecond)
 	young, younger := *old, *old
 	young.Key.Name, young.RunSince = "checkout", now.Add(-5*time.Second-200*time.Millisecond)
 	younger.Key.Name, younger.RunSince = "payments", now.Add(-7*time.Second-600*time.Millisecond)
 	_, cmd := a.Update(BatchMsg(store.Batch{Units: []*model.Unit{old, &young, &younger}, Status: status,
 		Changed: map[model.Key]bool{young.Key: true, younger.Key: true}}))
-	if cmd == nil || due() != 900*time.Millisecond {
-		t.Fatalf("units 5.2 and 7.6 s old set the next tick in %v (a command: %v), want 900ms: the clock's next second, when both ages have turned", due(), cmd != nil)
+	if cmd == nil || due() != 1900*time.Millisecond {
+		t.Fatalf("units 5.2 and 7.6 s old set the next tick in %v (a command: %v), want 1.9s: the clock's next even second, when both ages have turned", due(), cmd != nil)
 	}
 
 	// The tick awaited sets the next; an earlier chain's tick does not.
-	now = now.Add(900 * time.Millisecond)
+	now = now.Add(1900 * time.Millisecond)
 	if _, cmd := a.Update(tickMsg(now.Add(-time.Hour))); cmd != nil || due() != 0 {
 		t.Fatalf("a tick not awaited set the clock: due in %v", due())
 	}
-	if _, cmd := a.Update(tickMsg(a.tickDue)); cmd == nil || due() != time.Second {
-		t.Fatalf("the awaited tick set the next in %v (a command: %v), want 1s", due(), cmd != nil)
+	if _, cmd := a.Update(tickMsg(a.tickDue)); cmd == nil || due() != 2*time.Second {
+		t.Fatalf("the awaited tick set the next in %v (a command: %v), want 2s", due(), cmd != nil)
 	}
 
 	// Under the help screen, which does not say when it changes: every
