@@ -203,7 +203,12 @@ func runChild(o childOpts) error {
 	go l.run(stop)
 	l.send(tea.WindowSizeMsg{Width: screenW, Height: screenH}, kindOther)
 	l.exec(app.Init())
-	go f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) { l.send(ui.BatchMsg(b), kindBatch) })
+	rest := cli.RestGCWhenUnchanged(cli.GCRestAfter) // as the binary's collector rests
+	defer rest.Stop()
+	go f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) {
+		rest.Changed(b.Units != nil)
+		l.send(ui.BatchMsg(b), kindBatch)
+	})
 
 	var at time.Time
 	select {

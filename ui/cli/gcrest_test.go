@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// gcSettings reads GOGC (-1 when off) and the memory limit.
+func gcSettings() (percent int, limit int64) {
+	s := readMetrics(gogcPercent, "/gc/gomemlimit:bytes")
+	return int(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
+}
+
+// heldMemory is what the memory limit counts.
+func heldMemory() int64 {
+	s := readMetrics(totalMemory, releasedHeap)
+	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 10s: %s", what)
+		}
+	}
+}
+
+// collections counts the collections the runtime started on its own.
+func collections() uint64 {
+	return readMetrics("/gc/cycles/automatic:gc-cycles")[0].Value.Uint64()
+}
+
+var kept [][]byte // what the test keeps live; package-level so the compiler keeps it
+
+// Left unchanged, the model's collector rests (GOGC off, a memory limit
+// where GOGC=50 would have collected), yet garbage is collected as before:
+// allocating many times the limit never holds much more than it, and a
+// grown live heap moves the limit after the next collection. A batch with
+// units ends the rest, one with the contexts' status alone does not, and
+// the rest comes back when the model is unchanged again.
+func TestTheCollectorRestsWhileTheModelIsUnchanged(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	before := debug.SetGCPercent(50)
+	beforeLimit := debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() { debug.SetGCPercent(before); debug.SetMemoryLimit(beforeLimit); kept = nil })
+
+	runtime.GC() // nothing left of an earlier run's live heap
+	r := RestGCWhenUnchanged(50 * time.Millisecond)
+	defer r.Stop()
+	resting := func() bool { p, _ := gcSettings(); return p < 0 }
+	waitFor(t, "the collector rests", resting)
+	_, limit := gcSettings()
+	live := int64(readMetrics(liveHeap)[0].Value.Uint64())
+	if limit < live*3/2 || limit > heldMemory()+live {
+		t.Fatalf("resting with a memory limit of %d bytes, holding %d, %d of them live: want at least GOGC=50's goal, live*1.5", limit, heldMemory(), live)
+	}
+
+	// Garbage, 20 times the limit in 64 KB pieces: collected on the way.
+	cycles, over, overLimit := collections(), int64(0), limit
+	for range 20 * limit / (64 << 10) {
+		sink = make([]byte, 64<<10)
+		if _, l := gcSettings(); heldMemory()-l > over {
+			over, overLimit = heldMemory()-l, l
+		}
+	}
+	if collections() == cycles {
+		t.Fatalf("20 times the limit of garbage started no collection")
+	}
+	if over > overLimit+8<<20 { // a soft limit; without one, 20 times it
+		t.Fatalf("while resting the process held %d bytes over its limit of %d", over, overLimit)
+	}
+
+	// A live heap grown by 64 MB moves the limit after the next collection
+	// to at least one and a half times that.
+	for range 64 {
+		kept = append(kept, make([]byte, 1<<20))
+	}
+	waitFor(t, "the limit follows the grown live heap", func() bool {
+		sink = make([]byte, 64<<10) // the collection the cleanup follows
+		_, l := gcSettings()
+		return l > 96<<20
+	})
+
+	r.Changed(false)
+	if !resting() {
+		t.Fatal("a batch of the contexts' status alone ended the rest")
+	}
+	r.Changed(true)
+	if p, l := gcSettings(); p != 50 || l != math.MaxInt64 {
+		t.Fatalf("after a batch with units GOGC=%d, limit %d; want 50 and none", p, l)
+	}
+	waitFor(t, "the rest comes back once the model is unchanged again", resting)
+	r.Stop()
+	if p, l := gcSettings(); p != 50 || l != math.MaxInt64 {
+		t.Fatalf("after Stop GOGC=%d, limit %d; want 50 and none", p, l)
+	}
+}
+
+var sink []byte
+
+func TestTheCollectorDoesNotRestWhenTheUserSetIt(t *testing.T) {
+	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv("GOGC", "")
+			t.Setenv("GOMEMLIMIT", "")
+			t.Setenv(env, "200")
+			r := RestGCWhenUnchanged(time.Millisecond)
+			if r != nil {
+				r.Stop()
+				t.Fatalf("with %s set the collector rests", env)
+			}
+			r.Changed(true) // a nil rest is a no-op
+			r.Stop()
+		})
+	}
+}
