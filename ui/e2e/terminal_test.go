@@ -234,9 +234,11 @@ func (term *terminal) waitUntil(timeout time.Duration, what string, cond func(sc
 func (term *terminal) poll(timeout time.Duration, cond func(screen string) bool) (screen, late string) {
 	deadline := time.Now().Add(timeout)
 	target, parsing := -1, time.Time{} // written by the deadline; the end of the grace
+	var passing passingLines
 	for {
 		parsed, _ := term.progress()
 		s := term.screen() // holds at least the parsed bytes
+		passing.saw(s)
 		if cond(s) {
 			if target >= 0 {
 				term.t.Logf("the screen showed it %v after the deadline, once the emulator had parsed what the program wrote by then", time.Since(deadline).Round(time.Millisecond))
@@ -251,6 +253,7 @@ func (term *terminal) poll(timeout time.Duration, cond func(screen string) bool)
 			if parsed >= target || now.After(parsing) {
 				unread, _ := term.unread()
 				late = fmt.Sprintf(" (the emulator parsed %d of the %d bytes the program had written by then; %d typed bytes unread by the program)", parsed, target, unread)
+				late += passing.gone(s)
 				if parsed >= target {
 					// The program is what is late: what it waits for.
 					late += "; its goroutines:\n" + term.goroutines() + "\nthe screen"
@@ -326,4 +329,42 @@ func (term *terminal) quitWritingNoneRaw(raws ...string) []byte {
 		}
 	}
 	return out
+}
+
+// passingLines keeps the lines a wait saw, so that a failed wait can name
+// what came and went before its end: a toast that said why a key did
+// nothing is gone from the last screen.
+type passingLines struct {
+	order []string
+	seen  map[string]bool
+}
+
+func (p *passingLines) saw(screen string) {
+	if p.seen == nil {
+		p.seen = map[string]bool{}
+	}
+	for _, l := range strings.Split(screen, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !p.seen[l] && len(p.order) < 200 {
+			p.seen[l] = true
+			p.order = append(p.order, l)
+		}
+	}
+}
+
+// gone lists the lines seen during the wait that the last screen lacks.
+func (p *passingLines) gone(last string) string {
+	now := map[string]bool{}
+	for _, l := range strings.Split(last, "\n") {
+		now[strings.TrimSpace(l)] = true
+	}
+	var gone []string
+	for _, l := range p.order {
+		if !now[l] {
+			gone = append(gone, "  "+l)
+		}
+	}
+	if len(gone) == 0 {
+		return ""
+	}
+	return "; lines shown during the wait and gone by its end:\n" + strings.Join(gone, "\n")
 }
