@@ -205,10 +205,7 @@ func runChild(o childOpts) error {
 	l.exec(app.Init())
 	rest := cli.RestGCWhenUnchanged(cli.GCRestAfter) // as the binary's collector rests
 	defer rest.Stop()
-	go f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) {
-		rest.Changed(b.Units != nil)
-		l.send(ui.BatchMsg(b), kindBatch)
-	})
+	go f.Store.Pump(ctx, pumpInterval, clockTick, rest.Watching(func(b store.Batch) { l.send(ui.BatchMsg(b), kindBatch) }))
 
 	var at time.Time
 	select {

@@ -8,6 +8,8 @@ import (
 	"runtime/metrics"
 	"sync"
 	"time"
+
+	"github.com/driftdeck/driftdeck/backend/store"
 )
 
 // GCRestAfter is how long the model stays unchanged before the collector
@@ -44,10 +46,18 @@ func RestGCWhenUnchanged(after time.Duration) *GCRest {
 	return r
 }
 
-// Changed says a batch came: one with units ends the rest and starts its
+// Watching passes each batch on to send, and tells the rest of it first.
+func (r *GCRest) Watching(send func(store.Batch)) func(store.Batch) {
+	return func(b store.Batch) {
+		r.changed(b.Units != nil)
+		send(b)
+	}
+}
+
+// changed says a batch came: one with units ends the rest and starts its
 // clock again; one with the contexts' status alone leaves the model as it
 // was.
-func (r *GCRest) Changed(units bool) {
+func (r *GCRest) changed(units bool) {
 	if r == nil || !units {
 		return
 	}

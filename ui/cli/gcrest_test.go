@@ -6,6 +6,9 @@ import (
 	"runtime/debug"
 	"testing"
 	"time"
+
+	"github.com/driftdeck/driftdeck/backend/model"
+	"github.com/driftdeck/driftdeck/backend/store"
 )
 
 // gcSettings reads GOGC (-1 when off) and the memory limit.
@@ -86,11 +89,16 @@ func TestTheCollectorRestsWhileTheModelIsUnchanged(t *testing.T) {
 		return l > 96<<20
 	})
 
-	r.Changed(false)
+	var passed int
+	send := r.Watching(func(store.Batch) { passed++ })
+	send(store.Batch{Status: []store.ContextStatus{{Context: "prod"}}})
 	if !resting() {
 		t.Fatal("a batch of the contexts' status alone ended the rest")
 	}
-	r.Changed(true)
+	send(store.Batch{Units: []*model.Unit{{Key: model.Key{Engine: model.EngineArgoCD, Namespace: "argocd", Name: "billing"}}}})
+	if passed != 2 {
+		t.Fatalf("%d of the 2 batches were passed on", passed)
+	}
 	if p, l := gcSettings(); p != 50 || l != math.MaxInt64 {
 		t.Fatalf("after a batch with units GOGC=%d, limit %d; want 50 and none", p, l)
 	}
@@ -114,7 +122,7 @@ func TestTheCollectorDoesNotRestWhenTheUserSetIt(t *testing.T) {
 				r.Stop()
 				t.Fatalf("with %s set the collector rests", env)
 			}
-			r.Changed(true) // a nil rest is a no-op
+			r.changed(true) // a nil rest is a no-op
 			r.Stop()
 		})
 	}

@@ -70,17 +70,14 @@ func runTUI(ctx context.Context, g *globals) error {
 		Backend: svc, Keys: keys, Theme: cfg.Theme, Demo: g.demo, ReadOnly: g.readOnly, DryRun: g.dryRun,
 		Initial: initial, Context: ctx, Logs: newLogService(g, f.Cluster, f.ArgoAPI, svc.trees.Destinations), Origin: g.origin(),
 	})
+	rest := RestGCWhenUnchanged(GCRestAfter)
+	defer rest.Stop()
 	// 30 frames a second: the renderer re-reads the whole frame at every
 	// tick, changed or not, and at the default 60 that alone is 2% of a core
 	// while idle. Key handling is not delayed; only its drawing, by 33 ms at most.
-	rest := RestGCWhenUnchanged(GCRestAfter)
-	defer rest.Stop()
 	return runGuarded(ctx, app, []func(*tea.Program){
 		func(p *tea.Program) {
-			f.Store.Pump(ctx, pumpInterval, clockTick, func(b store.Batch) {
-				rest.Changed(b.Units != nil)
-				p.Send(ui.BatchMsg(b))
-			})
+			f.Store.Pump(ctx, pumpInterval, clockTick, rest.Watching(func(b store.Batch) { p.Send(ui.BatchMsg(b)) }))
 		},
 	}, tea.WithFPS(30))
 }
