@@ -53,13 +53,17 @@ func (a *App) availCmd(u *model.Unit, from screen, then func() tea.Cmd) tea.Cmd 
 }
 
 func (a *App) onAvail(m availMsg) tea.Cmd {
-	if a.unit(m.key) != nil {
+	if a.unit(m.key) != nil && !unsure(m.avail) {
 		a.avail[m.key] = m.avail
 	}
 	cmds := []tea.Cmd{a.broadcast(m)}
 	if p := a.pending; p != nil && m.id == p.id {
 		a.pending = nil
 		if a.top() != m.from {
+			return cmds[0]
+		}
+		if why := unsureWhy(m.avail); why != "" {
+			a.toastError(m.key.Ref() + ": " + why + " (the key asks again)")
 			return cmds[0]
 		}
 		before := a.top()
@@ -107,4 +111,22 @@ func (a *App) prefetch(u *model.Unit) tea.Cmd {
 		return nil
 	}
 	return a.availCmd(u, nil, nil)
+}
+
+// unsure says a check could not be made: its answer is not kept (a key
+// waiting on it says why), so a blip at start does not leave the row's
+// actions refused for the session.
+func unsure(avail []model.Availability) bool { return unsureWhy(avail) != "" }
+
+// unsureWhy is what kept a check from being made; "" when it was made.
+func unsureWhy(avail []model.Availability) string {
+	for _, av := range avail {
+		if av.Unsure && av.WhyNot != "" {
+			return av.WhyNot
+		}
+		if av.Unsure {
+			return "the check could not be made"
+		}
+	}
+	return ""
 }

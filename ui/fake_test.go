@@ -38,6 +38,8 @@ type fakeBackend struct {
 	// ask for it in a change request then.
 	whyNot  map[actions.Kind]string
 	askable bool
+	// unsure, when set, is every check's failure: nothing is known.
+	unsure string
 	// planRefusal, when set, is every plan's answer: the backend refuses.
 	planRefusal error
 	// preview, when set, plays a preview; else previews fail.
@@ -80,6 +82,15 @@ func (f *fakeBackend) Available(ctx context.Context, u *model.Unit) []model.Avai
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.available++
+	if f.unsure != "" {
+		var out []model.Availability
+		for _, s := range specs() {
+			if s.Knows(u.Key.Engine) {
+				out = append(out, model.Availability{Kind: s.Kind, WhyNot: f.unsure, Unsure: true})
+			}
+		}
+		return out
+	}
 	if answersLikeTheBackend(u.Key.Engine) {
 		out := fluxAvailability(ctx, u)
 		for i, a := range out {

@@ -134,6 +134,34 @@ func TestAfterAWriteTheNextKeyAsksWhatIsPossibleAgain(t *testing.T) {
 	}
 }
 
+// A check that could not be made (the cluster did not answer) is not kept:
+// the footer still offers the row's keys, the key waiting on it says why,
+// and the same key asks again, so a blip at start does not leave the row's
+// actions refused for the session.
+func TestACheckThatFailedIsAskedAgain(t *testing.T) {
+	a, be := newTestApp(t, 160, 30)
+	be.unsure = "cannot check permission: asking the cluster for permission (SelfSubjectAccessReview): connection reset by peer"
+	selectUnit(t, a, "checkout")
+	press(a, "k", "j") // moving there asks what it can do
+	lines := strings.Split(plain(a), "\n")
+	if footer := lines[len(lines)-1]; !strings.Contains(footer, "p pause") {
+		t.Fatalf("after a failed check the footer no longer offers the row's keys: %q", footer)
+	}
+	press(a, "p")
+	if !topIs[*listScreen](a) || !strings.Contains(plain(a), "connection reset by peer (the key asks again)") {
+		t.Fatalf("p after a failed check must say why nothing opened:\n%s", plain(a))
+	}
+	asked := be.available
+	be.unsure = ""
+	press(a, "p")
+	if be.available == asked {
+		t.Fatal("the key after a failed check used its answer again")
+	}
+	if _, ok := a.top().(*dialog); !ok {
+		t.Fatalf("p once the cluster answers must open the pause dialog:\n%s", plain(a))
+	}
+}
+
 func TestRefreshRunsWithoutAFormAndSaysItIsDone(t *testing.T) {
 	a, be := newTestApp(t, 100, 30)
 	selectUnit(t, a, "billing")

@@ -14,4 +14,8 @@ type Availability struct {
 	// Requestable: only the user's rights keep it from being done, and they
 	// may ask for it in a change request that another person approves.
 	Requestable bool
+	// Unsure: the check could not be made (the cluster or Argo CD did not
+	// answer, the context is not connected): WhyNot says so, and it is no
+	// answer to keep; the next key asks again.
+	Unsure bool
 }
