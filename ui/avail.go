@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"cmp"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
@@ -53,7 +55,8 @@ func (a *App) availCmd(u *model.Unit, from screen, then func() tea.Cmd) tea.Cmd 
 }
 
 func (a *App) onAvail(m availMsg) tea.Cmd {
-	if a.unit(m.key) != nil && !unsure(m.avail) {
+	unsure := unsureWhy(m.avail) // no answer to keep: the next key asks again
+	if a.unit(m.key) != nil && unsure == "" {
 		a.avail[m.key] = m.avail
 	}
 	cmds := []tea.Cmd{a.broadcast(m)}
@@ -62,8 +65,8 @@ func (a *App) onAvail(m availMsg) tea.Cmd {
 		if a.top() != m.from {
 			return cmds[0]
 		}
-		if why := unsureWhy(m.avail); why != "" {
-			a.toastError(m.key.Ref() + ": " + why + " (the key asks again)")
+		if unsure != "" {
+			a.toastError(m.key.Ref() + ": " + unsure + " (the key asks again)")
 			return cmds[0]
 		}
 		before := a.top()
@@ -113,19 +116,13 @@ func (a *App) prefetch(u *model.Unit) tea.Cmd {
 	return a.availCmd(u, nil, nil)
 }
 
-// unsure says a check could not be made: its answer is not kept (a key
-// waiting on it says why), so a blip at start does not leave the row's
-// actions refused for the session.
-func unsure(avail []model.Availability) bool { return unsureWhy(avail) != "" }
-
-// unsureWhy is what kept a check from being made; "" when it was made.
+// unsureWhy is what kept a check from being made; "" when it was made. Such
+// an answer is not kept (a key waiting on it says why), so a blip at start
+// does not leave the row's actions refused for the session.
 func unsureWhy(avail []model.Availability) string {
 	for _, av := range avail {
-		if av.Unsure && av.WhyNot != "" {
-			return av.WhyNot
-		}
 		if av.Unsure {
-			return "the check could not be made"
+			return cmp.Or(av.WhyNot, "the check could not be made")
 		}
 	}
 	return ""
