@@ -82,6 +82,9 @@ type childResult struct {
 	// IdleBatches: the model batches among IdleFrames (a stuck rule's
 	// text turning, a reconnect), the others the clock's.
 	IdleBatches int
+	// IdleCollections: the collector's cycles in the idle window (the
+	// runtime forces one two minutes after the last unless it rests).
+	IdleCollections uint64
 
 	KeyHandle, KeyCPU, KeyLatency, Batch, BatchCPU stats
 	// ByLabel are the keys' Update + View and CPU times per kind of key.
@@ -203,7 +206,7 @@ func runChild(o childOpts) error {
 	go l.run(stop)
 	l.send(tea.WindowSizeMsg{Width: screenW, Height: screenH}, kindOther)
 	l.exec(app.Init())
-	rest := cli.RestGCWhenUnchanged(cli.GCRestAfter) // as the binary's collector rests
+	rest := cli.RestGCWhileTheModelHolds(cli.GCRestAfter) // as the binary's collector rests
 	defer rest.Stop()
 	go f.Store.Pump(ctx, pumpInterval, clockTick, rest.Watching(func(b store.Batch) { l.send(ui.BatchMsg(b), kindBatch) }))
 
@@ -261,12 +264,13 @@ func runChild(o childOpts) error {
 	if err != nil {
 		return err
 	}
+	cycles := gcCycles()
 	if res.IdleCPU, err = idleCPU("self", o.idle); err != nil {
 		return err
 	}
 	stopIdleProfile()
 	idle := l.take()
-	res.IdleFor, res.IdleFrames, res.IdleBatches = o.idle, idle.frames, len(idle.batch)
+	res.IdleFor, res.IdleFrames, res.IdleBatches, res.IdleCollections = o.idle, idle.frames, len(idle.batch), gcCycles()-cycles
 
 	// Keystrokes while the parent streams status changes in.
 	parent := bufio.NewScanner(os.Stdin)

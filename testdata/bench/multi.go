@@ -309,7 +309,7 @@ func (r *multiReport) rows() []row {
 		row{"[in-process] per context: goroutines, (at the full screen - before) / contexts",
 			fmt.Sprintf("%.1f", float64(c.Goroutines-c.GoroutinesBefore)/float64(n+1)), "", "", ""},
 		row{"[in-process] open sockets (connections) / per reachable context", fmt.Sprintf("%d / %.1f", c.Sockets, float64(c.Sockets)/float64(reachable)), "", "", ""},
-		row{fmt.Sprintf("[in-process] CPU while idle (%v, %d contexts watched, %d frames, %d of them batches)", c.IdleFor, n+1, c.IdleFrames, c.IdleBatches), fmt.Sprintf("%.2f", c.IdleCPU), "% of a core", "", "< 0.5"},
+		row{fmt.Sprintf("[in-process] CPU while idle (%v, %d contexts watched, %d frames, %d of them batches, %d collections)", c.IdleFor, n+1, c.IdleFrames, c.IdleBatches, c.IdleCollections), fmt.Sprintf("%.2f", c.IdleCPU), "% of a core", "", "< 0.5"},
 	)
 	rows = append(rows, r.keystrokeRows()...)
 	switch b := r.Binary; {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"time"
@@ -103,6 +104,13 @@ func idleCPU(pid string, d time.Duration) (float64, error) {
 		return 0, err
 	}
 	return float64(after-before) / float64(time.Since(start)) * 100, nil
+}
+
+// gcCycles is how many collections this process has run.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // idleTicks is how many /proc clock ticks a share of a core over d was

@@ -136,7 +136,7 @@ func (r *report) rows() []row {
 		row{"[in-process] RSS after GC: private (heap, stacks) / the binary's mapped pages", mb(c.RSSAfterGC.Anon) + " / " + mb(c.RSSAfterGC.File), "MB", "", ""},
 		row{"[in-process] Go heap in use after GC (HeapInuse)", mb(c.HeapInuseGC), "MB", "", ""},
 		row{"[in-process] bytes kept per unit (HeapInuse after GC / units)", fmt.Sprintf("%.0f", float64(c.HeapInuseGC)/float64(max(units, 1))), "B/unit", "", ""},
-		row{fmt.Sprintf("[in-process] CPU while idle (%v, fleet watched, %d frames, %d of them batches)", c.IdleFor, c.IdleFrames, c.IdleBatches), fmt.Sprintf("%.2f", c.IdleCPU), "% of a core", "", "< 1"},
+		row{fmt.Sprintf("[in-process] CPU while idle (%v, fleet watched, %d frames, %d of them batches, %d collections)", c.IdleFor, c.IdleFrames, c.IdleBatches, c.IdleCollections), fmt.Sprintf("%.2f", c.IdleCPU), "% of a core", "", "< 1"},
 	)
 	rows = append(rows, r.keystrokeRows()...)
 	if t := c.Tree; t.Handle.N > 0 {
