@@ -12,19 +12,22 @@ import (
 	"github.com/driftdeck/driftdeck/backend/store"
 )
 
-// GCRestAfter is how long the model stays unchanged before the collector
-// rests.
+// GCRestAfter is how long the model goes without growing before the
+// collector rests.
 const GCRestAfter = 30 * time.Second
 
-// GCRest spares an unchanging model the runtime's forced collections. Go
-// collects every two minutes whatever the heap did; with twenty clusters
-// (200 MB of units) each such collection marks the whole model, about 230
-// ms of a core, a third of the workbench's idle CPU. When no batch has
-// carried units for a while, the collector rests: GOGC off and a memory
-// limit where GOGC would have collected (what is not heap objects, plus the
-// live heap grown by GOGC's share), set again after every collection, so
-// that garbage is still collected at the same size. The next batch with
-// units puts GOGC back. A GOGC or GOMEMLIMIT the user set wins: no rest.
+// GCRest spares a model that does not grow the runtime's forced
+// collections. Go collects every two minutes whatever the heap did; with
+// twenty clusters (200 MB of units) each such collection marks the whole
+// model, about 230 ms of a core, a third of the workbench's idle CPU. When
+// the model has not grown for a while, the collector rests: GOGC off and a
+// memory limit where GOGC would have collected (what is not heap objects,
+// plus the live heap grown by GOGC's share), set again after every
+// collection, so that garbage is still collected at the same size. A batch
+// that grows the model puts GOGC back; one that replaces units (a status
+// changed, a stuck rule's threshold crossed) leaves the rest as it is, its
+// garbage collected at the limit. A GOGC or GOMEMLIMIT the user set wins:
+// no rest.
 type GCRest struct {
 	after   time.Duration
 	mu      sync.Mutex
@@ -32,12 +35,13 @@ type GCRest struct {
 	resting bool
 	stopped bool
 	rests   int // which rest a collection's callback belongs to
-	percent int // GOGC while the model changes
+	percent int // GOGC while the model grows
+	units   int // the model's size in the last batch that carried it
 }
 
-// RestGCWhenUnchanged starts the rest's clock. It returns nil, which never
-// rests, when the user set GOGC or GOMEMLIMIT.
-func RestGCWhenUnchanged(after time.Duration) *GCRest {
+// RestGCWhileTheModelHolds starts the rest's clock. It returns nil, which
+// never rests, when the user set GOGC or GOMEMLIMIT.
+func RestGCWhileTheModelHolds(after time.Duration) *GCRest {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return nil
 	}
@@ -49,20 +53,26 @@ func RestGCWhenUnchanged(after time.Duration) *GCRest {
 // Watching passes each batch on to send, and tells the rest of it first.
 func (r *GCRest) Watching(send func(store.Batch)) func(store.Batch) {
 	return func(b store.Batch) {
-		r.changed(b.Units != nil)
+		r.saw(b)
 		send(b)
 	}
 }
 
-// changed says a batch came: one with units ends the rest and starts its
-// clock again; one with the contexts' status alone leaves the model as it
-// was.
-func (r *GCRest) changed(units bool) {
-	if r == nil || !units {
+// saw tells the rest of a batch: one with more units than the model had
+// (the start, a context connected, objects created) ends the rest and starts
+// its clock again. At twenty clusters the stuck rules' batches came every
+// few seconds, and a rest that every batch with units ended never began.
+func (r *GCRest) saw(b store.Batch) {
+	if r == nil || b.Units == nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	grew := len(b.Units) > r.units
+	r.units = len(b.Units)
+	if !grew {
+		return
+	}
 	r.wake()
 	if !r.stopped {
 		r.timer.Reset(r.after)

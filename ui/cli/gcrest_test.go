@@ -39,13 +39,14 @@ func collections() uint64 {
 
 var kept [][]byte // what the test keeps live; package-level so the compiler keeps it
 
-// Left unchanged, the model's collector rests (GOGC off, a memory limit
-// where GOGC=50 would have collected), yet garbage is collected as before:
-// allocating many times the limit never holds much more than it, and a
-// grown live heap moves the limit after the next collection. A batch with
-// units ends the rest, one with the contexts' status alone does not, and
-// the rest comes back when the model is unchanged again.
-func TestTheCollectorRestsWhileTheModelIsUnchanged(t *testing.T) {
+// While the model does not grow, its collector rests (GOGC off, a memory
+// limit where GOGC=50 would have collected), yet garbage is collected as
+// before: allocating many times the limit never holds much more than it,
+// and a grown live heap moves the limit after the next collection. A batch
+// that grows the model ends the rest; one that replaces its units, or
+// carries the contexts' status alone, does not; the rest comes back when
+// the model holds its size again.
+func TestTheCollectorRestsWhileTheModelDoesNotGrow(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	before := debug.SetGCPercent(50)
@@ -53,7 +54,7 @@ func TestTheCollectorRestsWhileTheModelIsUnchanged(t *testing.T) {
 	t.Cleanup(func() { debug.SetGCPercent(before); debug.SetMemoryLimit(beforeLimit); kept = nil })
 
 	runtime.GC() // nothing left of an earlier run's live heap
-	r := RestGCWhenUnchanged(50 * time.Millisecond)
+	r := RestGCWhileTheModelHolds(50 * time.Millisecond)
 	defer r.Stop()
 	resting := func() bool { p, _ := gcSettings(); return p < 0 }
 	waitFor(t, "the collector rests", resting)
@@ -91,18 +92,24 @@ func TestTheCollectorRestsWhileTheModelIsUnchanged(t *testing.T) {
 
 	var passed int
 	send := r.Watching(func(store.Batch) { passed++ })
+	billing := &model.Unit{Key: model.Key{Engine: model.EngineArgoCD, Namespace: "argocd", Name: "billing"}}
 	send(store.Batch{Status: []store.ContextStatus{{Context: "prod"}}})
 	if !resting() {
 		t.Fatal("a batch of the contexts' status alone ended the rest")
 	}
-	send(store.Batch{Units: []*model.Unit{{Key: model.Key{Engine: model.EngineArgoCD, Namespace: "argocd", Name: "billing"}}}})
-	if passed != 2 {
-		t.Fatalf("%d of the 2 batches were passed on", passed)
-	}
+	send(store.Batch{Units: []*model.Unit{billing}})
 	if p, l := gcSettings(); p != 50 || l != math.MaxInt64 {
-		t.Fatalf("after a batch with units GOGC=%d, limit %d; want 50 and none", p, l)
+		t.Fatalf("after a batch that grew the model GOGC=%d, limit %d; want 50 and none", p, l)
 	}
-	waitFor(t, "the rest comes back once the model is unchanged again", resting)
+	waitFor(t, "the rest comes back once the model holds its size again", resting)
+	changed := *billing
+	send(store.Batch{Units: []*model.Unit{&changed}, Changed: map[model.Key]bool{billing.Key: true}})
+	if !resting() {
+		t.Fatal("a batch that replaced the model's one unit ended the rest")
+	}
+	if passed != 3 {
+		t.Fatalf("%d of the 3 batches were passed on", passed)
+	}
 	r.Stop()
 	if p, l := gcSettings(); p != 50 || l != math.MaxInt64 {
 		t.Fatalf("after Stop GOGC=%d, limit %d; want 50 and none", p, l)
@@ -117,12 +124,12 @@ func TestTheCollectorDoesNotRestWhenTheUserSetIt(t *testing.T) {
 			t.Setenv("GOGC", "")
 			t.Setenv("GOMEMLIMIT", "")
 			t.Setenv(env, "200")
-			r := RestGCWhenUnchanged(time.Millisecond)
+			r := RestGCWhileTheModelHolds(time.Millisecond)
 			if r != nil {
 				r.Stop()
 				t.Fatalf("with %s set the collector rests", env)
 			}
-			r.changed(true) // a nil rest is a no-op
+			r.saw(store.Batch{Units: []*model.Unit{{}}}) // a nil rest is a no-op
 			r.Stop()
 		})
 	}

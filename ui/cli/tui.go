@@ -70,7 +70,7 @@ func runTUI(ctx context.Context, g *globals) error {
 		Backend: svc, Keys: keys, Theme: cfg.Theme, Demo: g.demo, ReadOnly: g.readOnly, DryRun: g.dryRun,
 		Initial: initial, Context: ctx, Logs: newLogService(g, f.Cluster, f.ArgoAPI, svc.trees.Destinations), Origin: g.origin(),
 	})
-	rest := RestGCWhenUnchanged(GCRestAfter)
+	rest := RestGCWhileTheModelHolds(GCRestAfter)
 	defer rest.Stop()
 	// 30 frames a second: the renderer re-reads the whole frame at every
 	// tick, changed or not, and at the default 60 that alone is 2% of a core
