@@ -93,6 +93,23 @@ func readLines(t *testing.T, path string) (whole []Entry, torn []string) {
 	return whole, torn
 }
 
+// waitForAppends waits until the file at path grows.
+func waitForAppends(t *testing.T, path string) {
+	t.Helper()
+	size := func() int64 {
+		if st, err := os.Stat(path); err == nil {
+			return st.Size()
+		}
+		return 0
+	}
+	before := size()
+	for deadline := time.Now().Add(60 * time.Second); size() == before; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the writers appended nothing within 60 s")
+		}
+	}
+}
+
 // Writers killed at random moments (SIGKILL, no deferred code runs) leave
 // whole lines, each one entry. Linux may cut a write short when the kill
 // lands while it copies a line across a page boundary: such a cut-off line
@@ -113,7 +130,10 @@ func TestAppendKilledMidStreamLeavesNoTornLine(t *testing.T) {
 		if err := b.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(20+r*7) * time.Millisecond)
+		// The kill lands mid-stream: once the writers append, however long a
+		// busy machine took to start them.
+		waitForAppends(t, path)
+		time.Sleep(time.Duration(r*7%40) * time.Millisecond)
 		_ = a.Process.Kill()
 		_ = b.Process.Kill()
 		_ = a.Wait()
