@@ -142,6 +142,25 @@ func BenchmarkLargestBatchUpdateView(b *testing.B) {
 	benchBatches(b, a, units)
 }
 
+// BenchmarkDialogKeyUpdateView is a letter typed into the pause dialog's
+// reason and taken back, the plan shown above it, at 160x50: what each key
+// of a reason costs.
+func BenchmarkDialogKeyUpdateView(b *testing.B) {
+	a := New(Options{Backend: &fakeBackend{}, Theme: "dark", Initial: store.Batch{Units: fixtureUnits()}, Now: func() time.Time { return fixedNow }})
+	a.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	for i, u := range a.list().m.Shown() {
+		if u.Key.Name == "checkout" {
+			a.list().m.MoveTo(i)
+		}
+	}
+	press(a, "p")
+	typeText(a, "INC-5150: hotfix")
+	if d, ok := a.top().(*dialog); !ok || d.plan == nil {
+		b.Fatalf("no pause dialog with its plan:\n%s", plain(a))
+	}
+	benchKeys(b, a, []string{"x", "backspace"})
+}
+
 // BenchmarkIdleTickUpdateView is one clock tick handled and drawn while
 // nothing changes: what the loop does every second while idle.
 func BenchmarkIdleTickUpdateView(b *testing.B) {
