@@ -142,6 +142,30 @@ func BenchmarkLargestBatchUpdateView(b *testing.B) {
 	benchBatches(b, a, units)
 }
 
+// BenchmarkLargestSortUpdateView cycles the flat list's sort (age, name,
+// state) at 70,500 units.
+func BenchmarkLargestSortUpdateView(b *testing.B) {
+	a, _ := largestApp(b)
+	benchKeys(b, a, []string{"o", "o", "o"})
+}
+
+// BenchmarkLargestSortBetweenBatchesUpdateView is a batch of 10 changed
+// units, then a sort key, at 70,500 units: a sort key typed while the estate
+// changes (BenchmarkLargestBatchUpdateView is the batch's share).
+func BenchmarkLargestSortBetweenBatchesUpdateView(b *testing.B) {
+	a, units := largestApp(b)
+	next := append([]*model.Unit(nil), units...)
+	var changes fleetunits.Changes
+	sortKey := keyMsg("o")
+	b.ReportAllocs()
+	for b.Loop() {
+		changed := changes.Apply(next, 10)
+		a.Update(BatchMsg(store.Batch{Units: append([]*model.Unit(nil), next...), Changed: changed}))
+		a.Update(sortKey)
+		_ = a.View()
+	}
+}
+
 // BenchmarkDialogKeyUpdateView is a letter typed into the pause dialog's
 // reason and taken back, the plan shown above it, at 160x50: what each key
 // of a reason costs.

@@ -20,9 +20,10 @@ import (
 //     the new one back where the order and the filters place it, instead of
 //     filtering and sorting 6,000 units again.
 //
-// Adding or removing units, and a new scope or sort, rebuild the steps; in
-// the tree a new sort does not: there the steps are only the set of units
-// the filter shows (see markPaths), in the order they were built in.
+// Adding or removing units, and a new scope or sort, rebuild the steps (a
+// sort shown before takes back its kept base: keptorders.go); in the tree
+// a new sort does not: there the steps are only the set of units the
+// filter shows (see markPaths), in the order they were built in.
 
 // filterStep is the list as one filter left it.
 type filterStep struct {
@@ -92,35 +93,44 @@ func (m *Model) applyFilter(f Filter) {
 }
 
 // replace swaps one unit for its new version in every step, each where the
-// order puts it; nil old adds, nil new removes.
+// order puts it; nil old adds, nil new removes. The orders kept for other
+// sorts take it when they are shown again (see keptorders.go).
 func (m *Model) replace(old, new *model.Unit, hay string) {
 	inside := new != nil && m.scope.Contains(new)
+	compare := orderOf(m.stepsSort)
 	for i := range m.steps {
 		s := &m.steps[i]
 		if i > 0 {
 			inside = inside && s.filter.Match(hay)
 		}
-		at := -1
-		if old != nil {
-			// The step is in the order compare gives, old by its own fields:
-			// the unit of old's key is found without a walk over the fleet.
-			if j, found := slices.BinarySearchFunc(s.units, old, m.compare); found {
-				at = j
-			}
-		}
-		switch {
-		case at >= 0 && inside:
-			s.move(at, new, hay, m.compare)
-		case at >= 0:
-			s.units = slices.Delete(s.units, at, at+1)
-			s.hay = slices.Delete(s.hay, at, at+1)
-		case inside:
-			j, _ := slices.BinarySearchFunc(s.units, new, m.compare)
-			s.units = slices.Insert(s.units, j, new)
-			s.hay = slices.Insert(s.hay, j, hay)
-		}
+		s.replace(old, new, hay, inside, compare)
 	}
 	m.shown = m.steps[len(m.steps)-1].units
+	m.keepReplacement(old, new, hay)
+}
+
+// replace swaps old for new in s, each where compare places it; inside is
+// whether new belongs in s.
+func (s *filterStep) replace(old, new *model.Unit, hay string, inside bool, compare func(a, b *model.Unit) int) {
+	at := -1
+	if old != nil {
+		// The step is in the order compare gives, old by its own fields:
+		// the unit of old's key is found without a walk over the fleet.
+		if j, found := slices.BinarySearchFunc(s.units, old, compare); found {
+			at = j
+		}
+	}
+	switch {
+	case at >= 0 && inside:
+		s.move(at, new, hay, compare)
+	case at >= 0:
+		s.units = slices.Delete(s.units, at, at+1)
+		s.hay = slices.Delete(s.hay, at, at+1)
+	case inside:
+		j, _ := slices.BinarySearchFunc(s.units, new, compare)
+		s.units = slices.Insert(s.units, j, new)
+		s.hay = slices.Insert(s.hay, j, hay)
+	}
 }
 
 // move puts new where the order places it in place of the unit at index
@@ -150,20 +160,32 @@ func shift[T any](xs []T, from, to int) {
 	}
 }
 
-// compare orders two units as sortOrder did the steps, on input in key
-// order.
-func (m *Model) compare(a, b *model.Unit) int {
-	switch m.stepsSort {
+// orderOf is the order sortOrder gives mode, as a comparison of units
+// (its input is in key order: ties go by key).
+func orderOf(mode SortMode) func(a, b *model.Unit) int {
+	switch mode {
 	case ByState:
-		if c := cmp.Compare(urgency(a), urgency(b)); c != 0 {
-			return c
-		}
+		return byUrgency
 	case ByAge:
-		if c := cmp.Compare(ageOf(a), ageOf(b)); c != 0 {
-			return c
-		}
+		return byAge
 	}
-	return model.CompareKeys(a.Key, b.Key)
+	return byKey
+}
+
+func byKey(a, b *model.Unit) int { return model.CompareKeys(a.Key, b.Key) }
+
+func byUrgency(a, b *model.Unit) int {
+	if c := cmp.Compare(urgency(a), urgency(b)); c != 0 {
+		return c
+	}
+	return byKey(a, b)
+}
+
+func byAge(a, b *model.Unit) int {
+	if c := cmp.Compare(ageOf(a), ageOf(b)); c != 0 {
+		return c
+	}
+	return byKey(a, b)
 }
 
 // ageOf is what ByAge sorts on: since when the unit is in its state, the

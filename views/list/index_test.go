@@ -83,9 +83,15 @@ func TestListKeptUpToDateByBatchesShowsWhatAFreshListShows(t *testing.T) {
 // freshlyShown is what a list given units at once shows, sorted by mode
 // and filtered by text.
 func freshlyShown(units []*model.Unit, mode SortMode, text string) []model.Key {
+	return freshlyShownIn(units, Scope{}, mode, text)
+}
+
+// freshlyShownIn is freshlyShown under a scope.
+func freshlyShownIn(units []*model.Unit, scope Scope, mode SortMode, text string) []model.Key {
 	fresh := New(themes.Dark())
 	fresh.SetSize(120, 30)
 	fresh.SetUnits(slices.Clone(units), nil, now)
+	fresh.SetScope(scope)
 	fresh.SetSort(mode)
 	fresh.SetFilter(text)
 	return shownKeys(fresh)

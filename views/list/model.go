@@ -31,8 +31,11 @@ type Model struct {
 	// stepsSort is the order the steps are in: the sort when they were
 	// built.
 	stepsSort SortMode
-	cursor    int
-	offset    int
+	// keptOrders are the base steps of the other sorts, as last shown (see
+	// keptorders.go).
+	keptOrders map[SortMode]*keptOrder
+	cursor     int
+	offset     int
 
 	filter Filter
 	scope  Scope
@@ -87,7 +90,7 @@ type drawInputs struct {
 // New returns an empty list, sorted by state: the worst first, as someone
 // on call looks for it.
 func New(theme *themes.Theme) *Model {
-	return &Model{theme: theme, sort: ByState, marked: map[model.Key]bool{}, rows: map[model.Key]*rowCache{},
+	return &Model{theme: theme, sort: ByState, marked: map[model.Key]bool{}, rows: map[model.Key]*rowCache{}, keptOrders: map[SortMode]*keptOrder{},
 		tree: treeState{forest: tree.Build(nil), flipped: map[model.Key]bool{}, orders: map[SortMode]*treeOrder{}}}
 }
 
@@ -163,6 +166,7 @@ func (m *Model) SetUnits(units []*model.Unit, changed map[model.Key]bool, now ti
 	// tree's orders only the nodes the batch touched; the tree's rows are
 	// laid out again from them.
 	if !inPlace || len(swaps) > len(units)/8 {
+		clear(m.keptOrders) // they are of the units before
 		m.refresh(selected)
 		return
 	}
@@ -309,6 +313,7 @@ func (m *Model) Filter() Filter { return m.filter }
 // SetScope applies a ":" command's narrowing.
 func (m *Model) SetScope(s Scope) {
 	m.scope = s
+	clear(m.keptOrders) // they are of the scope before
 	keep := m.selectedKey()
 	m.revealInTree(keep)
 	m.refresh(keep)
@@ -318,14 +323,23 @@ func (m *Model) SetScope(s Scope) {
 func (m *Model) Scope() Scope { return m.scope }
 
 // SetSort orders the list. The tree orders its own rows: the flat
-// list's steps are sorted again when it is shown.
+// list's steps are sorted again when it is shown. An order shown before is
+// taken back as it was kept, with the units changed since merged in.
 func (m *Model) SetSort(s SortMode) {
 	m.sort = s
-	if m.tree.on {
-		m.relayTree(m.selectedKey())
-		return
+	keep := m.selectedKey()
+	switch {
+	case m.tree.on:
+		m.relayTree(keep)
+	case s == m.stepsSort && m.steps != nil:
+		m.reselect(keep)
+	case m.takeKeptOrder(s):
+		m.reselect(keep)
+	default:
+		left, leftSort := m.steps, m.stepsSort
+		m.refresh(keep)
+		m.keepOrder(leftSort, left)
 	}
-	m.refresh(m.selectedKey())
 }
 
 // Sort returns the active order.
