@@ -20,10 +20,11 @@ import (
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
-// memoryRunSeconds is how long the status storm lasts: 30 s in CI (about
-// 2,500 writes after the first 5 s: a leak of a decoded object, a unit or
-// a batch a change is megabytes above the bound), DRIFTDECK_MEMORY_SECONDS
-// for the long run (3600: an hour).
+// memoryRunSeconds is how long the status storm lasts at least: 30 s in CI
+// (about 2,500 writes after the first 5 s, and on until 1,500 landed on a
+// busy machine: a leak of a decoded object, a unit or a batch a change is
+// megabytes above the bound), DRIFTDECK_MEMORY_SECONDS for the long run
+// (3600: an hour).
 func memoryRunSeconds(t *testing.T) int {
 	v := os.Getenv("DRIFTDECK_MEMORY_SECONDS")
 	if v == "" {
@@ -50,6 +51,10 @@ func heapAfterGC() uint64 {
 // collection stays within a bound of what it was once the storm began.
 func TestClusterMemoryStaysBoundedUnderAHundredStatusChangesASecond(t *testing.T) {
 	const units, perSecond = 200, 100
+	// The storm lasts until this many writes landed after the warm-up: a
+	// busy machine's apiserver answers fewer a second, and the bound is
+	// about what many changes leave behind, not how fast they came.
+	const minWrites = 1500
 	c := testcluster.Shared(t)
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	ns := c.Namespace(t)
@@ -70,7 +75,7 @@ func TestClusterMemoryStaysBoundedUnderAHundredStatusChangesASecond(t *testing.T
 		tick := time.NewTicker(time.Second / perSecond)
 		defer tick.Stop()
 		jobs := make(chan int, perSecond)
-		for w := 0; w < 8; w++ {
+		for w := 0; w < 16; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -108,8 +113,8 @@ func TestClusterMemoryStaysBoundedUnderAHundredStatusChangesASecond(t *testing.T
 	time.Sleep(time.Duration(warm) * time.Second)
 	start := heapAfterGC()
 	peak, began, before := start, time.Now(), written.Load()
-	for elapsed := warm; elapsed < seconds; {
-		step := min(10, seconds-elapsed)
+	for elapsed := warm; elapsed < 4*seconds && (elapsed < seconds || written.Load()-before < minWrites); {
+		step := max(1, min(10, seconds-elapsed))
 		time.Sleep(time.Duration(step) * time.Second)
 		elapsed += step
 		h := heapAfterGC()
@@ -120,10 +125,11 @@ func TestClusterMemoryStaysBoundedUnderAHundredStatusChangesASecond(t *testing.T
 	wg.Wait()
 	end := heapAfterGC()
 	rate := float64(written.Load()-before) / time.Since(began).Seconds()
-	t.Logf("%d s at %.0f status changes a second (%d writes, %d failed): heap after GC %.1f MB at the start, %.1f MB at the end, %.1f MB at most",
-		seconds, rate, written.Load(), failed.Load(), float64(start)/(1<<20), float64(end)/(1<<20), float64(peak)/(1<<20))
-	if rate < perSecond/2 {
-		t.Errorf("only %.0f status changes a second reached the apiserver, want about %d", rate, perSecond)
+	stormed := written.Load() - before
+	t.Logf("%.0f s at %.0f status changes a second (%d writes, %d failed): heap after GC %.1f MB at the start, %.1f MB at the end, %.1f MB at most",
+		time.Since(began).Seconds(), rate, written.Load(), failed.Load(), float64(start)/(1<<20), float64(end)/(1<<20), float64(peak)/(1<<20))
+	if stormed < minWrites {
+		t.Errorf("only %d status changes reached the apiserver in %.0f s (%.0f a second), want %d", stormed, time.Since(began).Seconds(), rate, minWrites)
 	}
 	// What the run may keep beyond the start: the runtime's and client-go's
 	// buffers settle; a leak of a unit, a batch or an event per change
