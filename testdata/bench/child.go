@@ -201,13 +201,14 @@ func runChild(o childOpts) error {
 			}
 		}
 	})
+	rest := cli.RestGCWhileTheModelHolds(cli.GCRestAfter) // as the binary's collector rests
+	defer rest.Stop()
+	l.filter = rest.Typing
 	stop := make(chan struct{})
 	defer close(stop)
 	go l.run(stop)
 	l.send(tea.WindowSizeMsg{Width: screenW, Height: screenH}, kindOther)
 	l.exec(app.Init())
-	rest := cli.RestGCWhileTheModelHolds(cli.GCRestAfter) // as the binary's collector rests
-	defer rest.Stop()
 	go f.Store.Pump(ctx, pumpInterval, clockTick, rest.Watching(func(b store.Batch) { l.send(ui.BatchMsg(b), kindBatch) }))
 
 	var at time.Time

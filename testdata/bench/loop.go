@@ -25,6 +25,8 @@ type loop struct {
 	// watch sees every frame's screen, while set (start-up only: reading
 	// the screen text costs a little).
 	watch func(screen string, at time.Time)
+	// filter sees every message first, as tea.WithFilter's.
+	filter func(tea.Model, tea.Msg) tea.Msg
 }
 
 type eventKind int
@@ -97,7 +99,11 @@ func (l *loop) run(stop <-chan struct{}) {
 		case ev = <-l.in:
 		}
 		start, cpu0 := time.Now(), threadCPU()
-		_, cmd := l.app.Update(ev.msg)
+		msg := ev.msg
+		if l.filter != nil {
+			msg = l.filter(l.app, msg)
+		}
+		_, cmd := l.app.Update(msg)
 		v := l.app.View()
 		end, cpu := time.Now(), threadCPU()-cpu0
 		handle := end.Sub(start)

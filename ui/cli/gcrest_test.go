@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/driftdeck/driftdeck/backend/model"
 	"github.com/driftdeck/driftdeck/backend/store"
 )
@@ -43,9 +45,9 @@ var kept [][]byte // what the test keeps live; package-level so the compiler kee
 // limit where GOGC=50 would have collected), yet garbage is collected as
 // before: allocating many times the limit never holds much more than it,
 // and a grown live heap moves the limit after the next collection. A batch
-// that grows the model ends the rest; one that replaces its units, or
-// carries the contexts' status alone, does not; the rest comes back when
-// the model holds its size again.
+// that grows the model ends the rest, and so does a key typed; a batch that
+// replaces its units, or carries the contexts' status alone, does not; the
+// rest comes back when the model holds its size, and no key is typed.
 func TestTheCollectorRestsWhileTheModelDoesNotGrow(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
@@ -110,6 +112,19 @@ func TestTheCollectorRestsWhileTheModelDoesNotGrow(t *testing.T) {
 	if passed != 3 {
 		t.Fatalf("%d of the 3 batches were passed on", passed)
 	}
+
+	// A key typed ends the rest, and is passed on; other messages leave it.
+	if msg := r.Typing(nil, tea.WindowSizeMsg{Width: 80, Height: 24}); !resting() || msg != (tea.WindowSizeMsg{Width: 80, Height: 24}) {
+		t.Fatalf("a window size ended the rest, or was not passed on (%v)", msg)
+	}
+	key := tea.KeyPressMsg{Code: 'j', Text: "j"}
+	if msg := r.Typing(nil, key); msg != key {
+		t.Fatalf("the filter passed on %v for the key %v", msg, key)
+	}
+	if p, l := gcSettings(); p != 50 || l != math.MaxInt64 {
+		t.Fatalf("after a key typed GOGC=%d, limit %d; want 50 and none", p, l)
+	}
+	waitFor(t, "the rest comes back once no key is typed", resting)
 	r.Stop()
 	if p, l := gcSettings(); p != 50 || l != math.MaxInt64 {
 		t.Fatalf("after Stop GOGC=%d, limit %d; want 50 and none", p, l)
@@ -130,6 +145,9 @@ func TestTheCollectorDoesNotRestWhenTheUserSetIt(t *testing.T) {
 				t.Fatalf("with %s set the collector rests", env)
 			}
 			r.saw(store.Batch{Units: []*model.Unit{{}}}) // a nil rest is a no-op
+			if msg := r.Typing(nil, tea.KeyPressMsg{Code: 'q', Text: "q"}); msg != (tea.KeyPressMsg{Code: 'q', Text: "q"}) {
+				t.Fatalf("a nil rest's filter passed on %v", msg)
+			}
 			r.Stop()
 		})
 	}

@@ -79,7 +79,7 @@ func runTUI(ctx context.Context, g *globals) error {
 		func(p *tea.Program) {
 			f.Store.Pump(ctx, pumpInterval, clockTick, rest.Watching(func(b store.Batch) { p.Send(ui.BatchMsg(b)) }))
 		},
-	}, tea.WithFPS(30))
+	}, tea.WithFPS(30), tea.WithFilter(rest.Typing))
 }
 
 // runsStopWithin bounds the wait for the pulumi runs a quit interrupted.
