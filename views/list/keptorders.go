@@ -82,8 +82,8 @@ func (m *Model) takeKeptOrder(mode SortMode) bool {
 }
 
 // merge takes the replaced units into s, which is in compare's order: the
-// old ones out, the new ones that belong inside in, in one pass over the
-// part of s from the first place touched.
+// old ones out, then the new ones that belong inside in, each time moving
+// only the part of s past the first place touched, run by run.
 func (s *filterStep) merge(since map[model.Key]replacement, inside func(*model.Unit) bool, compare func(a, b *model.Unit) int) {
 	var drop []int
 	var add []replacement
