@@ -92,9 +92,16 @@ func TestDemoPauseFromTheList(t *testing.T) {
 	term.waitFor(promptly, "argocd/cart ", "self-heal")
 	term.send("p")
 	term.waitFor(promptly, "Pause auto-sync and self-heal of argocd/argocd/cart", "driftdeck.io/paused-previous", "Reason:")
+	// Each field is waited for as it is typed: in a CI run (four race-built
+	// test binaries at once) the race-built demo drew a key every half
+	// second or more, and the whole reason and expiry behind one wait of
+	// 20 s, with the write after them, did not show in time.
 	term.send("INC-5150 hotfix on cart")
+	term.waitFor(promptly, "Reason: INC-5150 hotfix on cart")
 	term.send("\r") // to the expiry
-	term.send("2h\r")
+	term.send("2h")
+	term.waitFor(promptly, "Until:  2h")
+	term.send("\r")
 	term.waitFor(promptly, " No ", " Yes ")
 	term.send("y")
 	// The promise is "done" once the write is made; "working…" may show
