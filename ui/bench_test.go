@@ -170,13 +170,8 @@ func BenchmarkLargestSortBetweenBatchesUpdateView(b *testing.B) {
 // reason and taken back, the plan shown above it, at 160x50: what each key
 // of a reason costs.
 func BenchmarkDialogKeyUpdateView(b *testing.B) {
-	a := New(Options{Backend: &fakeBackend{}, Theme: "dark", Initial: store.Batch{Units: fixtureUnits()}, Now: func() time.Time { return fixedNow }})
-	a.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
-	for i, u := range a.list().m.Shown() {
-		if u.Key.Name == "checkout" {
-			a.list().m.MoveTo(i)
-		}
-	}
+	a, _ := newTestApp(b, 160, 50)
+	selectUnit(b, a, "checkout")
 	press(a, "p")
 	typeText(a, "INC-5150: hotfix")
 	if d, ok := a.top().(*dialog); !ok || d.plan == nil {

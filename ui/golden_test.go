@@ -74,7 +74,7 @@ func fixtureUnits() []*model.Unit {
 	}
 }
 
-func newTestApp(t *testing.T, w, h int) (*App, *fakeBackend) {
+func newTestApp(t testing.TB, w, h int) (*App, *fakeBackend) {
 	t.Helper()
 	be := &fakeBackend{}
 	batch := store.Batch{Units: fixtureUnits(), Status: []store.ContextStatus{{

@@ -72,7 +72,7 @@ func flat(a *App) string {
 }
 
 // selectUnit puts the list's cursor on the unit named name.
-func selectUnit(t *testing.T, a *App, name string) *model.Unit {
+func selectUnit(t testing.TB, a *App, name string) *model.Unit {
 	t.Helper()
 	for i, u := range a.list().m.Shown() {
 		if u.Key.Name == name {
