@@ -26,8 +26,9 @@ type sharedOther struct {
 	err     error
 }
 
-// Main runs a package's tests and then stops its shared control plane (if
-// a test started one with Shared). Call it from TestMain; it exits.
+// Main runs a package's tests, without the machine's own tofu or terraform
+// on PATH (hideHostTofu), and then stops its shared control plane (if a
+// test started one with Shared). Call it from TestMain; it exits.
 func Main(m *testing.M, opts Options) {
 	os.Exit(RunShared(m, opts))
 }
@@ -38,6 +39,12 @@ func RunShared(m *testing.M, opts Options) int {
 	shared.inMain, shared.opts = true, opts
 	shared.mu.Unlock()
 
+	links, err := hideHostTofu()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testcluster: keeping the machine's tofu off PATH: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(links)
 	code := m.Run()
 
 	shared.mu.Lock()
