@@ -230,20 +230,28 @@ func (term *terminal) waitUntil(timeout time.Duration, what string, cond func(sc
 // test's own parsing (a race-built emulator on a busy machine fell 20 s
 // behind a program that had drawn in time) must not fail the program. It
 // gives that parsing at most timeout more. late, when cond never held, says
-// how far the program and the emulator had got.
+// how far the program and the emulator had got. The screen is read again
+// only once the emulator has parsed more: only that changes it (a
+// race-built emulator's screen is about a millisecond of CPU to read,
+// and most polls of a wait find nothing new).
 func (term *terminal) poll(timeout time.Duration, cond func(screen string) bool) (screen, late string) {
 	deadline := time.Now().Add(timeout)
 	target, parsing := -1, time.Time{} // written by the deadline; the end of the grace
 	var passing passingLines
+	var s string
+	read := -1 // what the emulator had parsed when s was read
 	for {
 		parsed, _ := term.progress()
-		s := term.screen() // holds at least the parsed bytes
-		passing.saw(s)
-		if cond(s) {
-			if target >= 0 {
-				term.t.Logf("the screen showed it %v after the deadline, once the emulator had parsed what the program wrote by then", time.Since(deadline).Round(time.Millisecond))
+		if parsed != read {
+			read = parsed
+			s = term.screen() // holds at least the parsed bytes
+			passing.saw(s)
+			if cond(s) {
+				if target >= 0 {
+					term.t.Logf("the screen showed it %v after the deadline, once the emulator had parsed what the program wrote by then", time.Since(deadline).Round(time.Millisecond))
+				}
+				return s, ""
 			}
-			return s, ""
 		}
 		if now := time.Now(); now.After(deadline) {
 			if target < 0 {
