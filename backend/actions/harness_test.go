@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,18 +57,38 @@ func forEachGeneration(t *testing.T, gvk schema.GroupVersionKind, fn func(e *env
 	}
 }
 
-// generationCluster is the package's control plane with the CRD set alone
+// generationCluster is a control plane of the package with the CRD set
 // installed (our own: the package's shared one), started by the first test
-// on that generation and shared by the rest, each in namespaces of its own:
-// a control plane costs seconds of CPU to start, a namespace milliseconds
-// (ADR 0049). A test that changes CRDs or stops the API server starts its
-// own.
+// on it and shared by the rest, each in namespaces of its own: a control
+// plane costs seconds of CPU to start, a namespace milliseconds (ADR 0049).
+// The upstream sets share two: the newest set of every engine
+// (NewestUpstream) on one, the older sets on the other, so a test runs on
+// each generation of each engine with three control planes, not seven.
+// A test that changes CRDs or stops the API server starts its own.
 func generationCluster(t *testing.T, set testcluster.CRDSet) *testcluster.Cluster {
 	t.Helper()
-	if set.Name == testcluster.OwnName {
+	switch {
+	case set.Name == testcluster.OwnName:
 		return testcluster.Shared(t)
+	case slices.Contains(testcluster.NewestUpstream, set.Name):
+		return testcluster.SharedAs(t, "upstream-newest", testcluster.Options{CRDSets: testcluster.UpstreamCRDSetsNamed(t, testcluster.NewestUpstream...)})
+	default:
+		return testcluster.SharedAs(t, "upstream-older", testcluster.Options{CRDSets: olderUpstreamCRDSets(t)})
 	}
-	return testcluster.SharedAs(t, "crds-"+set.Name, testcluster.Options{CRDSets: []testcluster.CRDSet{set}})
+}
+
+// olderUpstreamCRDSets are the upstream sets not in NewestUpstream: one
+// older release of an engine each (two of one engine define the same CRDs,
+// which Launch refuses to install together, naming both).
+func olderUpstreamCRDSets(t *testing.T) []testcluster.CRDSet {
+	t.Helper()
+	var out []testcluster.CRDSet
+	for _, s := range testcluster.UpstreamCRDSets(t) {
+		if !slices.Contains(testcluster.NewestUpstream, s.Name) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func newEnv(t *testing.T, c *testcluster.Cluster, cfg *rest.Config) *env {
