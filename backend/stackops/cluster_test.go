@@ -27,8 +27,8 @@ import (
 	"github.com/driftdeck/driftdeck/backend/testkit/testcluster"
 )
 
-// stateEnv is a real control plane holding a Stack whose state is a real
-// file backend written by the real pulumi CLI.
+// stateEnv is a namespace of the package's real control plane holding a
+// Stack whose state is a real file backend written by the real pulumi CLI.
 type stateEnv struct {
 	t      *testing.T
 	c      *testcluster.Cluster
@@ -40,7 +40,7 @@ type stateEnv struct {
 
 func newStateEnv(t *testing.T) *stateEnv {
 	pulumiruntest.Helper(t)
-	c := testcluster.Start(t, testcluster.Options{})
+	c := testcluster.Shared(t)
 	e := &stateEnv{t: t, c: c, ns: c.Namespace(t)}
 	e.target = pulumiruntest.FileTarget(t, "stash", "dev")
 	e.target.Inline = "stashes"
