@@ -114,7 +114,7 @@ func autoSyncOn(o *unstructured.Unstructured) bool {
 func TestClusterApplicationSetOwnedPauseHolds(t *testing.T) {
 	for _, set := range testcluster.RequireUpstreamCRDSetsServing(t, applicationSetGVK) {
 		t.Run(set.Name, func(t *testing.T) {
-			c := generationCluster(t, set)
+			c := testcluster.SharedServing(t, []testcluster.CRDSet{set})
 			e := newEnv(t, c, c.Config())
 
 			e.sub("a pause of the child alone is reverted by the controller", func(t *testing.T, e *env) {

@@ -66,7 +66,7 @@ func forEachFluxGeneration(t *testing.T, fn func(e *env, set string, cases []flu
 			continue
 		}
 		t.Run(s.Name, func(t *testing.T) {
-			c := generationCluster(t, s)
+			c := testcluster.SharedServing(t, []testcluster.CRDSet{s})
 			fn(newEnv(t, c, c.Config()), s.Name, cases)
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,44 +50,10 @@ func forEachGeneration(t *testing.T, gvk schema.GroupVersionKind, fn func(e *env
 	}
 	for _, s := range append(sets, own) {
 		t.Run(s.Name, func(t *testing.T) {
-			c := generationCluster(t, s)
+			c := testcluster.SharedServing(t, []testcluster.CRDSet{s})
 			fn(newEnv(t, c, c.Config()), s.Name)
 		})
 	}
-}
-
-// generationCluster is a control plane of the package with the CRD set
-// installed (our own: the package's shared one), started by the first test
-// on it and shared by the rest, each in namespaces of its own: a control
-// plane costs seconds of CPU to start, a namespace milliseconds (ADR 0049).
-// The upstream sets share two: the newest set of every engine
-// (NewestUpstream) on one, the older sets on the other, so a test runs on
-// each generation of each engine with three control planes, not seven.
-// A test that changes CRDs or stops the API server starts its own.
-func generationCluster(t *testing.T, set testcluster.CRDSet) *testcluster.Cluster {
-	t.Helper()
-	switch {
-	case set.Name == testcluster.OwnName:
-		return testcluster.Shared(t)
-	case slices.Contains(testcluster.NewestUpstream, set.Name):
-		return testcluster.SharedAs(t, "upstream-newest", testcluster.Options{CRDSets: testcluster.UpstreamCRDSetsNamed(t, testcluster.NewestUpstream...)})
-	default:
-		return testcluster.SharedAs(t, "upstream-older", testcluster.Options{CRDSets: olderUpstreamCRDSets(t)})
-	}
-}
-
-// olderUpstreamCRDSets are the upstream sets not in NewestUpstream: one
-// older release of an engine each (two of one engine define the same CRDs,
-// which Launch refuses to install together, naming both).
-func olderUpstreamCRDSets(t *testing.T) []testcluster.CRDSet {
-	t.Helper()
-	var out []testcluster.CRDSet
-	for _, s := range testcluster.UpstreamCRDSets(t) {
-		if !slices.Contains(testcluster.NewestUpstream, s.Name) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func newEnv(t *testing.T, c *testcluster.Cluster, cfg *rest.Config) *env {

@@ -50,20 +50,10 @@ func setNames(sets []testcluster.CRDSet) string {
 	return strings.Join(s, "+")
 }
 
-// clusterServing is a control plane serving the CRD sets: the package's
-// shared one for the project's own set alone (the shared one's), else one
-// of the test's own.
-func clusterServing(t *testing.T, sets []testcluster.CRDSet) *testcluster.Cluster {
-	if len(sets) == 1 && sets[0].Name == testcluster.OwnName {
-		return testcluster.Shared(t)
-	}
-	return testcluster.Start(t, testcluster.Options{CRDSets: sets})
-}
-
 func TestClusterModelClassifiesEveryState(t *testing.T) {
 	for _, gen := range generations(t) {
 		t.Run(setNames(gen), func(t *testing.T) {
-			c := clusterServing(t, gen)
+			c := testcluster.SharedServing(t, gen)
 			dyn := dynamic.NewForConfigOrDie(c.Config())
 			ns := c.Namespace(t)
 			seedArgo(t, dyn, ns)

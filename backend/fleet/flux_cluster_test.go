@@ -104,7 +104,7 @@ func seedFlux(t *testing.T, dyn dynamic.Interface, ns string, withHelm, legacy b
 func TestClusterFluxAndTerraformUnits(t *testing.T) {
 	for _, gen := range fluxGenerations(t) {
 		t.Run(setNames(gen), func(t *testing.T) {
-			c := clusterServing(t, gen)
+			c := testcluster.SharedServing(t, gen)
 			dyn := dynamic.NewForConfigOrDie(c.Config())
 			ns := c.Namespace(t)
 			legacy := servesLegacyTerraform(t, gen)

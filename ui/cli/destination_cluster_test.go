@@ -28,7 +28,7 @@ import (
 // has no kubelet). Unmapped, both say so, and neither shows the management
 // cluster's objects of the same namespace and names.
 func TestClusterResourceTreeAndLogsOfAnApplicationOnAnotherCluster(t *testing.T) {
-	mgmt, dest := testcluster.Shared(t), upstreamShared(t)
+	mgmt, dest := testcluster.Shared(t), testcluster.SharedNewestUpstream(t)
 	isolate(t)
 	kubelet := dest.FakeKubelet(t)
 	appNS, ns := mgmt.Namespace(t), dest.Namespace(t)

@@ -44,7 +44,7 @@ func fluxUnit(t *testing.T, dyn dynamic.Interface, gvr schema.GroupVersionResour
 }
 
 func TestClusterFluxAndTerraformVerbsKeepTheirFlagsAndExitCodes(t *testing.T) {
-	c := upstreamShared(t)
+	c := testcluster.SharedNewestUpstream(t)
 	isolate(t)
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	ns := c.Namespace(t)

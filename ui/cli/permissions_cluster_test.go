@@ -67,7 +67,7 @@ var permUnits = []permUnit{
 // let through. An administrator in --read-only mode writes nothing, for
 // every action and the state backend's unlock.
 func TestClusterEachUserIsOfferedExactlyWhatItMayDoOnEveryEngine(t *testing.T) {
-	c := testcluster.Start(t, testcluster.Options{CRDSets: testcluster.UpstreamCRDSetsNamed(t, testcluster.NewestUpstream...)})
+	c := testcluster.SharedNewestUpstream(t)
 	isolate(t)
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	ns := c.Namespace(t)

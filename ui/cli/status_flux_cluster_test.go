@@ -17,7 +17,7 @@ import (
 // whether it was handled, a Terraform's full pending plan id, stale flag
 // and held lock id, a HelmRelease's failures against its retries.
 func TestClusterStatusJSONHasFluxAndTerraformFields(t *testing.T) {
-	c := upstreamShared(t)
+	c := testcluster.SharedNewestUpstream(t)
 	isolate(t)
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	ns := c.Namespace(t)

@@ -108,7 +108,7 @@ func TestClusterStatusWithoutTheRightToReadApplicationSets(t *testing.T) {
 // sits under the one its spec.dependsOn names. `tree` draws them so, and
 // `status -o json` names each record's parents.
 func TestClusterTreeOfStackPrerequisitesAndKustomizationDependsOn(t *testing.T) {
-	c := upstreamShared(t)
+	c := testcluster.SharedNewestUpstream(t)
 	isolate(t)
 	dyn := dynamic.NewForConfigOrDie(c.Config())
 	ns := c.Namespace(t)
