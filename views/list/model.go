@@ -305,6 +305,9 @@ func (m *Model) SetFilter(text string) {
 		m.cursor = 0
 	}
 	m.reselect(keep)
+	if u := m.Selected(); m.tree.on && m.filter.Active() && u != nil && !m.matches(u) {
+		m.cursor = m.firstMatch()
+	}
 }
 
 // Filter returns the active filter.

@@ -114,6 +114,18 @@ func (m *Model) revealInTree(k *model.Key) {
 	}
 }
 
+// firstMatch is the first row the filter and scope show for itself (0 when
+// none). Every row of a narrowed tree is a match or leads to one, so the
+// walk stops within a path's depth.
+func (m *Model) firstMatch() int {
+	for i, u := range m.shown {
+		if m.matches(u) {
+			return i
+		}
+	}
+	return 0
+}
+
 // ToggleFold opens or folds the row under the cursor; on a row without
 // children it folds the row's parent and moves the cursor there.
 func (m *Model) ToggleFold() {

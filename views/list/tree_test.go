@@ -129,6 +129,22 @@ func TestTreeFilterAndScopeKeepThePathToAMatch(t *testing.T) {
 	}
 }
 
+// A filter typed in the tree puts the cursor on the first match, not on
+// the parent shown as the path to it: clearing the filter then leaves the
+// cursor on the match, its parent open.
+func TestATreeFilterPutsTheCursorOnAMatch(t *testing.T) {
+	m := treeList(t)
+	selectName(t, m, "shop")
+	m.SetFilter("search")
+	if got := m.Selected().Key.Name; got != "search" {
+		t.Fatalf("cursor on %s of %s, want the match", got, names(m.Shown()))
+	}
+	m.SetFilter("")
+	if m.Selected().Key.Name != "search" || !strings.Contains(names(m.Shown()), "shop,cart,search,web") {
+		t.Fatalf("after the filter: cursor %s rows %s", m.Selected().Key.Name, names(m.Shown()))
+	}
+}
+
 func TestMarkOnAParentRowMarksItsChildren(t *testing.T) {
 	m := treeList(t)
 	selectName(t, m, "shop")
