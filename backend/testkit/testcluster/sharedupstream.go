@@ -41,13 +41,13 @@ const (
 
 // planeServing names the shared plane whose CRDs include all of sets.
 func planeServing(sets []CRDSet) string {
+	if len(sets) == 1 && sets[0].Name == OwnName {
+		return ownPlane
+	}
 	newest, older := 0, 0
 	for _, s := range sets {
 		switch {
 		case s.Name == OwnName:
-			if len(sets) == 1 {
-				return ownPlane
-			}
 			return ""
 		case slices.Contains(NewestUpstream, s.Name):
 			newest++
