@@ -9,7 +9,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
 	"github.com/driftdeck/driftdeck/backend/argodiff"
@@ -94,8 +93,7 @@ func TestClusterRealArgoServerDiffFromTheArgocdLoginConfigAgreesWithTheControlle
 	e.do(actions.Request{Kind: actions.HardRefresh, Key: e.key("served")})
 	e.waitFor("the controller's comparison at v2 after the edit", func() (bool, string) {
 		o := e.get("served")
-		ann, _, _ := unstructured.NestedStringMap(o, "metadata", "annotations")
-		_, pending := ann["argocd.argoproj.io/refresh"]
+		pending := refreshPending(o)
 		return !pending && str(o, "status", "sync", "revision") == v2 && str(o, "status", "reconciledAt") != before,
 			str(o, "status", "sync", "revision") + " at " + str(o, "status", "reconciledAt")
 	})

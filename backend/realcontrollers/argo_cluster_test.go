@@ -172,8 +172,7 @@ func TestClusterRealArgoRefreshAndHardRefreshAreHandled(t *testing.T) {
 		e.do(actions.Request{Kind: kind, Key: e.key("refreshed")})
 		e.waitFor(string(kind)+" handled (annotation removed, reconciledAt advanced)", func() (bool, string) {
 			o := e.get("refreshed")
-			ann, _, _ := unstructured.NestedStringMap(o, "metadata", "annotations")
-			_, pending := ann["argocd.argoproj.io/refresh"]
+			pending := refreshPending(o)
 			now := str(o, "status", "reconciledAt")
 			return !pending && now != before, fmt.Sprintf("annotation pending %v, reconciledAt %s (was %s)", pending, now, before)
 		})

@@ -103,8 +103,7 @@ func TestClusterRealArgoLocalDiffAgreesWithTheControllersComparison(t *testing.T
 	e.do(actions.Request{Kind: actions.HardRefresh, Key: e.key("compared")})
 	e.waitFor("the controller's comparison at v2 after the edits", func() (bool, string) {
 		o := e.get("compared")
-		ann, _, _ := unstructured.NestedStringMap(o, "metadata", "annotations")
-		_, pending := ann["argocd.argoproj.io/refresh"]
+		pending := refreshPending(o)
 		return !pending && str(o, "status", "sync", "revision") == v2 && str(o, "status", "reconciledAt") != before,
 			str(o, "status", "sync", "revision") + " at " + str(o, "status", "reconciledAt")
 	})

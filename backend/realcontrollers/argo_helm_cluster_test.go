@@ -278,8 +278,7 @@ func TestClusterRealArgoMultiSourceRendersLocallyAsTheRepoServer(t *testing.T) {
 	// that one (nothing OutOfSync) while the hard refresh was still pending.
 	e.waitFor("the hard refresh's comparison at the new values", func() (bool, string) {
 		o := e.get("multi")
-		ann, _, _ := unstructured.NestedStringMap(o, "metadata", "annotations")
-		_, pending := ann["argocd.argoproj.io/refresh"]
+		pending := refreshPending(o)
 		return !pending && revisions() == next && str(o, "status", "reconciledAt") != before, revisions()
 	})
 	app := e.get("multi")

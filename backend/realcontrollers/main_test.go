@@ -168,6 +168,15 @@ func (e *env) holds(what string, d time.Duration, cond func() (bool, string)) {
 	}
 }
 
+// refreshPending reports whether the Application still carries a refresh
+// request: the controller removes it once that refresh's comparison is
+// written, so a wait for the comparison a test asked for waits for this.
+func refreshPending(obj map[string]any) bool {
+	ann, _, _ := unstructured.NestedStringMap(obj, "metadata", "annotations")
+	_, pending := ann[argocd.AnnotationRefresh]
+	return pending
+}
+
 func str(obj map[string]any, path ...string) string {
 	v, _, _ := unstructured.NestedString(obj, path...)
 	return v
