@@ -17,7 +17,9 @@
 # make vet    gofmt and go vet.
 # make fuzz   every fuzz test, two packages at a time (FUZZJOBS), for FUZZTIME each (5s; CI runs
 #             it so), from its seeds and testdata/fuzz corpus; fails on a
-#             finding and says how to reproduce it.
+#             finding and says how to reproduce it. FUZZBUILD=guided (the
+#             default) builds with the fuzzing instrumentation, race from
+#             make test's race-built packages, without coverage guidance (CI's).
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -42,6 +44,7 @@ GOTESTFLAGS ?=
 TEST_JSON ?=
 
 FUZZTIME ?= 5s
+FUZZBUILD ?= guided
 
 .PHONY: tools test vet fuzz
 
@@ -66,7 +69,7 @@ test:
 		$(GO) run ./testdata/tools/testreport $(if $(TEST_JSON),-save $(TEST_JSON))
 
 fuzz:
-	@FUZZTIME=$(FUZZTIME) testdata/tools/fuzz.sh
+	@FUZZTIME=$(FUZZTIME) FUZZBUILD=$(FUZZBUILD) testdata/tools/fuzz.sh
 
 vet:
 	@unformatted=$$(gofmt -l .); \

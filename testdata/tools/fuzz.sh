@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs every Go fuzz test of the module for a while, FUZZJOBS packages at a
 # time, and fails on any input that breaks one, printing how to run it
-# again. Each package's test binary is built once, with the fuzzing
-# instrumentation, and runs its targets one after another (go test -fuzz
-# would link it again for every target).
+# again. Each package's test binary is built once (FUZZBUILD says how) and
+# runs its targets one after another (go test -fuzz would link it again for
+# every target).
 #
 # Usage: fuzz.sh [package ...]   (default: every package holding a Fuzz test)
 #   FUZZTIME          how long each target runs (go test's -fuzztime; default 5s)
@@ -15,6 +15,15 @@
 #   FUZZMINIMIZETIME  how long a new input is shrunk (-fuzzminimizetime; default
 #                     1s): at Go's default, 60s, a large seed's first new coverage
 #                     stalled the pulumi engine events' fuzzing for a minute
+#   FUZZBUILD         guided (default): the binary carries the fuzzing
+#                     instrumentation, and the coverage it reports guides the
+#                     inputs; every package it depends on is compiled again,
+#                     instrumented. race: the binary make test builds (-race),
+#                     from the packages it compiled: the seeds are mutated
+#                     without coverage guidance, under the race detector. CI
+#                     runs race (ADR 0049, ninth round): a cold run spent 32 min
+#                     on the instrumented compile, and beside make test most
+#                     guided targets spent their 5 s gathering their baseline
 #
 # Prints, per target in order, go test's last progress line (execs, new
 # interesting inputs). The seeds it starts from are the f.Add calls and the
@@ -26,6 +35,20 @@ cd "$(dirname "$0")/../.."
 fuzztime=${FUZZTIME:-5s}
 minimizetime=${FUZZMINIMIZETIME:-1s}
 jobs=${FUZZJOBS:-2}
+build=${FUZZBUILD:-guided}
+case $build in
+guided) buildflags=(-fuzz .) ;;
+race)
+	# As make test links its test binaries; a race-built process that exits
+	# (each fuzz worker) need not sleep a second first.
+	buildflags=(-race -ldflags='-s -w')
+	export GORACE=${GORACE:-atexit_sleep_ms=0}
+	;;
+*)
+	echo "FUZZBUILD=$build: want guided or race" >&2
+	exit 2
+	;;
+esac
 if ! [[ $jobs =~ ^[1-9][0-9]*$ ]]; then
 	echo "FUZZJOBS=$jobs: want a positive number of targets at a time" >&2
 	exit 2
@@ -96,7 +119,7 @@ report() {
 fuzzcache=$(go env GOCACHE)/fuzz
 fuzzPackage() {
 	local p=$1 pkg=$2 bin=$work/$1.test start=$SECONDS
-	if ! go test -c -fuzz . -o "$bin" "$pkg" >"$work/$p.build.log" 2>&1; then
+	if ! go test -c "${buildflags[@]}" -o "$bin" "$pkg" >"$work/$p.build.log" 2>&1; then
 		return
 	fi
 	local cache targets
