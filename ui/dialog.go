@@ -53,6 +53,9 @@ type dialog struct {
 	// typed (planWithInputs), untilText the expiry text it was planned with.
 	inputsPlanID int
 	untilText    string
+	// sameChoicesFrom is the first plan asked for the unit and choices as
+	// they are: the plans from it on differ only in the reason or expiry.
+	sameChoicesFrom int
 	// confirmOnPlan is a yes given while a plan was on its way: the write
 	// goes when it comes, unless it differs from the plan shown.
 	confirmOnPlan bool
@@ -232,6 +235,7 @@ func (a *App) openConfirm(u *model.Unit, req actions.Request, asking string) tea
 // the user confirms is the plan the write is bound to.
 func (d *dialog) requestPlan(a *App) tea.Cmd {
 	d.planID = a.nextID()
+	d.sameChoicesFrom = d.planID
 	id, req := d.planID, d.req
 	d.planning = true
 	be, ctx := a.opts.Backend, a.opts.Context
@@ -257,9 +261,18 @@ func (d *dialog) planWithInputs(a *App) tea.Cmd {
 		return nil
 	}
 	d.req.Reason, d.req.Until, d.untilText = reason, until, untilText
+	from := d.sameChoicesFrom
 	cmd := d.requestPlan(a)
-	d.inputsPlanID = d.planID
+	d.inputsPlanID, d.sameChoicesFrom = d.planID, from
 	return cmd
+}
+
+// earlierPlanToShow reports whether msg answers an earlier plan of the
+// dialog's unit and choices, asked for before the reason or expiry was
+// typed, while no plan is shown yet.
+func (d *dialog) earlierPlanToShow(msg planMsg) bool {
+	return d.kind == dlgConfirm && d.sameChoicesFrom > 0 && msg.id != d.planID && msg.id >= d.sameChoicesFrom && d.plan == nil && d.planErr == nil &&
+		msg.err == nil && msg.plan != nil && msg.plan.Request.Kind == d.req.Kind && msg.plan.Request.Key == d.units[0].Key
 }
 
 // showPlan takes a new plan; when it differs from the one shown the
@@ -286,6 +299,13 @@ func (d *dialog) update(a *App, msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return d.key(a, msg)
 	case planMsg:
+		if d.earlierPlanToShow(msg) {
+			// Shown while the plan with what was typed is on its way (a yes
+			// given now waits for it): on a slow link the dialog is not
+			// left reading the object for both answers.
+			d.plan = msg.plan
+			return d.requestForecasts(a, []*actions.Plan{msg.plan})
+		}
 		if msg.id == d.planID {
 			confirm := d.confirmOnPlan
 			d.confirmOnPlan = false

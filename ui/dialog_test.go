@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
@@ -63,6 +64,78 @@ func TestDialogPlansOnOpenWithWhatIsTypedAndWhenItsUnitChanges(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the dialog does not say %q:\n%s", want, plain(a))
 		}
+	}
+}
+
+// pressHoldingPlans is press with the plans' answers held back, in the
+// order asked, as on a slow link: every other command runs.
+func pressHoldingPlans(a *App, held *[]planMsg, keys ...string) {
+	var hold func(cmd tea.Cmd)
+	hold = func(cmd tea.Cmd) {
+		if cmd == nil || waits(cmd) {
+			return
+		}
+		switch m := cmd().(type) {
+		case tea.BatchMsg:
+			for _, c := range m {
+				hold(c)
+			}
+		case planMsg:
+			*held = append(*held, m)
+		case tickMsg, nil:
+		default:
+			_, next := a.Update(m)
+			hold(next)
+		}
+	}
+	for _, k := range keys {
+		_, cmd := a.Update(keyMsg(k))
+		hold(cmd)
+	}
+}
+
+// A reason typed before the first plan came asks for a plan with it: the
+// first answer is shown while that one is on its way, instead of the
+// dialog reading the object until both came, and a yes given then writes
+// the plan with the reason once it comes.
+func TestTheFirstPlanIsShownWhileThePlanWithTheReasonIsOnItsWay(t *testing.T) {
+	a, be := newTestApp(t, 100, 30)
+	selectUnit(t, a, "checkout")
+	var held []planMsg
+	pressHoldingPlans(a, &held, "p")
+	typeText(a, "INC-5150")
+	pressHoldingPlans(a, &held, "enter", "enter")
+	if len(held) != 2 || !strings.Contains(flat(a), "reading the object…") {
+		t.Fatalf("%d plans on their way, want two (on opening, with the reason), the dialog reading the object:\n%s", len(held), plain(a))
+	}
+	_, cmd := a.Update(held[0])
+	run(a, cmd, 0)
+	if text := flat(a); !strings.Contains(text, "Will write:") || strings.Contains(text, "reading the object…") {
+		t.Fatalf("the first plan came and is not shown:\n%s", plain(a))
+	}
+	press(a, "y")
+	if len(be.sent) != 0 {
+		t.Fatalf("a yes wrote before the plan with the reason came: %+v", be.sent[0].Request)
+	}
+	_, cmd = a.Update(held[1])
+	run(a, cmd, 0)
+	if len(be.sent) != 1 || be.sent[0].Request.Reason != "INC-5150" {
+		t.Fatalf("the yes given while the plan with the reason was on its way wrote %d plans, want it once, with the reason:\n%s", len(be.sent), plain(a))
+	}
+}
+
+// An answer to a plan of another dialog is never shown in this one.
+func TestAnotherDialogsPlanIsNotShown(t *testing.T) {
+	a, _ := newTestApp(t, 100, 30)
+	selectUnit(t, a, "checkout")
+	var held []planMsg
+	pressHoldingPlans(a, &held, "p", "esc")
+	selectUnit(t, a, "billing")
+	pressHoldingPlans(a, &held, "p")
+	_, cmd := a.Update(held[0])
+	run(a, cmd, 0)
+	if text := flat(a); !strings.Contains(text, "reading the object…") || strings.Contains(text, "Will write:") {
+		t.Fatalf("the pause of billing shows the plan of checkout's closed dialog:\n%s", plain(a))
 	}
 }
 

@@ -98,7 +98,9 @@ func TestClusterRandomKeysInDryRunWriteNothingAndExitCleanly(t *testing.T) {
 			term.send(k)
 			time.Sleep(100 * time.Millisecond)
 		}
-		term.waitFor(promptly, "y yes")
+		// Yes once the plan is shown, as a user gives it: a yes before it
+		// is refused ("wait for the plan").
+		term.waitFor(promptly, "Will write:", "y yes")
 		term.send("y")
 		term.waitFor(promptly, "dry run: pause auto-sync and self-heal of argocd/"+ns+"/web — done")
 		term.send("\x1b") // the filter
