@@ -271,8 +271,13 @@ func (d *dialog) planWithInputs(a *App) tea.Cmd {
 // dialog's unit and choices, asked for before the reason or expiry was
 // typed, while no plan is shown yet.
 func (d *dialog) earlierPlanToShow(msg planMsg) bool {
-	return d.kind == dlgConfirm && d.sameChoicesFrom > 0 && msg.id != d.planID && msg.id >= d.sameChoicesFrom && d.plan == nil && d.planErr == nil &&
-		msg.err == nil && msg.plan != nil && msg.plan.Request.Kind == d.req.Kind && msg.plan.Request.Key == d.units[0].Key
+	if d.kind != dlgConfirm || msg.err != nil || msg.plan == nil {
+		return false
+	}
+	earlier := d.sameChoicesFrom > 0 && msg.id >= d.sameChoicesFrom && msg.id != d.planID
+	noneShown := d.plan == nil && d.planErr == nil
+	ofThisUnit := msg.plan.Request.Kind == d.req.Kind && msg.plan.Request.Key == d.units[0].Key
+	return earlier && noneShown && ofThisUnit
 }
 
 // showPlan takes a new plan; when it differs from the one shown the
