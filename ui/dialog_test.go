@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driftdeck/driftdeck/backend/actions"
@@ -67,30 +66,11 @@ func TestDialogPlansOnOpenWithWhatIsTypedAndWhenItsUnitChanges(t *testing.T) {
 	}
 }
 
-// pressHoldingPlans is press with the plans' answers held back, in the
-// order asked, as on a slow link: every other command runs.
+// pressHoldingPlans is press with the plans' answers held back in held.
 func pressHoldingPlans(a *App, held *[]planMsg, keys ...string) {
-	var hold func(cmd tea.Cmd)
-	hold = func(cmd tea.Cmd) {
-		if cmd == nil || waits(cmd) {
-			return
-		}
-		switch m := cmd().(type) {
-		case tea.BatchMsg:
-			for _, c := range m {
-				hold(c)
-			}
-		case planMsg:
-			*held = append(*held, m)
-		case tickMsg, nil:
-		default:
-			_, next := a.Update(m)
-			hold(next)
-		}
-	}
 	for _, k := range keys {
 		_, cmd := a.Update(keyMsg(k))
-		hold(cmd)
+		runHoldingPlans(a, cmd, 0, held)
 	}
 }
 

@@ -133,19 +133,28 @@ func typeText(a *App, s string) {
 // blink is not run: it waits, and no golden depends on what it brings.
 // Everything else is an answer, waited for however long a busy machine
 // takes: a golden must never depend on how fast the fake answered.
-func run(a *App, cmd tea.Cmd, depth int) {
+func run(a *App, cmd tea.Cmd, depth int) { runHoldingPlans(a, cmd, depth, nil) }
+
+// runHoldingPlans is run with the plans' answers held back in held, in the
+// order asked, as on a slow link (nil held: fed back as run does).
+func runHoldingPlans(a *App, cmd tea.Cmd, depth int, held *[]planMsg) {
 	if cmd == nil || depth > 5 || waits(cmd) {
 		return
 	}
-	switch m := cmd().(type) {
+	msg := cmd()
+	if p, ok := msg.(planMsg); ok && held != nil {
+		*held = append(*held, p)
+		return
+	}
+	switch m := msg.(type) {
 	case tea.BatchMsg:
 		for _, c := range m {
-			run(a, c, depth+1)
+			runHoldingPlans(a, c, depth+1, held)
 		}
 	case tickMsg, nil:
 	default:
 		_, next := a.Update(m)
-		run(a, next, depth+1)
+		runHoldingPlans(a, next, depth+1, held)
 	}
 }
 
